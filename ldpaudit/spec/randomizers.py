@@ -1,0 +1,269 @@
+"""Reference randomizers: exact, vectorized samplers of the catalog's channels.
+
+Each factory takes keyword-only parameters and returns a batch sampler ``sample(x, n, rng)``
+that draws ``n`` i.i.d. outputs for input ``x`` from the channel in
+``/work/shared/reference/formulas.md`` without enumerating the output space. They are the
+ground truth the auditor is tested against and the implementations a user can compare with.
+Parameters may be Python or sympy numbers; they are converted once, at construction.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Callable
+
+import numpy as np
+
+from ldpaudit.errors import InvalidParameter
+
+Sampler = Callable[[object, int, np.random.Generator], np.ndarray]
+
+# Rows of work per chunk for samplers that build an (n, d) matrix of random keys.
+_CHUNK_CELLS = 1 << 22
+
+
+def _epsilon(epsilon) -> float:
+    try:
+        eps = float(epsilon)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"epsilon={epsilon!r} is not a number; pass a finite epsilon >= 0") from None
+    if not math.isfinite(eps) or eps < 0:
+        raise InvalidParameter(f"epsilon={epsilon!r} must be finite and >= 0")
+    return eps
+
+
+def _size(name: str, value, *, low: int, high: int | None = None) -> int:
+    try:
+        v = int(value)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"{name}={value!r} is not an integer") from None
+    if v != value and float(v) != float(value):
+        raise InvalidParameter(f"{name}={value!r} is not an integer")
+    if v < low or (high is not None and v > high):
+        upper = "" if high is None else f" and <= {high}"
+        raise InvalidParameter(f"{name}={value!r} must be >= {low}{upper}")
+    return v
+
+
+def _n(n) -> int:
+    return _size("n", n, low=0)
+
+
+def _rng(rng) -> np.random.Generator:
+    if isinstance(rng, np.random.Generator):
+        return rng
+    return np.random.default_rng(rng)
+
+
+def _input(x, d: int, mechanism: str) -> int:
+    """Check that x is an integer in [0, d) and return it as an int."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Integral, np.integer)):
+        try:
+            ok = float(x) == int(x)
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok or isinstance(x, (bool, np.bool_)):
+            raise InvalidParameter(
+                f"input x={x!r} of {mechanism} is not an integer; the domain is {{0, ..., {d - 1}}}")
+    xi = int(x)
+    if not 0 <= xi < d:
+        raise InvalidParameter(f"input x={x!r} is outside the domain {{0, ..., {d - 1}}} of {mechanism}")
+    return xi
+
+
+def _binary_rr(b: int, keep: float, n: int, rng: np.random.Generator) -> np.ndarray:
+    flip = rng.random(n) >= keep
+    return np.where(flip, 1 - b, b).astype(np.int64)
+
+
+def wrr(*, epsilon) -> Sampler:
+    """Warner's randomized response on {0, 1}: y = x w.p. t/(t+1), t = e^ε."""
+    eps = _epsilon(epsilon)
+    keep = math.exp(eps) / (math.exp(eps) + 1.0)
+
+    def sample(x, n, rng):
+        xi = _input(x, 2, "W-RR")
+        return _binary_rr(xi, keep, _n(n), _rng(rng))
+
+    return sample
+
+
+def krr(*, d, epsilon) -> Sampler:
+    """k-RR: y = x w.p. t/(t+d-1), else uniform over the other d-1 values."""
+    d = _size("d", d, low=2)
+    eps = _epsilon(epsilon)
+    t = math.exp(eps)
+    keep = t / (t + d - 1)
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "k-RR")
+        n, rng = _n(n), _rng(rng)
+        other = rng.integers(0, d - 1, size=n)
+        other += other >= xi
+        return np.where(rng.random(n) < keep, xi, other).astype(np.int64)
+
+    return sample
+
+
+def krappor(*, d, epsilon) -> Sampler:
+    """k-RAPPOR (SUE): one-hot of x, each bit kept w.p. s/(1+s), s = e^(ε/2)."""
+    d = _size("d", d, low=2)
+    eps = _epsilon(epsilon)
+    flip = 1.0 / (1.0 + math.exp(eps / 2))
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "k-RAPPOR")
+        n, rng = _n(n), _rng(rng)
+        y = (rng.random((n, d)) < flip).view(np.uint8)
+        y[:, xi] ^= 1
+        return y
+
+    return sample
+
+
+def oue(*, d, epsilon) -> Sampler:
+    """Optimized unary encoding: bit x is 1 w.p. 1/2, every other bit is 1 w.p. 1/(t+1)."""
+    d = _size("d", d, low=2)
+    eps = _epsilon(epsilon)
+    q = 1.0 / (math.exp(eps) + 1.0)
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "OUE")
+        n, rng = _n(n), _rng(rng)
+        u = rng.random((n, d))
+        y = (u < q).view(np.uint8)
+        y[:, xi] = u[:, xi] < 0.5
+        return y
+
+    return sample
+
+
+def ksubset(*, d, k, epsilon) -> Sampler:
+    """k-subset (Wang et al. Algorithm 1; Ye & Barg): w.p. kt/(kt+d-k) report x plus k-1
+    distinct uniform others, else k distinct uniform elements other than x.
+
+    Returns a boolean membership matrix (n, d) with exactly k True per row. The uniform
+    subsets come from the k smallest of i.i.d. uniform keys, with x's key forced to the front
+    (x included) or the back (x excluded)."""
+    d = _size("d", d, low=2)
+    k = _size("k", k, low=1, high=d - 1)
+    eps = _epsilon(epsilon)
+    t = math.exp(eps)
+    include = k * t / (k * t + d - k)
+    rows_per_chunk = max(1, _CHUNK_CELLS // d)
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "k-subset")
+        n, rng = _n(n), _rng(rng)
+        out = np.zeros((n, d), dtype=bool)
+        for lo in range(0, n, rows_per_chunk):
+            m = min(rows_per_chunk, n - lo)
+            keys = rng.random((m, d))
+            keys[:, xi] = np.where(rng.random(m) < include, -1.0, 2.0)
+            chosen = np.argpartition(keys, k - 1, axis=1)[:, :k]
+            np.put_along_axis(out[lo:lo + m], chosen, True, axis=1)
+        return out
+
+    return sample
+
+
+def orr(*, hash_table, k, epsilon) -> Sampler:
+    """O-RR (Kairouz et al.): cohort c uniform in [C], then k-RR over [k] around hash_table[c][x].
+
+    Returns an int array (n, 2) of (c, v)."""
+    k = _size("k", k, low=2)
+    eps = _epsilon(epsilon)
+    try:
+        table = np.array([[int(v) for v in row] for row in hash_table], dtype=np.int64)
+    except (TypeError, ValueError):
+        raise InvalidParameter("hash_table must be a list of rows of integers (one row per cohort)") from None
+    if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] == 0:
+        raise InvalidParameter(f"hash_table must be a non-empty list of equal-length rows, got shape {table.shape}")
+    if table.min() < 0 or table.max() >= k:
+        raise InvalidParameter(f"hash_table values must lie in {{0, ..., {k - 1}}}; found {table.min()}..{table.max()}")
+    cohorts, d = table.shape
+    t = math.exp(eps)
+    keep = t / (t + k - 1)
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "O-RR")
+        n, rng = _n(n), _rng(rng)
+        c = rng.integers(0, cohorts, size=n)
+        h = table[c, xi]
+        other = rng.integers(0, k - 1, size=n)
+        other += other >= h
+        v = np.where(rng.random(n) < keep, h, other)
+        return np.stack([c, v], axis=1).astype(np.int64)
+
+    return sample
+
+
+def rr_bit(*, bits, bit, epsilon) -> Sampler:
+    """RR1 (Joseph et al.): binary randomized response on bit ``bit`` of x in [0, 2^bits)."""
+    bits = _size("bits", bits, low=1, high=62)
+    bit = _size("bit", bit, low=0, high=bits - 1)
+    eps = _epsilon(epsilon)
+    keep = math.exp(eps) / (math.exp(eps) + 1.0)
+
+    def sample(x, n, rng):
+        xi = _input(x, 1 << bits, "RR on one bit")
+        return _binary_rr((xi >> bit) & 1, keep, _n(n), _rng(rng))
+
+    return sample
+
+
+def laplace_mean(*, M, epsilon) -> Sampler:
+    """Laplace mechanism for a bounded mean: y = x + Laplace(2M/ε), x in [-M, M]."""
+    try:
+        bound = float(M)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"M={M!r} is not a number") from None
+    if not math.isfinite(bound) or bound <= 0:
+        raise InvalidParameter(f"M={M!r} must be finite and > 0")
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives infinite Laplace noise; pass epsilon > 0")
+    scale = 2.0 * bound / eps
+
+    def sample(x, n, rng):
+        try:
+            xf = float(x)
+        except (TypeError, ValueError):
+            raise InvalidParameter(f"input x={x!r} of Laplace mean is not a number; the domain is [-{bound}, {bound}]") from None
+        if not -bound <= xf <= bound:
+            raise InvalidParameter(f"input x={x!r} is outside the domain [-{bound}, {bound}] of Laplace mean")
+        n, rng = _n(n), _rng(rng)
+        return xf + rng.laplace(0.0, scale, size=n)
+
+    return sample
+
+
+def laplace_histogram(*, K, epsilon) -> Sampler:
+    """Laplace histogram: one-hot of bin x plus Laplace(2/ε) noise on each of the K coordinates."""
+    K = _size("K", K, low=1)
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives infinite Laplace noise; pass epsilon > 0")
+    scale = 2.0 / eps
+
+    def sample(x, n, rng):
+        xi = _input(x, K, "Laplace histogram")
+        n, rng = _n(n), _rng(rng)
+        y = rng.laplace(0.0, scale, size=(n, K))
+        y[:, xi] += 1.0
+        return y
+
+    return sample
+
+
+REFERENCE = {
+    "wrr": wrr,
+    "krr": krr,
+    "krappor": krappor,
+    "oue": oue,
+    "ksubset": ksubset,
+    "orr": orr,
+    "rr_bit": rr_bit,
+    "laplace_mean": laplace_mean,
+    "laplace_histogram": laplace_histogram,
+}
