@@ -1,0 +1,488 @@
+"""Reading and writing spec files (TOML).
+
+A spec file declares one mechanism family::
+
+    [mechanism]
+    name = "k-RR"
+    claimed_epsilon = "epsilon"
+
+    [parameters.d]
+    type = "integer"
+    min = 2
+    [parameters.epsilon]
+    type = "real"
+    min = 0
+    strict_min = true
+
+    [example]            # numeric values used by `ldpaudit check`
+    d = 8
+    epsilon = 1
+
+    [inputs]
+    size = "d"           # inputs 0..d-1; or labels = [...]; or low/high for an interval
+
+    [channel]
+    form = "structured"  # or "explicit", "product", "density"
+    outputs = "element"
+    size = "d"
+    [[channel.classes]]
+    name = "keep"
+    when = "y == x"
+    count = 1
+    weight = "exp(epsilon)/(exp(epsilon) + d - 1)"
+
+Every expression goes through the allow-list parser in :mod:`ldpaudit.spec.expr`;
+nothing in the file is ever evaluated as Python.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+
+import sympy as sp
+
+from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
+from ldpaudit.spec.expr import parse_expression
+from ldpaudit.spec.model import (
+    X,
+    Z,
+    CohortSpace,
+    CoordinateLaw,
+    DensityChannel,
+    ElementSpace,
+    ExplicitChannel,
+    FiniteDomain,
+    IntervalDomain,
+    Mechanism,
+    OutputClass,
+    Parameter,
+    ProductChannel,
+    StructuredChannel,
+    SubsetSpace,
+)
+
+MAX_SPEC_BYTES = 1_000_000
+
+_TOP = {"mechanism", "parameters", "example", "inputs", "channel"}
+_MECHANISM = {"name", "claimed_epsilon", "description", "source"}
+_PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description"}
+_INPUTS = {"size", "labels", "low", "high"}
+_CHANNEL = {
+    "explicit": {"form", "outputs", "rows", "entry"},
+    "structured": {"form", "outputs", "size", "universe", "k", "hash", "classes"},
+    "product": {"form", "coordinates", "on", "off"},
+    "density": {"form", "density"},
+}
+_CLASS = {"name", "when", "count", "weight"}
+_LAW = {"values", "density"}
+
+
+def load_spec(path: str | Path) -> Mechanism:
+    """Read a spec file and return its validated :class:`Mechanism`."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InvalidSpec(f"spec file {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise InvalidSpec(f"spec path {str(path)!r} is a directory; give a .toml file") from None
+    return loads_spec(data, source=str(path))
+
+
+def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
+    """Parse spec text (TOML) into a validated :class:`Mechanism`."""
+    if isinstance(text, str):
+        text = text.encode()
+    if len(text) > MAX_SPEC_BYTES:
+        raise InvalidSpec(f"{source}: spec is {len(text)} bytes, more than the limit {MAX_SPEC_BYTES}")
+    try:
+        doc = tomllib.loads(text.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InvalidSpec(f"{source}: not UTF-8 text ({exc.reason})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidSpec(f"{source}: invalid TOML: {exc}") from None
+    try:
+        mech = _build(doc)
+    except (InvalidSpec, InvalidParameter, NotMaterializable) as exc:
+        raise InvalidSpec(f"{source}: {exc}") from None
+    return _with_path(mech, source)
+
+
+def spec_sha256(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _with_path(mech: Mechanism, source: str) -> Mechanism:
+    object.__setattr__(mech, "spec_path", source)
+    return mech
+
+
+def _table(doc, key, where, allowed, *, required=True) -> dict:
+    value = doc.get(key)
+    if value is None:
+        if required:
+            raise InvalidSpec(f"missing [{where}] table")
+        return {}
+    if not isinstance(value, dict):
+        raise InvalidSpec(f"{where} must be a table, got {type(value).__name__}")
+    _no_unknown(value, where, allowed)
+    return value
+
+
+def _no_unknown(table: Mapping, where: str, allowed: set) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise InvalidSpec(f"unknown key {unknown[0]!r} in [{where}]; allowed keys: {', '.join(sorted(allowed))}")
+
+
+def _text(table, key, where, *, required=True, default=""):
+    value = table.get(key)
+    if value is None:
+        if required:
+            raise InvalidSpec(f"missing {where}.{key}")
+        return default
+    if not isinstance(value, str):
+        raise InvalidSpec(f"{where}.{key} = {value!r} must be a string")
+    return value
+
+
+def _build(doc: dict) -> Mechanism:
+    _no_unknown(doc, "spec", _TOP)
+    mech_t = _table(doc, "mechanism", "mechanism", _MECHANISM)
+    name = _text(mech_t, "name", "mechanism")
+    if "claimed_epsilon" not in mech_t:
+        raise InvalidSpec("missing mechanism.claimed_epsilon; state the ε the mechanism claims, e.g. \"epsilon\"")
+
+    params_t = doc.get("parameters", {})
+    if not isinstance(params_t, dict):
+        raise InvalidSpec("[parameters] must be a table of parameter tables")
+    # names first, so bounds may refer to any parameter
+    names = list(params_t)
+    for pname in names:
+        if not isinstance(params_t[pname], dict):
+            raise InvalidSpec(f"parameters.{pname} must be a table such as {{ type = \"integer\", min = 2 }}")
+        _no_unknown(params_t[pname], f"parameters.{pname}", _PARAMETER)
+    provisional = {}
+    for pname in names:
+        kind = params_t[pname].get("type", "real")
+        provisional[pname] = Parameter(pname, kind).symbol
+    parameters = []
+    for pname in names:
+        pt = params_t[pname]
+        lower = _bound(pt, "min", f"parameters.{pname}", provisional)
+        upper = _bound(pt, "max", f"parameters.{pname}", provisional)
+        for flag in ("strict_min", "strict_max"):
+            if flag in pt and not isinstance(pt[flag], bool):
+                raise InvalidSpec(f"parameters.{pname}.{flag} = {pt[flag]!r} must be true or false")
+        parameters.append(
+            Parameter(
+                pname,
+                pt.get("type", "real"),
+                lower,
+                upper,
+                lower_strict=pt.get("strict_min", False),
+                upper_strict=pt.get("strict_max", False),
+                description=str(pt.get("description", "")),
+            )
+        )
+    # re-parse bounds with the final symbols (assumptions depend on the bounds)
+    symbols = {p.name: p.symbol for p in parameters}
+    remap = {provisional[n]: symbols[n] for n in names}
+    parameters = [
+        Parameter(
+            p.name, p.kind,
+            None if p.lower is None else p.lower.xreplace(remap),
+            None if p.upper is None else p.upper.xreplace(remap),
+            p.lower_strict, p.upper_strict, p.description,
+        )
+        for p in parameters
+    ]
+
+    claimed = parse_expression(mech_t["claimed_epsilon"], symbols, field="mechanism.claimed_epsilon")
+    inputs = _inputs(_table(doc, "inputs", "inputs", _INPUTS), symbols)
+    channel = _channel(doc, symbols, inputs)
+
+    example_t = doc.get("example", {})
+    if not isinstance(example_t, dict):
+        raise InvalidSpec("[example] must be a table of parameter values")
+    example = []
+    for key, value in example_t.items():
+        if key not in symbols:
+            raise InvalidSpec(f"example.{key} is not a declared parameter; declared: {', '.join(symbols)}")
+        example.append((key, _number(value, f"example.{key}")))
+
+    return Mechanism(
+        name=name,
+        parameters=tuple(parameters),
+        inputs=inputs,
+        channel=channel,
+        claimed_epsilon=claimed,
+        description=_text(mech_t, "description", "mechanism", required=False),
+        source=_text(mech_t, "source", "mechanism", required=False),
+        example=tuple(example),
+    )
+
+
+def _number(value, field):
+    if isinstance(value, bool) or isinstance(value, float):
+        raise InvalidSpec(f"{field} = {value!r} must be an integer or an exact expression string such as \"1/2\"")
+    expr = parse_expression(value, {}, field=field)
+    return expr
+
+
+def _bound(table, key, where, symbols):
+    if key not in table:
+        return None
+    return parse_expression(table[key], symbols, field=f"{where}.{key}")
+
+
+def _inputs(t: dict, symbols) -> FiniteDomain | IntervalDomain:
+    if "low" in t or "high" in t:
+        if "low" not in t or "high" not in t:
+            raise InvalidSpec("inputs needs both low and high for an interval domain")
+        low = parse_expression(t["low"], symbols, field="inputs.low")
+        high = parse_expression(t["high"], symbols, field="inputs.high")
+        return IntervalDomain(low, high)
+    if "labels" in t:
+        labels = t["labels"]
+        _check_labels(labels, "inputs.labels")
+        return FiniteDomain(sp.Integer(len(labels)), tuple(labels))
+    if "size" in t:
+        return FiniteDomain(parse_expression(t["size"], symbols, field="inputs.size"))
+    raise InvalidSpec("inputs needs size (inputs 0..size-1), labels, or low and high")
+
+
+def _check_labels(labels, field):
+    if not isinstance(labels, list) or not labels:
+        raise InvalidSpec(f"{field} must be a non-empty list")
+    for item in labels:
+        if isinstance(item, bool) or not isinstance(item, int | str):
+            raise InvalidSpec(f"{field} contains {item!r}; labels must be integers or strings")
+    if len(set(labels)) != len(labels):
+        raise InvalidSpec(f"{field} repeats a label")
+
+
+def _channel(doc, symbols, inputs):
+    raw = doc.get("channel")
+    if not isinstance(raw, dict):
+        raise InvalidSpec("missing [channel] table")
+    form = raw.get("form")
+    if form not in _CHANNEL:
+        raise InvalidSpec(f"channel.form = {form!r}; use one of {', '.join(sorted(_CHANNEL))}")
+    _no_unknown(raw, "channel", _CHANNEL[form])
+    if form == "explicit":
+        return _explicit(raw, symbols, inputs)
+    if form == "structured":
+        return _structured(raw, symbols)
+    if form == "product":
+        laws = []
+        for side in ("on", "off"):
+            lt = raw.get(side)
+            if not isinstance(lt, dict):
+                raise InvalidSpec(f"missing [channel.{side}] table (the law of a coordinate that {'is' if side == 'on' else 'is not'} the input)")
+            _no_unknown(lt, f"channel.{side}", _LAW)
+            laws.append(_law(lt, symbols, f"channel.{side}"))
+        if "coordinates" not in raw:
+            raise InvalidSpec("missing channel.coordinates (the number of coordinates, e.g. \"d\")")
+        coords = parse_expression(raw["coordinates"], symbols, field="channel.coordinates")
+        return ProductChannel(coords, laws[0], laws[1])
+    if "density" not in raw:
+        raise InvalidSpec("missing channel.density (a density in z given the input x)")
+    density = parse_expression(raw["density"], dict(symbols, x=X, z=Z), field="channel.density")
+    return DensityChannel(density)
+
+
+def _law(t, symbols, where):
+    if ("values" in t) == ("density" in t):
+        raise InvalidSpec(f"{where} needs exactly one of values (a table value -> probability) or density")
+    if "density" in t:
+        return CoordinateLaw(density=parse_expression(t["density"], dict(symbols, z=Z), field=f"{where}.density"))
+    values = t["values"]
+    if not isinstance(values, dict) or not values:
+        raise InvalidSpec(f"{where}.values must be a table such as {{ \"0\" = \"1/2\", \"1\" = \"1/2\" }}")
+    probs = []
+    for key, expr in values.items():
+        try:
+            value = int(key)
+        except ValueError:
+            raise InvalidSpec(f"{where}.values has key {key!r}; coordinate values must be integers") from None
+        probs.append((value, parse_expression(expr, symbols, field=f"{where}.values.{key}")))
+    return CoordinateLaw(probabilities=tuple(sorted(probs, key=lambda vp: vp[0])))
+
+
+def _explicit(raw, symbols, inputs):
+    if not isinstance(inputs, FiniteDomain):
+        raise InvalidSpec("an explicit channel needs a finite input domain (inputs.size or inputs.labels)")
+    outputs = raw.get("outputs")
+    _check_labels(outputs, "channel.outputs")
+    if inputs.labels is not None:
+        in_labels = inputs.labels
+    else:
+        if not inputs.size.is_Integer:
+            raise InvalidSpec(f"inputs.size = {inputs.size} must be a number for an explicit channel")
+        in_labels = tuple(range(int(inputs.size)))
+    if ("rows" in raw) == ("entry" in raw):
+        raise InvalidSpec("an explicit channel needs exactly one of channel.rows or channel.entry")
+    if "rows" in raw:
+        rows = raw["rows"]
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise InvalidSpec("channel.rows must be a list of rows, each a list of expressions")
+        matrix = tuple(
+            tuple(parse_expression(e, symbols, field=f"channel.rows[{i}][{j}]") for j, e in enumerate(row))
+            for i, row in enumerate(rows)
+        )
+    else:
+        xs, ys = sp.Dummy("x"), sp.Dummy("y")
+        entry = parse_expression(raw["entry"], dict(symbols, x=xs, y=ys), field="channel.entry")
+        for label in (*in_labels, *outputs):
+            if not isinstance(label, int):
+                raise InvalidSpec(f"channel.entry needs integer labels; got {label!r}")
+        matrix = tuple(
+            tuple(sp.piecewise_fold(entry.xreplace({xs: sp.Integer(x), ys: sp.Integer(y)})) for y in outputs)
+            for x in in_labels
+        )
+    return ExplicitChannel(tuple(in_labels), tuple(outputs), matrix)
+
+
+def _structured(raw, symbols):
+    kind = raw.get("outputs")
+    if kind == "element":
+        space = ElementSpace(parse_expression(raw.get("size"), symbols, field="channel.size"))
+    elif kind == "subset":
+        space = SubsetSpace(
+            parse_expression(raw.get("universe"), symbols, field="channel.universe"),
+            parse_expression(raw.get("k"), symbols, field="channel.k"),
+        )
+    elif kind == "cohort":
+        table = raw.get("hash")
+        if not isinstance(table, list) or not table or not all(isinstance(r, list) and r for r in table):
+            raise InvalidSpec("channel.hash must be a non-empty list of rows; row c maps each input x to a value in [k]")
+        for c, row in enumerate(table):
+            for x, value in enumerate(row):
+                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                    raise InvalidSpec(f"channel.hash[{c}][{x}] = {value!r} must be a non-negative integer")
+        space = CohortSpace(tuple(tuple(r) for r in table), parse_expression(raw.get("k"), symbols, field="channel.k"))
+        k = space.k
+        for c, row in enumerate(table):
+            bad = [v for v in row if k.is_number and v >= k]
+            if bad:
+                raise InvalidSpec(f"channel.hash[{c}] contains {bad[0]}, outside 0..{k - 1}")
+    else:
+        raise InvalidSpec(f"channel.outputs = {kind!r}; a structured channel's outputs are 'element', 'subset' or 'cohort'")
+    classes_t = raw.get("classes")
+    if not isinstance(classes_t, list) or not classes_t:
+        raise InvalidSpec("missing [[channel.classes]]: declare the output classes (when, count, weight)")
+    classes = []
+    for i, ct in enumerate(classes_t):
+        if not isinstance(ct, dict):
+            raise InvalidSpec(f"channel.classes[{i}] must be a table")
+        _no_unknown(ct, f"channel.classes[{i}]", _CLASS)
+        for key in ("when", "count", "weight"):
+            if key not in ct:
+                raise InvalidSpec(f"missing channel.classes[{i}].{key}")
+        classes.append(
+            OutputClass(
+                name=str(ct.get("name", f"class{i}")),
+                condition=_text(ct, "when", f"channel.classes[{i}]"),
+                count=parse_expression(ct["count"], symbols, field=f"channel.classes[{i}].count"),
+                weight=parse_expression(ct["weight"], symbols, field=f"channel.classes[{i}].weight"),
+            )
+        )
+    return StructuredChannel(space, tuple(classes))
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _expr_text(expr, field: str, symbols: Mapping[str, sp.Basic]) -> str:
+    """Print an expression so that the safe parser reads back exactly the same expression."""
+    text = sp.sstr(expr)
+    back = parse_expression(text, symbols, field=field)
+    if sp.simplify(back - expr) != 0 if back != expr else False:
+        raise InvalidSpec(f"{field} = {expr} cannot be written as spec text that reads back unchanged")
+    return text
+
+
+def _q(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _label(value) -> str:
+    return str(value) if isinstance(value, int) else _q(str(value))
+
+
+def dumps_spec(mech: Mechanism) -> str:
+    """Write a mechanism as spec text that :func:`loads_spec` reads back to an equal mechanism."""
+    syms = mech.symbols
+    lines = ["[mechanism]", f"name = {_q(mech.name)}", f"claimed_epsilon = {_q(_expr_text(mech.claimed_epsilon, 'claimed_epsilon', syms))}"]
+    if mech.description:
+        lines.append(f"description = {_q(mech.description)}")
+    if mech.source:
+        lines.append(f"source = {_q(mech.source)}")
+    for p in mech.parameters:
+        lines += ["", f"[parameters.{p.name}]", f"type = {_q(p.kind)}"]
+        if p.lower is not None:
+            lines.append(f"min = {_q(_expr_text(p.lower, p.name, syms))}")
+        if p.upper is not None:
+            lines.append(f"max = {_q(_expr_text(p.upper, p.name, syms))}")
+        if p.lower_strict:
+            lines.append("strict_min = true")
+        if p.upper_strict:
+            lines.append("strict_max = true")
+        if p.description:
+            lines.append(f"description = {_q(p.description)}")
+    if mech.example:
+        lines += ["", "[example]"] + [f"{k} = {_q(sp.sstr(v))}" for k, v in mech.example]
+    lines += ["", "[inputs]"]
+    dom = mech.inputs
+    if isinstance(dom, IntervalDomain):
+        lines += [f"low = {_q(_expr_text(dom.low, 'inputs.low', syms))}", f"high = {_q(_expr_text(dom.high, 'inputs.high', syms))}"]
+    elif dom.labels is not None:
+        lines.append("labels = [" + ", ".join(_label(v) for v in dom.labels) + "]")
+    else:
+        lines.append(f"size = {_q(_expr_text(dom.size, 'inputs.size', syms))}")
+    ch = mech.channel
+    lines += ["", "[channel]", f"form = {_q(ch.form)}"]
+    if isinstance(ch, ExplicitChannel):
+        lines.append("outputs = [" + ", ".join(_label(v) for v in ch.outputs) + "]")
+        lines.append("rows = [")
+        for i, row in enumerate(ch.matrix):
+            lines.append("  [" + ", ".join(_q(_expr_text(e, f"rows[{i}]", syms)) for e in row) + "],")
+        lines.append("]")
+    elif isinstance(ch, StructuredChannel):
+        out = ch.outputs
+        lines.append(f"outputs = {_q(out.kind)}")
+        if isinstance(out, ElementSpace):
+            lines.append(f"size = {_q(_expr_text(out.size, 'size', syms))}")
+        elif isinstance(out, SubsetSpace):
+            lines += [f"universe = {_q(_expr_text(out.universe, 'universe', syms))}", f"k = {_q(_expr_text(out.k, 'k', syms))}"]
+        else:
+            lines.append(f"k = {_q(_expr_text(out.k, 'k', syms))}")
+            lines.append("hash = [" + ", ".join("[" + ", ".join(map(str, r)) + "]" for r in out.hash_table) + "]")
+        for c in ch.classes:
+            lines += [
+                "",
+                "[[channel.classes]]",
+                f"name = {_q(c.name)}",
+                f"when = {_q(c.condition)}",
+                f"count = {_q(_expr_text(c.count, 'count', syms))}",
+                f"weight = {_q(_expr_text(c.weight, 'weight', syms))}",
+            ]
+    elif isinstance(ch, ProductChannel):
+        lines.append(f"coordinates = {_q(_expr_text(ch.coordinates, 'coordinates', syms))}")
+        for side, law in (("on", ch.on), ("off", ch.off)):
+            lines += ["", f"[channel.{side}]"]
+            if law.density is not None:
+                lines.append(f"density = {_q(_expr_text(law.density, side, dict(syms, z=Z)))}")
+            else:
+                lines.append(
+                    "values = { "
+                    + ", ".join(f"{_q(str(v))} = {_q(_expr_text(p, side, syms))}" for v, p in law.probabilities)
+                    + " }"
+                )
+    else:
+        lines.append(f"density = {_q(_expr_text(ch.density, 'density', dict(syms, x=X, z=Z)))}")
+    return "\n".join(lines) + "\n"

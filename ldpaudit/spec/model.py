@@ -1,0 +1,865 @@
+"""The mechanism model: an immutable, validated channel Q(y|x) with named parameters.
+
+A :class:`Mechanism` holds parameters (sympy symbols with assumptions and range
+constraints), an input domain, a channel and a claimed ε. Four channel forms sit
+behind one interface:
+
+* :class:`ExplicitChannel`  — a finite matrix of exact sympy entries (rows = inputs).
+* :class:`StructuredChannel` — outputs fall into a few classes relative to the input
+  (k-RR: ``y == x`` / ``y != x``; k-subset: ``x in y`` / ``x not in y``), each with a
+  symbolic multiplicity and a per-output weight, so d = 10**6 costs nothing.
+* :class:`ProductChannel` — independent coordinates whose law depends only on whether
+  the coordinate is the input's (k-RAPPOR/SUE, OUE, the Laplace histogram).
+* :class:`DensityChannel` — a real output with a symbolic density f(z | x).
+
+Every form materializes to an explicit exact matrix when it is small (except
+densities), for brute-force cross-checks. Validation runs once, in ``__post_init__``.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Union
+
+import sympy as sp
+
+from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
+from ldpaudit.spec.expr import eval_condition, parse_condition, parse_expression
+
+#: the input variable of density channels, and their output variable
+X = sp.Symbol("x", real=True)
+Z = sp.Symbol("z", real=True)
+
+#: materialization refuses channels with more entries than this
+MAX_MATERIALIZED_ENTRIES = 2_000_000
+
+
+# --- parameters ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A named mechanism parameter: ``kind`` is "integer" or "real"; bounds are inclusive
+    unless the matching ``*_strict`` flag is set, and may refer to other parameters."""
+
+    name: str
+    kind: str = "real"
+    lower: sp.Basic | None = None
+    upper: sp.Basic | None = None
+    lower_strict: bool = False
+    upper_strict: bool = False
+    description: str = ""
+
+    def __post_init__(self):
+        if not self.name.isidentifier() or self.name in ("x", "y", "z", "c", "v"):
+            raise InvalidSpec(f"parameter name {self.name!r} is not allowed; use an identifier other than x, y, z, c, v")
+        if self.kind not in ("integer", "real"):
+            raise InvalidSpec(f"parameters.{self.name}.type = {self.kind!r}; use 'integer' or 'real'")
+
+    @property
+    def symbol(self) -> sp.Symbol:
+        assumptions = {"integer": True} if self.kind == "integer" else {"real": True}
+        low = self.lower
+        if low is not None and low.is_number:
+            if low > 0 or (low == 0 and self.lower_strict):
+                assumptions["positive"] = True
+            elif low >= 0:
+                assumptions["nonnegative"] = True
+        return sp.Symbol(self.name, **assumptions)
+
+    def constraints(self, symbols: Mapping[str, sp.Basic] | None = None) -> list[sp.Basic]:
+        """The range constraints as sympy relations (bounds may mention other symbols)."""
+        s = self.symbol
+        out = []
+        if self.lower is not None:
+            out.append(sp.Gt(s, self.lower, evaluate=False) if self.lower_strict else sp.Ge(s, self.lower, evaluate=False))
+        if self.upper is not None:
+            out.append(sp.Lt(s, self.upper, evaluate=False) if self.upper_strict else sp.Le(s, self.upper, evaluate=False))
+        return out
+
+    def describe(self) -> str:
+        parts = []
+        if self.lower is not None:
+            parts.append(f"{self.lower} {'<' if self.lower_strict else '<='} ")
+        parts.append(self.name)
+        if self.upper is not None:
+            parts.append(f" {'<' if self.upper_strict else '<='} {self.upper}")
+        return "".join(parts) + (" (integer)" if self.kind == "integer" else "")
+
+
+def integer(name: str, *, lower=None, upper=None, description: str = "") -> Parameter:
+    return Parameter(name, "integer", _opt(lower), _opt(upper), description=description)
+
+
+def positive(name: str, *, description: str = "") -> Parameter:
+    return Parameter(name, "real", sp.Integer(0), None, lower_strict=True, description=description)
+
+
+def _opt(value):
+    return None if value is None else sp.sympify(value) if not isinstance(value, sp.Basic) else value
+
+
+# --- domains ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FiniteDomain:
+    """Inputs ``0 .. size-1`` (``labels`` None) or an explicit tuple of labels."""
+
+    size: sp.Basic
+    labels: tuple | None = None
+
+    def enumerate(self) -> tuple:
+        if self.labels is not None:
+            return self.labels
+        n = _concrete_int(self.size, "inputs.size")
+        return tuple(range(n))
+
+    def describe(self) -> str:
+        if self.labels is not None:
+            return "{" + ", ".join(map(str, self.labels)) + "}"
+        return f"{{0, ..., {self.size - 1}}}"
+
+
+@dataclass(frozen=True)
+class IntervalDomain:
+    """Real inputs in the closed interval [low, high]."""
+
+    low: sp.Basic
+    high: sp.Basic
+
+    def describe(self) -> str:
+        return f"[{self.low}, {self.high}]"
+
+
+Domain = Union[FiniteDomain, IntervalDomain]
+
+
+# --- output spaces of structured channels ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ElementSpace:
+    """Outputs ``0 .. size-1``; conditions see ``x`` and ``y``."""
+
+    size: sp.Basic
+    kind: str = "element"
+
+    def count(self) -> sp.Basic:
+        return self.size
+
+    def enumerate(self, params: Mapping[str, object]) -> list:
+        return list(range(_concrete_int(self.size, "channel.outputs.size")))
+
+    def describe(self) -> str:
+        return f"y in {{0, ..., {self.size - 1}}}"
+
+
+@dataclass(frozen=True)
+class SubsetSpace:
+    """Outputs are the k-subsets of ``0 .. universe-1`` (as sorted tuples); conditions see
+    ``x`` and ``y`` (so ``x in y`` is membership)."""
+
+    universe: sp.Basic
+    k: sp.Basic
+    kind: str = "subset"
+
+    def count(self) -> sp.Basic:
+        return sp.binomial(self.universe, self.k)
+
+    def enumerate(self, params):
+        n = _concrete_int(self.universe, "channel.outputs.universe")
+        k = _concrete_int(self.k, "channel.outputs.k")
+        return list(itertools.combinations(range(n), k))
+
+    def describe(self) -> str:
+        return f"{self.k}-subsets y of {{0, ..., {self.universe - 1}}}"
+
+
+@dataclass(frozen=True)
+class CohortSpace:
+    """Outputs are pairs (c, v): a cohort c in [C] and a value v in [k]; ``hash_table[c][x]``
+    is cohort c's hash of input x. Conditions see ``x``, ``c``, ``v`` and ``hash(c, x)``."""
+
+    hash_table: tuple[tuple[int, ...], ...]
+    k: sp.Basic
+    kind: str = "cohort"
+
+    def count(self) -> sp.Basic:
+        return len(self.hash_table) * self.k
+
+    def enumerate(self, params):
+        k = _concrete_int(self.k, "channel.outputs.k")
+        return [(c, v) for c in range(len(self.hash_table)) for v in range(k)]
+
+    def describe(self) -> str:
+        return f"(c, v): cohort c in {{0, ..., {len(self.hash_table) - 1}}}, v in {{0, ..., {self.k - 1}}}"
+
+
+OutputSpace = Union[ElementSpace, SubsetSpace, CohortSpace]
+
+
+# --- channels --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExplicitChannel:
+    """A finite channel: ``matrix[i][j] = Q(outputs[j] | inputs[i])``."""
+
+    inputs: tuple
+    outputs: tuple
+    matrix: tuple[tuple[sp.Basic, ...], ...]
+    form = "explicit"
+
+    def entries(self) -> Iterable[sp.Basic]:
+        return itertools.chain.from_iterable(self.matrix)
+
+    def expressions(self) -> list[sp.Basic]:
+        return list(self.entries())
+
+    def substitute(self, subs) -> ExplicitChannel:
+        return replace(self, matrix=tuple(tuple(_subs(e, subs) for e in row) for row in self.matrix))
+
+    def to_sympy_matrix(self) -> sp.Matrix:
+        return sp.Matrix(self.matrix)
+
+
+@dataclass(frozen=True)
+class OutputClass:
+    """Outputs y standing in one relation to the input x: there are ``count`` of them for
+    every x, each with probability ``weight``."""
+
+    name: str
+    condition: str
+    count: sp.Basic
+    weight: sp.Basic
+    predicate: ast.expr | None = field(default=None, compare=False, repr=False)
+
+    def substitute(self, subs) -> OutputClass:
+        return replace(self, count=_subs(self.count, subs), weight=_subs(self.weight, subs))
+
+
+@dataclass(frozen=True)
+class StructuredChannel:
+    """A channel whose outputs fall, for each input, into classes of known size and weight."""
+
+    outputs: OutputSpace
+    classes: tuple[OutputClass, ...]
+    form = "structured"
+
+    def expressions(self) -> list[sp.Basic]:
+        return [e for c in self.classes for e in (c.count, c.weight)] + [self.outputs.count()]
+
+    def substitute(self, subs) -> StructuredChannel:
+        out = self.outputs
+        if isinstance(out, ElementSpace):
+            out = replace(out, size=_subs(out.size, subs))
+        elif isinstance(out, SubsetSpace):
+            out = replace(out, universe=_subs(out.universe, subs), k=_subs(out.k, subs))
+        else:
+            out = replace(out, k=_subs(out.k, subs))
+        return replace(self, outputs=out, classes=tuple(c.substitute(subs) for c in self.classes))
+
+
+@dataclass(frozen=True)
+class CoordinateLaw:
+    """The law of one coordinate of a product channel: either finite ``probabilities``
+    (value -> probability) or a ``density`` in the output variable :data:`Z`."""
+
+    probabilities: tuple[tuple[int, sp.Basic], ...] | None = None
+    density: sp.Basic | None = None
+
+    def expressions(self) -> list[sp.Basic]:
+        return [p for _, p in self.probabilities] if self.probabilities is not None else [self.density]
+
+    def substitute(self, subs) -> CoordinateLaw:
+        if self.probabilities is not None:
+            return replace(self, probabilities=tuple((v, _subs(p, subs)) for v, p in self.probabilities))
+        return replace(self, density=_subs(self.density, subs))
+
+    def probability(self, value) -> sp.Basic:
+        for v, p in self.probabilities:
+            if v == value:
+                return p
+        return sp.Integer(0)
+
+
+@dataclass(frozen=True)
+class ProductChannel:
+    """``coordinates`` independent coordinates; coordinate j has law ``on`` when j is the
+    input, ``off`` otherwise (the input is one-hot encoded)."""
+
+    coordinates: sp.Basic
+    on: CoordinateLaw
+    off: CoordinateLaw
+    form = "product"
+
+    @property
+    def continuous(self) -> bool:
+        return self.on.density is not None
+
+    def expressions(self) -> list[sp.Basic]:
+        return [self.coordinates, *self.on.expressions(), *self.off.expressions()]
+
+    def substitute(self, subs) -> ProductChannel:
+        return replace(
+            self, coordinates=_subs(self.coordinates, subs), on=self.on.substitute(subs), off=self.off.substitute(subs)
+        )
+
+
+@dataclass(frozen=True)
+class DensityChannel:
+    """A real output z with density ``density`` in :data:`Z` given the input :data:`X`."""
+
+    density: sp.Basic
+    form = "density"
+
+    def expressions(self) -> list[sp.Basic]:
+        return [self.density]
+
+    def substitute(self, subs) -> DensityChannel:
+        return replace(self, density=_subs(self.density, subs))
+
+
+Channel = Union[ExplicitChannel, StructuredChannel, ProductChannel, DensityChannel]
+
+
+# --- the mechanism ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """An immutable, validated LDP mechanism.
+
+    ``parameters`` are the free parameters; ``bindings`` records the values already
+    substituted by :meth:`bind`. Construction validates the channel once.
+    """
+
+    name: str
+    parameters: tuple[Parameter, ...]
+    inputs: Domain
+    channel: Channel
+    claimed_epsilon: sp.Basic
+    bindings: tuple[tuple[str, sp.Basic], ...] = ()
+    description: str = ""
+    source: str = ""
+    example: tuple[tuple[str, sp.Basic], ...] = ()
+    spec_path: str | None = field(default=None, compare=False)
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self):
+        notes = _validate(self)
+        object.__setattr__(self, "notes", tuple(notes))
+
+    # -- parameters --
+
+    @property
+    def symbols(self) -> dict[str, sp.Symbol]:
+        return {p.name: p.symbol for p in self.parameters}
+
+    @property
+    def parameter_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parameters)
+
+    @property
+    def is_numeric(self) -> bool:
+        return not self.parameters
+
+    @property
+    def family(self) -> str:
+        return self.channel.form
+
+    def parameter(self, name: str) -> Parameter:
+        for p in self.parameters:
+            if p.name == name:
+                return p
+        raise InvalidParameter(f"{self.name} has no free parameter {name!r}; free parameters: {', '.join(self.parameter_names) or '(none)'}")
+
+    def constraints(self) -> list[sp.Basic]:
+        """Range constraints on the free parameters, as sympy relations."""
+        return [c for p in self.parameters for c in p.constraints()]
+
+    def bind(self, values: Mapping[str, object] | None = None, /, **kwargs) -> Mechanism:
+        """A copy with some parameters replaced by exact values.
+
+        Values may be ints, Fractions, sympy numbers or expressions (e.g. ``sp.log(3)``)
+        or strings parsed by the safe expression parser (``"1/2"``, ``"log(3)"``). Floats
+        are refused: they are inexact (use ``verify`` with float parameters for that).
+        """
+        raw = dict(values or {}, **kwargs)
+        if not raw:
+            return self
+        known = set(self.parameter_names)
+        for name in raw:
+            if name not in known:
+                bound = dict(self.bindings)
+                hint = f" (already bound to {bound[name]})" if name in bound else ""
+                raise InvalidParameter(
+                    f"unknown parameter {name!r} for {self.name}{hint}; free parameters: {', '.join(sorted(known)) or '(none)'}"
+                )
+        subs = {}
+        exact = {}
+        for name, value in raw.items():
+            exact[name] = _exact_value(name, value, self.symbols)
+            subs[self.parameter(name).symbol] = exact[name]
+        remaining = []
+        for p in self.parameters:
+            if p.name in exact:
+                _check_range(self.name, p, exact[p.name], subs)
+            else:
+                remaining.append(
+                    replace(
+                        p,
+                        lower=None if p.lower is None else _subs(p.lower, subs),
+                        upper=None if p.upper is None else _subs(p.upper, subs),
+                    )
+                )
+        return replace(
+            self,
+            parameters=tuple(remaining),
+            inputs=_subs_domain(self.inputs, subs),
+            channel=self.channel.substitute(subs),
+            claimed_epsilon=_subs(self.claimed_epsilon, subs),
+            bindings=self.bindings + tuple(exact.items()),
+            example=tuple((k, v) for k, v in self.example if k not in exact),
+        )
+
+    def bind_example(self) -> Mechanism:
+        """Bind every free parameter to the spec's example value."""
+        return self.bind(dict(self.example))
+
+    # -- materialization --
+
+    def materialize(self, *, max_entries: int = MAX_MATERIALIZED_ENTRIES) -> ExplicitChannel:
+        """The channel as an explicit exact matrix (needs numeric sizes; refuses huge ones)."""
+        return materialize(self, max_entries=max_entries)
+
+    def describe(self) -> str:
+        params = ", ".join(p.describe() for p in self.parameters) or "none"
+        bound = ", ".join(f"{k}={v}" for k, v in self.bindings)
+        return f"{self.name} [{self.channel.form}] params: {params}" + (f"; bound: {bound}" if bound else "")
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _subs(expr, subs):
+    if not subs or expr is None:
+        return expr
+    return sp.sympify(expr).xreplace(subs) if all(isinstance(k, sp.Symbol) for k in subs) else expr.subs(subs)
+
+
+def _subs_domain(domain, subs):
+    if isinstance(domain, FiniteDomain):
+        return replace(domain, size=_subs(domain.size, subs))
+    return replace(domain, low=_subs(domain.low, subs), high=_subs(domain.high, subs))
+
+
+def _concrete_int(expr, what: str) -> int:
+    expr = sp.sympify(expr)
+    if not expr.is_number:
+        raise NotMaterializable(f"{what} = {expr} is symbolic; bind the parameters first (e.g. mech.bind(d=8))")
+    value = sp.simplify(expr)
+    if not value.is_Integer:
+        raise InvalidSpec(f"{what} = {expr} is not an integer")
+    return int(value)
+
+
+def _exact_value(name: str, value, symbols) -> sp.Basic:
+    if isinstance(value, bool):
+        raise InvalidParameter(f"parameter {name} = {value!r} is a boolean; give a number")
+    if isinstance(value, float):
+        raise InvalidParameter(
+            f"parameter {name} = {value!r} is a float, which is inexact; give an int, a Fraction, "
+            f"sympy.Rational or a string such as '1/2' or 'log(3)'"
+        )
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, str):
+        expr = parse_expression(value, {}, field=f"parameter {name}")
+    elif isinstance(value, sp.Basic):
+        expr = value
+    else:
+        raise InvalidParameter(f"parameter {name} = {value!r} ({type(value).__name__}) is not a number")
+    if isinstance(expr, sp.Float) or expr.atoms(sp.Float):
+        raise InvalidParameter(f"parameter {name} = {value!r} contains a float; give an exact value such as Rational(1, 2)")
+    if expr.free_symbols:
+        raise InvalidParameter(f"parameter {name} = {value!r} is not a number (mentions {sorted(map(str, expr.free_symbols))})")
+    if not expr.is_real or not expr.is_finite:
+        raise InvalidParameter(f"parameter {name} = {value!r} is not a finite real number")
+    return expr
+
+
+def _check_range(mech_name, p: Parameter, value, subs):
+    if p.kind == "integer" and not value.is_Integer:
+        raise InvalidParameter(f"parameter {p.name} = {value} of {mech_name} must be an integer")
+    for bound, strict, sign in ((p.lower, p.lower_strict, 1), (p.upper, p.upper_strict, -1)):
+        if bound is None:
+            continue
+        b = _subs(bound, subs)
+        if not b.is_number:
+            continue  # depends on a parameter that is still free; checked when it is bound
+        ok = (value > b if strict else value >= b) if sign == 1 else (value < b if strict else value <= b)
+        if not bool(ok):
+            rel = (">" if strict else ">=") if sign == 1 else ("<" if strict else "<=")
+            raise InvalidParameter(
+                f"parameter {p.name} = {value} of {mech_name} is out of range: need {p.name} {rel} {bound}"
+                + (f" = {b}" if b != bound else "")
+            )
+
+
+def is_zero(expr) -> bool | None:
+    """True when sympy proves ``expr == 0``, False when it proves otherwise, None if unsure."""
+    expr = sp.sympify(expr)
+    if expr == 0:
+        return True
+    if expr.is_number:
+        if expr.is_Rational:
+            return False
+        nz = sp.simplify(expr)
+        if nz == 0:
+            return True
+        return None if nz.is_zero is None else bool(nz.is_zero)
+    for simplifier in (sp.cancel, sp.simplify, lambda e: sp.simplify(sp.gammasimp(e)), lambda e: sp.simplify(sp.expand_func(e))):
+        try:
+            if simplifier(expr) == 0:
+                return True
+        except (TypeError, ValueError, NotImplementedError):
+            continue
+    return None
+
+
+def sample_points(mech: Mechanism, count: int = 6) -> list[dict]:
+    """A few admissible numeric assignments of the free parameters (for spot checks)."""
+    points = []
+    candidates = {
+        "integer": [2, 3, 5, 8, 13, 40],
+        "real": [sp.Rational(1, 3), sp.Rational(1, 2), 1, 2, sp.Rational(7, 2), 5],
+    }
+    params = mech.parameters
+    for i in range(count):
+        point = {}
+        for p in params:
+            options = candidates[p.kind]
+            subs = {mech.symbols[k]: v for k, v in point.items()}
+            chosen = None
+            for j in range(len(options)):
+                value = sp.sympify(options[(i + j) % len(options)])
+                lo = None if p.lower is None else _subs(p.lower, subs)
+                hi = None if p.upper is None else _subs(p.upper, subs)
+                if lo is not None and lo.is_number and (value < lo or (p.lower_strict and value == lo)):
+                    continue
+                if hi is not None and hi.is_number and (value > hi or (p.upper_strict and value == hi)):
+                    continue
+                chosen = value
+                break
+            if chosen is None:
+                lo = _subs(p.lower, subs) if p.lower is not None else sp.Integer(0)
+                chosen = sp.ceiling(lo) + (1 if p.lower_strict else 0) if p.kind == "integer" else lo + 1
+            point[p.name] = chosen
+        if point not in points:
+            points.append(point)
+    return points
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+def _validate(mech: Mechanism) -> list[str]:
+    """Check the mechanism once: names, symbols, non-negativity, row sums. Returns notes."""
+    notes: list[str] = []
+    if not isinstance(mech.name, str) or not mech.name.strip():
+        raise InvalidSpec("mechanism.name is empty; give the mechanism a name")
+    names = [p.name for p in mech.parameters]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise InvalidSpec(f"parameters declared twice: {', '.join(sorted(dupes))}")
+    allowed = set(mech.symbols.values())
+    if isinstance(mech.channel, DensityChannel) or (
+        isinstance(mech.channel, ProductChannel) and mech.channel.continuous
+    ):
+        allowed |= {X, Z}
+    claimed = sp.sympify(mech.claimed_epsilon)
+    if claimed is None:
+        raise InvalidSpec(f"mechanism {mech.name!r} has no claimed epsilon; set mechanism.claimed_epsilon")
+    everything = [("claimed_epsilon", claimed)] + [("channel", e) for e in mech.channel.expressions()]
+    for p in mech.parameters:
+        everything += [(f"parameters.{p.name}", b) for b in (p.lower, p.upper) if b is not None]
+    for where, expr in everything:
+        unknown = sp.sympify(expr).free_symbols - allowed
+        if unknown:
+            declared = ", ".join(sorted(mech.symbols)) or "(none)"
+            raise InvalidSpec(
+                f"unknown symbol {', '.join(sorted(map(str, unknown)))!r} in {where} of {mech.name!r}; declared parameters are {declared}"
+            )
+    if claimed.is_number:
+        if not (claimed.is_extended_real and claimed > 0):
+            raise InvalidSpec(f"mechanism.claimed_epsilon = {claimed} must be positive")
+    elif claimed.is_positive is False:
+        raise InvalidSpec(f"mechanism.claimed_epsilon = {claimed} is not positive")
+
+    channel = mech.channel
+    if isinstance(channel, ExplicitChannel):
+        _validate_explicit(mech, channel)
+    elif isinstance(channel, StructuredChannel):
+        notes += _validate_structured(mech, channel)
+    elif isinstance(channel, ProductChannel):
+        notes += _validate_product(mech, channel)
+    elif isinstance(channel, DensityChannel):
+        notes += _validate_density(mech, channel.density, "channel.density")
+    else:
+        raise InvalidSpec(f"channel of {mech.name!r} has unknown form {type(channel).__name__}")
+    return notes
+
+
+def _require_nonnegative(mech: Mechanism, expr, where: str) -> None:
+    expr = sp.sympify(expr)
+    if expr.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is not finite")
+    if expr.is_number:
+        if not expr.is_extended_real:
+            raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is not a real number")
+        if bool(expr < 0):
+            raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is negative; probabilities must be >= 0")
+        return
+    if expr.is_nonnegative:
+        return
+    for point in sample_points(mech):
+        value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
+        value = sp.simplify(value) if not value.is_number else value
+        if value.is_number and (value.has(sp.nan, sp.zoo) or bool(value < 0)):
+            pretty = ", ".join(f"{k}={v}" for k, v in point.items())
+            raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is {value} (negative or undefined) at {pretty}")
+
+
+def _validate_explicit(mech: Mechanism, ch: ExplicitChannel) -> None:
+    if not ch.inputs or not ch.outputs:
+        raise InvalidSpec(f"channel of {mech.name!r} has no inputs or no outputs")
+    if len(set(ch.outputs)) != len(ch.outputs):
+        raise InvalidSpec(f"channel.outputs of {mech.name!r} has repeated labels")
+    if len(set(ch.inputs)) != len(ch.inputs):
+        raise InvalidSpec(f"channel.inputs of {mech.name!r} has repeated labels")
+    if len(ch.matrix) != len(ch.inputs):
+        raise InvalidSpec(
+            f"channel.rows of {mech.name!r} has {len(ch.matrix)} rows but there are {len(ch.inputs)} inputs; give one row per input"
+        )
+    for x, row in zip(ch.inputs, ch.matrix):
+        if len(row) != len(ch.outputs):
+            raise InvalidSpec(
+                f"row x={x} of channel {mech.name!r} has {len(row)} entries but there are {len(ch.outputs)} outputs"
+            )
+        for y, entry in zip(ch.outputs, row):
+            _require_nonnegative(mech, entry, f"entry Q(y={y}|x={x})")
+        total = sp.Add(*row)
+        verdict = is_zero(total - 1)
+        if verdict is not True:
+            shown = sp.simplify(total) if verdict is False or total.is_number else total
+            raise InvalidSpec(
+                f"row x={x} of channel {mech.name!r} sums to {shown}; each row must sum to 1"
+                + ("" if verdict is False else " (sympy could not prove it)")
+            )
+
+
+def _validate_structured(mech: Mechanism, ch: StructuredChannel) -> list[str]:
+    if not ch.classes:
+        raise InvalidSpec(f"channel.classes of {mech.name!r} is empty; declare at least one output class")
+    if not isinstance(mech.inputs, FiniteDomain):
+        raise InvalidSpec(f"structured channel {mech.name!r} needs a finite input domain")
+    context = set(mech.symbols) | {k for k, _ in mech.bindings} | {"x", "y"}
+    if isinstance(ch.outputs, CohortSpace):
+        context |= {"c", "v", "hash"}
+    context.add("bit")
+    for i, cls in enumerate(ch.classes):
+        if cls.predicate is None:
+            predicate = parse_condition(cls.condition, field=f"channel.classes[{i}].when", context=context)
+            object.__setattr__(cls, "predicate", predicate)
+        _require_nonnegative(mech, cls.weight, f"channel.classes[{i}].weight")
+        _require_nonnegative(mech, cls.count, f"channel.classes[{i}].count")
+        if cls.count.is_number and not sp.simplify(cls.count).is_Integer:
+            raise InvalidSpec(f"channel.classes[{i}].count of {mech.name!r} = {cls.count} is not an integer")
+    total = sp.Add(*(c.count * c.weight for c in ch.classes))
+    verdict = is_zero(total - 1)
+    if verdict is not True:
+        shown = sp.simplify(total)
+        raise InvalidSpec(
+            f"rows of channel {mech.name!r} sum to {shown} (sum over classes of count*weight); each row must sum to 1"
+            + ("" if verdict is False else " (sympy could not prove it)")
+        )
+    covered = sp.Add(*(c.count for c in ch.classes))
+    if is_zero(covered - ch.outputs.count()) is not True:
+        raise InvalidSpec(
+            f"output classes of {mech.name!r} cover {covered} outputs but the output space has {ch.outputs.count()}; "
+            "the classes must partition the outputs"
+        )
+    return ["row sums proved symbolically from the output classes"]
+
+
+def _validate_product(mech: Mechanism, ch: ProductChannel) -> list[str]:
+    notes = []
+    _require_nonnegative(mech, ch.coordinates, "channel.coordinates")
+    if ch.on.probabilities is None and ch.off.probabilities is not None or (
+        ch.on.density is None and ch.off.density is not None
+    ):
+        raise InvalidSpec(f"channel.on and channel.off of {mech.name!r} must both be discrete or both densities")
+    for side, law in (("on", ch.on), ("off", ch.off)):
+        if law.probabilities is not None:
+            values = [v for v, _ in law.probabilities]
+            if len(set(values)) != len(values):
+                raise InvalidSpec(f"channel.{side}.values of {mech.name!r} repeats a value")
+            for v, p in law.probabilities:
+                _require_nonnegative(mech, p, f"channel.{side}.values[{v}]")
+            total = sp.Add(*(p for _, p in law.probabilities))
+            if is_zero(total - 1) is not True:
+                raise InvalidSpec(
+                    f"channel.{side} of {mech.name!r} has probabilities summing to {sp.simplify(total)}; they must sum to 1"
+                )
+        else:
+            notes += _validate_density(mech, law.density, f"channel.{side}.density", input_free=True)
+    if not isinstance(mech.inputs, FiniteDomain):
+        raise InvalidSpec(f"product channel {mech.name!r} needs a finite input domain (one-hot encoded)")
+    if is_zero(ch.coordinates - mech.inputs.size) is not True:
+        raise InvalidSpec(
+            f"channel.coordinates of {mech.name!r} = {ch.coordinates} but the input domain has {mech.inputs.size} values; "
+            "a product channel has one coordinate per input"
+        )
+    notes.append("each coordinate law sums to 1, so the product does")
+    return notes
+
+
+def _validate_density(mech, density, where, *, input_free=False) -> list[str]:
+    density = sp.sympify(density)
+    if density.has(sp.nan, sp.zoo):
+        raise InvalidSpec(f"{where} of {mech.name!r} = {density} is not finite")
+    if not density.has(Z):
+        raise InvalidSpec(f"{where} of {mech.name!r} = {density} does not mention the output variable z")
+    if input_free and density.has(X):
+        raise InvalidSpec(f"{where} of {mech.name!r} mentions x; product coordinates depend on x only through on/off")
+    if not input_free and not isinstance(mech.inputs, IntervalDomain):
+        raise InvalidSpec(f"density channel {mech.name!r} needs an interval input domain")
+    if density.is_nonnegative is False:
+        raise InvalidSpec(f"{where} of {mech.name!r} = {density} can be negative")
+    w = sp.Symbol("w", real=True)
+    # location families integrate fastest after the shift z = x + w
+    shifted = density.xreplace({Z: X + w}) if not input_free else density.xreplace({Z: w})
+    if shifted.has(X):
+        shifted = density.xreplace({Z: w})
+    try:
+        total = sp.integrate(shifted, (w, -sp.oo, sp.oo))
+    except Exception as exc:  # sympy raises many types when it cannot integrate
+        raise InvalidSpec(f"{where} of {mech.name!r}: could not integrate the density ({exc})") from None
+    if isinstance(total, sp.Integral) or is_zero(total - 1) is not True:
+        raise InvalidSpec(f"{where} of {mech.name!r} integrates to {sp.simplify(total)} over z; a density must integrate to 1")
+    return [f"{where} integrates to 1 (sympy)"]
+
+
+# --- materialization -------------------------------------------------------------------------
+
+
+def materialize(mech: Mechanism, *, max_entries: int = MAX_MATERIALIZED_ENTRIES) -> ExplicitChannel:
+    channel = mech.channel
+    if isinstance(channel, ExplicitChannel):
+        return channel
+    if isinstance(channel, DensityChannel) or (isinstance(channel, ProductChannel) and channel.continuous):
+        raise NotMaterializable(f"{mech.name!r} has a continuous output; it has no finite channel matrix")
+    if mech.parameters and any(
+        s in e.free_symbols for e in _size_exprs(mech) for s in mech.symbols.values()
+    ):
+        raise NotMaterializable(
+            f"{mech.name!r} has symbolic sizes; bind {', '.join(mech.parameter_names)} first (e.g. mech.bind(d=4))"
+        )
+    inputs = mech.inputs.enumerate()
+    if isinstance(channel, StructuredChannel):
+        n_out = _concrete_int(channel.outputs.count(), "output space size")
+        _check_size(mech, len(inputs), n_out, max_entries)
+        return _materialize_structured(mech, channel, inputs)
+    n = _concrete_int(channel.coordinates, "channel.coordinates")
+    values = sorted({v for v, _ in channel.on.probabilities} | {v for v, _ in channel.off.probabilities})
+    _check_size(mech, len(inputs), len(values) ** n, max_entries)
+    outputs = tuple(itertools.product(values, repeat=n))
+    matrix = []
+    for x in inputs:
+        row = []
+        for y in outputs:
+            terms = [(channel.on if j == x else channel.off).probability(yj) for j, yj in enumerate(y)]
+            row.append(sp.Mul(*terms))
+        matrix.append(tuple(row))
+    return ExplicitChannel(tuple(inputs), outputs, tuple(matrix))
+
+
+def _size_exprs(mech):
+    ch = mech.channel
+    out = [mech.inputs.size] if isinstance(mech.inputs, FiniteDomain) else []
+    if isinstance(ch, StructuredChannel):
+        out.append(ch.outputs.count())
+    if isinstance(ch, ProductChannel):
+        out.append(ch.coordinates)
+    return [sp.sympify(e) for e in out]
+
+
+def _check_size(mech, n_in, n_out, max_entries):
+    if n_in * n_out > max_entries:
+        raise NotMaterializable(
+            f"{mech.name!r} has {n_in} x {n_out} = {n_in * n_out} entries, more than the limit {max_entries}; "
+            "use its structured form or pass a larger max_entries"
+        )
+
+
+def _materialize_structured(mech, ch: StructuredChannel, inputs) -> ExplicitChannel:
+    env_params = {k: int(v) if sp.sympify(v).is_Integer else v for k, v in mech.bindings}
+    outputs = ch.outputs.enumerate(env_params)
+    counts = [_concrete_int(c.count, f"channel.classes[{i}].count") for i, c in enumerate(ch.classes)]
+    matrix = []
+    for x in inputs:
+        env = dict(env_params, x=x)
+        env["bit"] = lambda value, j: (int(value) >> int(j)) & 1
+        if isinstance(ch.outputs, CohortSpace):
+            env["hash"] = lambda c, xx: ch.outputs.hash_table[c][xx]
+        row = []
+        seen = [0] * len(ch.classes)
+        for y in outputs:
+            if isinstance(ch.outputs, CohortSpace):
+                env["c"], env["v"] = y
+            env["y"] = y
+            matches = [i for i, c in enumerate(ch.classes) if eval_condition(c.predicate, env)]
+            if len(matches) != 1:
+                names = [ch.classes[i].name for i in matches]
+                raise InvalidSpec(
+                    f"output y={y} for input x={x} of {mech.name!r} falls in {len(matches)} classes {names}; "
+                    "the class conditions must be exclusive and exhaustive"
+                )
+            seen[matches[0]] += 1
+            row.append(ch.classes[matches[0]].weight)
+        if seen != counts:
+            bad = next(i for i in range(len(counts)) if seen[i] != counts[i])
+            raise InvalidSpec(
+                f"channel.classes[{bad}] ({ch.classes[bad].name!r}) of {mech.name!r} declares count "
+                f"{ch.classes[bad].count} = {counts[bad]} but {seen[bad]} outputs satisfy "
+                f"{ch.classes[bad].condition!r} for input x={x}"
+            )
+        matrix.append(tuple(row))
+    return ExplicitChannel(tuple(inputs), tuple(outputs), tuple(matrix))
+
+
+def symbols_for(parameters: Iterable[Parameter]) -> dict[str, sp.Symbol]:
+    return {p.name: p.symbol for p in parameters}
+
+
+def parse_in(mech_params: Iterable[Parameter], text, *, field: str, extra: Mapping[str, sp.Basic] | None = None):
+    """Parse an expression over the given parameters (and extra names such as x, z)."""
+    names = symbols_for(mech_params)
+    if extra:
+        names.update(extra)
+    return parse_expression(text, names, field=field)
+
+
+__all__ = [
+    "X", "Z", "Parameter", "integer", "positive", "FiniteDomain", "IntervalDomain", "ElementSpace", "SubsetSpace",
+    "CohortSpace", "ExplicitChannel", "OutputClass", "StructuredChannel", "CoordinateLaw", "ProductChannel",
+    "DensityChannel", "Mechanism", "materialize", "is_zero", "sample_points",
+]
