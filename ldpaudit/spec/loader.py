@@ -108,6 +108,11 @@ def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
         mech = _build(doc)
     except (InvalidSpec, InvalidParameter, NotMaterializable) as exc:
         raise InvalidSpec(f"{source}: {exc}") from None
+    if mech.example:
+        try:
+            mech.bind_example()
+        except (InvalidSpec, InvalidParameter) as exc:
+            raise InvalidSpec(f"{source}: [example] is not an admissible instance: {exc}") from None
     return _with_path(mech, source)
 
 

@@ -1,0 +1,69 @@
+"""The command line as a user runs it: exit codes, one-line errors, stable JSON."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ldpaudit.cli import main
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "ldpaudit.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_show_json_has_a_stable_schema(capsys):
+    assert main(["show", "specs/krr.toml", "-p", "d=3", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert set(payload) == {
+        "mechanism", "description", "source", "spec", "parameters", "bindings", "inputs",
+        "claimed_epsilon", "claimed_epsilon_latex", "channel", "validation",
+    }
+    assert payload["mechanism"] == "k-RR"
+    assert payload["bindings"] == {"d": "3"}
+    assert [p["name"] for p in payload["parameters"]] == ["epsilon"]
+    classes = payload["channel"]["classes"]
+    assert [c["when"] for c in classes] == ["y == x", "y != x"]
+    assert classes[0]["weight"] == "exp(epsilon)/(exp(epsilon) + 2)"
+    assert classes[1]["count"] == "2"
+
+
+def test_show_text_pretty_prints_the_channel(capsys):
+    assert main(["show", "specs/wrr.toml", "-p", "epsilon=log(3)"]) == 0
+    out = capsys.readouterr().out
+    assert "W-RR" in out and "3/4" in out and "\\left[\\begin{matrix}" in out
+
+
+def test_check_json_lists_every_bundled_spec(capsys):
+    assert main(["check", "specs", "--json", "--audit-samples", "2000"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    names = {r["mechanism"] for r in payload["specs"]}
+    assert names == {"W-RR", "k-RR", "k-RAPPOR", "OUE", "k-subset", "O-RR", "RR-bit", "Laplace mean", "Laplace histogram"}
+    assert all(r["ok"] and r["stochastic"] in ("proved", "exact") for r in payload["specs"])
+
+
+def test_check_reports_an_invalid_spec_and_fails(tmp_path, capsys):
+    (tmp_path / "bad.toml").write_text('[mechanism]\nname = "x"\n')
+    assert main(["check", str(tmp_path), "--json"]) == 1
+    row = json.loads(capsys.readouterr().out)["specs"][0]
+    assert row["ok"] is False and "claimed_epsilon" in row["error"]
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["show", "specs/missing.toml"], "spec file 'specs/missing.toml' does not exist"),
+        (["show", "specs/ksubset.toml", "-p", "d=5", "-p", "k=7"], "parameter k = 7 of k-subset is out of range: need k <= d - 1 = 4"),
+        (["show", "specs/krr.toml", "-p", "d"], "-p 'd' is not name=value"),
+        (["show", "specs/krr.toml", "-p", "q=1"], "unknown parameter 'q' for k-RR"),
+        (["show", "specs/krr.toml", "-p", "epsilon=__import__('os')"], "not allowed"),
+        (["check", "nowhere/"], "spec 'nowhere/' does not exist"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line_and_no_traceback(args, message):
+    proc = run(*args)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
