@@ -522,6 +522,8 @@ def is_zero(expr) -> bool | None:
     if expr.is_number:
         if expr.is_Rational:
             return False
+        if sp.cancel(sp.together(expr)) == 0:
+            return True
         nz = sp.simplify(expr)
         if nz == 0:
             return True
@@ -623,8 +625,14 @@ def _require_nonnegative(mech: Mechanism, expr, where: str) -> None:
     if expr.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
         raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is not finite")
     if expr.is_number:
+        if expr.is_Rational:
+            if expr < 0:
+                raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is negative; probabilities must be >= 0")
+            return
         if not expr.is_extended_real:
             raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is not a real number")
+        if expr.is_nonnegative:
+            return
         if bool(expr < 0):
             raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is negative; probabilities must be >= 0")
         return
@@ -649,13 +657,16 @@ def _validate_explicit(mech: Mechanism, ch: ExplicitChannel) -> None:
         raise InvalidSpec(
             f"channel.rows of {mech.name!r} has {len(ch.matrix)} rows but there are {len(ch.inputs)} inputs; give one row per input"
         )
+    checked: set = set()
     for x, row in zip(ch.inputs, ch.matrix):
         if len(row) != len(ch.outputs):
             raise InvalidSpec(
                 f"row x={x} of channel {mech.name!r} has {len(row)} entries but there are {len(ch.outputs)} outputs"
             )
         for y, entry in zip(ch.outputs, row):
-            _require_nonnegative(mech, entry, f"entry Q(y={y}|x={x})")
+            if entry not in checked:
+                _require_nonnegative(mech, entry, f"entry Q(y={y}|x={x})")
+                checked.add(entry)
         total = sp.Add(*row)
         verdict = is_zero(total - 1)
         if verdict is not True:
