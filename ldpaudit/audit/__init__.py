@@ -1,0 +1,5 @@
+"""Black-box auditing of randomizers: sample, search for a distinguishing event, certify ε."""
+from ldpaudit.audit.adapters import load_target
+from ldpaudit.audit.auditor import AuditResult, audit
+
+__all__ = ["AuditResult", "audit", "load_target"]

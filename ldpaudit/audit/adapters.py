@@ -1,0 +1,345 @@
+"""Adapters between black-box randomizers and the auditor.
+
+A randomizer is either per-call, ``f(x) -> y``, or batch, ``f(x, n, rng) -> n outputs`` (an
+array of shape (n,) or (n, m), or a sequence of n outputs). Outputs may be numbers, tuples,
+numpy arrays, sets/frozensets, pairs or any hashable value. ``draw`` returns them once,
+validated, as an ``Outputs``: either a numeric array or the distinct hashable values with their
+counts. Anything unusable (an exception, None, NaN, an unhashable value, a change of shape or
+type, a value outside the declared output space) raises RandomizerError naming the input and
+the value.
+"""
+from __future__ import annotations
+
+import collections
+import importlib
+import importlib.util
+import math
+import numbers
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """Validated outputs of one batch of draws for one input.
+
+    kind 'array': ``values`` is a numeric ndarray of shape (n,) or (n, m) and ``counts`` None.
+    kind 'objects': ``values`` is a list of distinct hashable outputs, ``counts`` their
+    multiplicities (an int64 array); used for per-call randomizers with non-float outputs.
+    """
+
+    kind: str
+    values: Any
+    counts: np.ndarray | None
+    n: int
+
+
+def _describe(y) -> str:
+    text = repr(y)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _type_name(y) -> str:
+    return type(y).__name__
+
+
+def _unhashable_error(x, y) -> RandomizerError:
+    return RandomizerError(
+        f"randomizer returned a {_type_name(y)} for input {x!r}; outputs must be hashable "
+        f"(convert to a tuple)")
+
+
+def _is_nan(y) -> bool:
+    return isinstance(y, (float, np.floating)) and not math.isfinite(y)
+
+
+def _kind_of(y) -> str:
+    """Coarse output type used to demand that a randomizer returns one kind of value."""
+    if isinstance(y, (bool, np.bool_, numbers.Integral)):
+        return "integer"
+    if isinstance(y, numbers.Real):
+        return "real"
+    if isinstance(y, (tuple, np.ndarray)):
+        return "tuple"
+    if isinstance(y, (set, frozenset)):
+        return "set"
+    return _type_name(y)
+
+
+def _canonical_object(x, y):
+    """Hashable canonical form of one per-call output (numpy arrays -> tuples, sets ->
+    frozensets); raise on None, NaN and unhashable values."""
+    if y is None:
+        raise RandomizerError(f"randomizer returned None for input {x!r}; it must return an output")
+    if isinstance(y, np.ndarray):
+        if y.ndim != 1:
+            raise RandomizerError(
+                f"randomizer returned an array of shape {y.shape} for input {x!r}; per-call outputs "
+                f"must be scalars, tuples or 1-d arrays")
+        y = tuple(y.tolist())
+    elif isinstance(y, set):
+        y = frozenset(y)
+    elif isinstance(y, np.generic):
+        y = y.item()
+    if _is_nan(y):
+        raise RandomizerError(f"randomizer returned {y!r} for input {x!r}; outputs must be finite")
+    if isinstance(y, tuple):
+        for v in y:
+            if v is None or _is_nan(v):
+                raise RandomizerError(
+                    f"randomizer returned {_describe(y)} for input {x!r}; its elements must be "
+                    f"finite values, not {v!r}")
+    try:
+        hash(y)
+    except TypeError:
+        raise _unhashable_error(x, y) from None
+    return y
+
+
+def _check_one_kind(x, ys) -> None:
+    kinds = {}
+    for y in ys:
+        kinds.setdefault(_kind_of(y), y)
+    if len(kinds) > 1:
+        (k1, y1), (k2, y2) = list(kinds.items())[:2]
+        raise RandomizerError(
+            f"randomizer returned {_describe(y2)} ({k2}) for input {x!r} after {_describe(y1)} "
+            f"({k1}); outputs must all be of one kind")
+    sizes = {}
+    for y in ys:
+        if isinstance(y, tuple):
+            sizes.setdefault(len(y), y)
+    if len(sizes) > 1:
+        (l1, y1), (l2, y2) = list(sizes.items())[:2]
+        raise RandomizerError(
+            f"randomizer returned {_describe(y2)} (length {l2}) for input {x!r} after "
+            f"{_describe(y1)} (length {l1}); tuple outputs must all have one length")
+
+
+def _outputs_from_list(x, ys: list) -> Outputs:
+    """Validate and canonicalize a list of outputs for input x."""
+    n = len(ys)
+    if n == 0:
+        return Outputs("array", np.zeros(0), None, 0)
+    first = ys[0]
+    if isinstance(first, (float, np.floating)) and not isinstance(first, bool):
+        try:
+            arr = np.asarray(ys)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is not None and arr.dtype.kind == "f" and arr.ndim == 1:
+            _check_finite(x, arr)
+            return Outputs("array", arr.astype(float, copy=False), None, n)
+        # Mixed types: fall through to find the culprit.
+        for y in ys:
+            if not isinstance(y, (numbers.Real, np.floating)) or isinstance(y, (bool, np.bool_)):
+                if y is None:
+                    raise RandomizerError(f"randomizer returned None for input {x!r}; it must return an output")
+                raise RandomizerError(
+                    f"randomizer returned {_describe(y)} ({_type_name(y)}) for input {x!r} after "
+                    f"{_describe(first)} (float); outputs must all be of one kind")
+    try:
+        counts = collections.Counter(ys)
+    except TypeError:
+        bad = next(y for y in ys if not _hashable(y))
+        if isinstance(bad, (np.ndarray, set)):
+            counts = collections.Counter(_canonical_object(x, y) for y in ys)
+        else:
+            raise _unhashable_error(x, bad) from None
+    merged: dict = {}
+    for y, c in counts.items():
+        key = _canonical_object(x, y)
+        merged[key] = merged.get(key, 0) + c
+    _check_one_kind(x, merged)
+    values = list(merged)
+    return Outputs("objects", values, np.fromiter(merged.values(), dtype=np.int64, count=len(values)), n)
+
+
+def _hashable(y) -> bool:
+    try:
+        hash(y)
+    except TypeError:
+        return False
+    return True
+
+
+def _check_finite(x, arr: np.ndarray) -> None:
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            idx = np.argwhere(bad)[0]
+            row = arr[idx[0]]
+            value = row.tolist() if arr.ndim > 1 else float(row)
+            raise RandomizerError(
+                f"randomizer returned {_describe(value)} for input {x!r}; outputs must be finite "
+                f"(no NaN or infinity)")
+
+
+def _outputs_from_batch(x, y, n: int) -> Outputs:
+    """Validate the return value of a batch randomizer f(x, n, rng)."""
+    if y is None:
+        raise RandomizerError(f"batch randomizer returned None for input {x!r}; it must return {n} outputs")
+    if isinstance(y, np.ndarray):
+        arr = y
+    elif isinstance(y, (list, tuple)):
+        if len(y) != n:
+            raise RandomizerError(
+                f"batch randomizer returned {len(y)} outputs for input {x!r} when asked for {n}")
+        return _outputs_from_list(x, list(y))
+    else:
+        raise RandomizerError(
+            f"batch randomizer returned a {_type_name(y)} for input {x!r}; it must return an array "
+            f"or a list of {n} outputs")
+    if arr.ndim == 0 or arr.ndim > 2 or arr.shape[0] != n:
+        raise RandomizerError(
+            f"batch randomizer returned an array of shape {arr.shape} for input {x!r} when asked for "
+            f"{n} outputs; expected shape ({n},) or ({n}, m)")
+    if arr.dtype.kind == "O":
+        return _outputs_from_list(x, list(arr) if arr.ndim == 1 else [tuple(r) for r in arr])
+    if arr.dtype.kind not in "biuf":
+        if arr.ndim == 1:
+            return _outputs_from_list(x, arr.tolist())
+        raise RandomizerError(
+            f"batch randomizer returned an array of dtype {arr.dtype} for input {x!r}; "
+            f"multi-column outputs must be numeric")
+    _check_finite(x, arr)
+    return Outputs("array", arr, None, n)
+
+
+class Sampler:
+    """Draws validated outputs from a randomizer, reproducibly from a SeedSequence.
+
+    Per-call randomizers cannot be handed an rng, so the global ``random`` and
+    ``numpy.random`` states are seeded from the SeedSequence for the duration of each draw and
+    restored afterwards; a randomizer with its own private generator is sampled as is."""
+
+    def __init__(self, randomizer: Callable, *, batch: bool, output_space=None):
+        if not callable(randomizer):
+            raise InvalidParameter(f"randomizer {randomizer!r} is not callable")
+        self.randomizer = randomizer
+        self.batch = bool(batch)
+        self.output_space = output_space
+
+    def draw(self, x, n: int, seed: np.random.SeedSequence) -> Outputs:
+        if self.batch:
+            rng = np.random.default_rng(seed)
+            try:
+                y = self.randomizer(x, n, rng)
+            except LdpAuditError:
+                raise
+            except Exception as exc:
+                raise RandomizerError(
+                    f"randomizer raised {type(exc).__name__} for input {x!r}: {exc}") from exc
+            out = _outputs_from_batch(x, y, n)
+        else:
+            py_state, np_state = random.getstate(), np.random.get_state()
+            words = seed.generate_state(4, dtype=np.uint32)
+            random.seed(int.from_bytes(words.tobytes(), "little"))
+            np.random.seed(words)
+            f = self.randomizer
+            try:
+                ys = [f(x) for _ in range(n)]
+            except LdpAuditError:
+                raise
+            except Exception as exc:
+                raise RandomizerError(
+                    f"randomizer raised {type(exc).__name__} for input {x!r}: {exc}") from exc
+            finally:
+                random.setstate(py_state)
+                np.random.set_state(np_state)
+            out = _outputs_from_list(x, ys)
+        if self.output_space is not None:
+            check_output_space(x, out, self.output_space)
+        return out
+
+
+def _space_repr(space) -> str:
+    text = repr(space)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_output_space(x, out: Outputs, space) -> None:
+    """Raise RandomizerError if an output of input x lies outside ``space`` (a container, or a
+    predicate called on each distinct output)."""
+    if out.kind == "array" and out.values.ndim == 1 and isinstance(space, range) and space.step == 1:
+        arr = out.values
+        if arr.size:
+            bad = (arr < space.start) | (arr >= space.stop) | (arr != np.round(arr))
+            if bad.any():
+                raise RandomizerError(
+                    f"randomizer returned {arr[np.argmax(bad)].item()!r} for input {x!r}, outside the "
+                    f"declared output space {_space_repr(space)}")
+        return
+    if out.kind == "array":
+        if out.values.ndim == 1:
+            distinct = np.unique(out.values).tolist()
+        else:
+            distinct = [tuple(r) for r in np.unique(out.values, axis=0).tolist()]
+    else:
+        distinct = out.values
+    contains = space if callable(space) and not hasattr(space, "__contains__") else space.__contains__
+    for y in distinct:
+        if not contains(y):
+            raise RandomizerError(
+                f"randomizer returned {_describe(y)} for input {x!r}, outside the declared output "
+                f"space {_space_repr(space)}")
+
+
+def load_target(target: str, target_args: dict | None = None) -> Callable:
+    """Load ``package.module:function`` or ``path/to/file.py:function``.
+
+    With non-empty ``target_args`` the function is a factory and the randomizer is
+    ``function(**target_args)``; otherwise the function itself is returned."""
+    if not isinstance(target, str) or ":" not in target:
+        raise InvalidParameter(
+            f"target {target!r} must look like 'package.module:function' or 'path/to/file.py:function'")
+    where, _, name = target.rpartition(":")
+    if not where or not name.isidentifier():
+        raise InvalidParameter(
+            f"target {target!r} must look like 'package.module:function' or 'path/to/file.py:function'")
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        path = Path(where)
+        if not path.is_file():
+            raise InvalidParameter(f"target file {where!r} does not exist")
+        module_name = f"_ldpaudit_target_{abs(hash(str(path.resolve()))):x}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise InvalidParameter(f"cannot import target file {where!r}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[module_name]
+            raise RandomizerError(f"importing {where!r} raised {type(exc).__name__}: {exc}") from exc
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as exc:
+            raise InvalidParameter(f"cannot import module {where!r} of target {target!r}: {exc}") from exc
+    try:
+        func = getattr(module, name)
+    except AttributeError:
+        raise InvalidParameter(f"module {where!r} has no attribute {name!r} (target {target!r})") from None
+    if not callable(func):
+        raise InvalidParameter(f"target {target!r} is a {_type_name(func)}, not a function")
+    if not target_args:
+        return func
+    try:
+        randomizer = func(**target_args)
+    except LdpAuditError:
+        raise
+    except Exception as exc:
+        raise RandomizerError(
+            f"factory {target!r} raised {type(exc).__name__} with arguments {target_args!r}: {exc}") from exc
+    if not callable(randomizer):
+        raise InvalidParameter(
+            f"factory {target!r} returned a {_type_name(randomizer)}, not a randomizer function")
+    return randomizer

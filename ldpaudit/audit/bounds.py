@@ -1,0 +1,104 @@
+"""Confidence bounds for the auditor: exact one-sided Clopper-Pearson bounds on event
+probabilities, and the certified lower bound on ε they imply.
+
+For an input pair (x, x') and an event S, with a ~ Bin(n, P(S|x)) and b ~ Bin(m, P(S|x')),
+
+    ε_lb = ln( CP_lower(a, n, α') / CP_upper(b, m, α') ).
+
+Each bound fails with probability at most α', so ε_lb > ln(P(S|x)/P(S|x')) <= ε with
+probability at most 2α'. Auditing k (pair, event) candidates at α' = α/(2k) keeps the chance
+of any false certificate at most α (Bonferroni).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special, stats
+
+
+def cp_lower(successes, trials, alpha):
+    """One-sided (1-alpha) Clopper-Pearson lower bound on a binomial probability."""
+    a = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bound = special.betaincinv(a, n - a + 1, alpha)
+    bound = np.where(a <= 0, 0.0, bound)
+    return bound if bound.ndim else float(bound)
+
+
+def cp_upper(successes, trials, alpha):
+    """One-sided (1-alpha) Clopper-Pearson upper bound on a binomial probability."""
+    b = np.asarray(successes, dtype=float)
+    n = np.asarray(trials, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        bound = special.betaincinv(b + 1, n - b, 1 - alpha)
+    bound = np.where(b >= n, 1.0, bound)
+    return bound if bound.ndim else float(bound)
+
+
+def epsilon_lower_bound(a: int, n: int, b: int, m: int, alpha_each: float) -> tuple[float, float, float]:
+    """(ε_lb, p_lower, q_upper) for a of n hits under x and b of m hits under x'.
+
+    ε_lb is -inf when a = 0 (no evidence at all)."""
+    p_low = cp_lower(a, n, alpha_each)
+    q_up = cp_upper(b, m, alpha_each)
+    if p_low <= 0:
+        return -math.inf, p_low, q_up
+    return math.log(p_low / q_up), p_low, q_up
+
+
+def detectable_epsilon(n: int, alpha_each: float) -> float:
+    """The largest ε_lb any event can give with n samples per input: a = n hits under x and
+    b = 0 under x' (about ln(n / ln(1/α')))."""
+    if n <= 0:
+        return 0.0
+    return math.log(cp_lower(n, n, alpha_each) / cp_upper(0, n, alpha_each))
+
+
+def z_value(alpha_each: float) -> float:
+    return float(stats.norm.isf(alpha_each))
+
+
+def wilson_lower(phat, n, z):
+    """Wilson score lower bound: a fast, smooth stand-in for CP_lower when ranking events."""
+    phat = np.asarray(phat, dtype=float)
+    z2 = z * z
+    centre = phat + z2 / (2 * n)
+    spread = z * np.sqrt(np.maximum(phat * (1 - phat), 0.0) / n + z2 / (4 * n * n))
+    return np.maximum((centre - spread) / (1 + z2 / n), 0.0)
+
+
+def wilson_upper(qhat, n, z):
+    qhat = np.asarray(qhat, dtype=float)
+    z2 = z * z
+    centre = qhat + z2 / (2 * n)
+    spread = z * np.sqrt(np.maximum(qhat * (1 - qhat), 0.0) / n + z2 / (4 * n * n))
+    return np.minimum((centre + spread) / (1 + z2 / n), 1.0)
+
+
+EXPLORE_Z = 2.0
+
+
+def predicted_bound(phat, qhat, n_confirm: int, z: float, n_explore: int | None = None):
+    """The ε_lb one expects to certify on n_confirm fresh samples per input for an event whose
+    probabilities are estimated as phat (under x) and qhat (under x') from n_explore draws.
+
+    The estimates are first made pessimistic by two standard errors (Wilson, z = 2) so that
+    events seen only a handful of times in exploration are not mistaken for certainties, and
+    the best of many candidates is not chosen for its luck.
+    Vectorized; -inf where the lower bound on P(S|x) is 0."""
+    if n_explore is not None:
+        phat = wilson_lower(phat, n_explore, EXPLORE_Z)
+        qhat = wilson_upper(qhat, n_explore, EXPLORE_Z)
+    low = wilson_lower(phat, n_confirm, z)
+    up = wilson_upper(qhat, n_confirm, z)
+    with np.errstate(divide="ignore"):
+        return np.log(low) - np.log(up)
+
+
+def bound_sd(phat, qhat, n: int):
+    """Delta-method standard deviation of ln(p̂/q̂) with n samples per input."""
+    phat = np.maximum(np.asarray(phat, dtype=float), 1.0 / n)
+    qhat = np.maximum(np.asarray(qhat, dtype=float), 1.0 / n)
+    return np.sqrt((1 - phat) / (n * phat) + (1 - qhat) / (n * qhat))

@@ -1,0 +1,368 @@
+"""Events and the search for the (pair, event) candidates most likely to certify a large ε.
+
+The exploration sample comes in two independent halves. Half A fits, for each ordered input
+pair (x, x'), an ordering of candidate events by estimated likelihood ratio; half B evaluates
+prefixes/thresholds of that ordering and predicts the bound each would certify on the
+confirmation sample. Three families, all likelihood-ratio sets:
+
+- histogram: row codes (discrete values, quantile bins of a real output, frequent vector
+  rows) sorted by A's ratio P(code|x)/P(code|x'); the event is a prefix. For real outputs also
+  the thresholds y >= c and y < c.
+- projection: the joint value of the few columns whose A marginals differ most between x and
+  x', its cells sorted by ratio; the event is a prefix (for k-RAPPOR, OUE, k-subset the cell
+  {y[x] = 1, y[x'] = 0} has ratio exactly e^ε).
+- linear: the naive-Bayes log-likelihood ratio sum_j w_j[y_j] with per-column weights from
+  A (weights within 2 standard errors of 0 are set to 0); the event is a threshold on it.
+
+Nothing here looks at the confirmation sample, so the choice cannot inflate the final bound.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ldpaudit.audit.bounds import bound_sd, predicted_bound
+from ldpaudit.audit.features import Featurizer, View
+
+SCORE_BINS = 2048
+MAX_PROJECTION_CELLS = 4096
+MAX_PROJECTION_COLUMNS = 4
+MAX_DESCRIBED = 8
+
+
+class Event:
+    """A set S of outputs, defined on the featurizer's view."""
+
+    description: str = ""
+
+    def mask(self, view: View) -> np.ndarray:
+        raise NotImplementedError
+
+
+@dataclass(eq=False)
+class CodeSetEvent(Event):
+    in_set: np.ndarray
+    description: str = ""
+
+    def mask(self, view):
+        return self.in_set[view.codes]
+
+
+@dataclass(eq=False)
+class ProjectionEvent(Event):
+    columns: np.ndarray
+    strides: np.ndarray
+    in_set: np.ndarray
+    description: str = ""
+
+    def mask(self, view):
+        code = view.cats[:, self.columns].astype(np.int64) @ self.strides
+        return self.in_set[code]
+
+
+@dataclass(eq=False)
+class ScoreEvent(Event):
+    weights: np.ndarray          # flat, indexed by offsets[j] + cats[:, j]
+    offsets: np.ndarray
+    threshold: float
+    description: str = ""
+
+    def score(self, cats: np.ndarray) -> np.ndarray:
+        active = np.flatnonzero(np.add.reduceat(np.abs(self.weights), self.offsets) > 0) \
+            if len(self.offsets) else np.zeros(0, int)
+        score = np.zeros(cats.shape[0])
+        for j in active:
+            score += self.weights[self.offsets[j] + cats[:, j]]
+        return score
+
+    def mask(self, view):
+        return self.score(view.cats) >= self.threshold
+
+
+@dataclass
+class Candidate:
+    pair: tuple
+    event: Event
+    family: str
+    predicted: float
+    p_explore: float
+    q_explore: float
+    sd: float = 0.0
+    key: tuple = field(default=())
+
+
+def _best_prefix(order, cb_x, cb_y, n_x, n_y, n_confirm, z):
+    """Best prefix of ``order`` on half B: (predicted bound, prefix length, p̂, q̂)."""
+    px = np.cumsum(cb_x[order]) / n_x
+    qy = np.cumsum(cb_y[order]) / n_y
+    pred = predicted_bound(px, qy, n_confirm, z, min(n_x, n_y))
+    i = int(np.argmax(pred))
+    return float(pred[i]), i + 1, float(px[i]), float(qy[i])
+
+
+def _ratio_order(ca_x, ca_y, n_x, n_y):
+    llr = np.log((ca_x + 0.5) / (n_x + 1.0)) - np.log((ca_y + 0.5) / (n_y + 1.0))
+    return np.argsort(-llr, kind="stable")
+
+
+class Search:
+    """The candidate search over a fixed featurizer and the two exploration halves."""
+
+    def __init__(self, feat: Featurizer, half_a: dict, half_b: dict, n_confirm: int, z: float):
+        self.feat = feat
+        self.a = half_a
+        self.b = half_b
+        self.n_confirm = n_confirm
+        self.z = z
+        k = feat.n_codes
+        self.codes_a = {x: v.bincount(v.codes, k) for x, v in half_a.items()}
+        self.codes_b = {x: v.bincount(v.codes, k) for x, v in half_b.items()}
+        self.vector = feat.shape in ("vector", "set")
+        if self.vector:
+            self.ncat = feat.ncats
+            self.offsets = np.concatenate([[0], np.cumsum(self.ncat)[:-1]]).astype(np.int64)
+            self.width_f = int(self.ncat.sum())
+            self.cols_a = {x: self._column_counts(v) for x, v in half_a.items()}
+
+    def _column_counts(self, view: View) -> np.ndarray:
+        flat = (view.cats.astype(np.int64) + self.offsets).ravel()
+        w = None if view.weights is None else np.repeat(view.weights, view.cats.shape[1])
+        return np.bincount(flat, weights=w, minlength=self.width_f).astype(float)
+
+    # -- screening -----------------------------------------------------------------------
+    def screen(self, pairs: list, keep: int) -> list:
+        """Keep the ``keep`` pairs whose best single code or column value already looks most
+        distinguishing on half A."""
+        if len(pairs) <= keep:
+            return pairs
+        scores = []
+        for x, y in pairs:
+            if self.vector:
+                p = self.cols_a[x] / self.a[x].n
+                q = self.cols_a[y] / self.a[y].n
+            else:
+                p = self.codes_a[x] / self.a[x].n
+                q = self.codes_a[y] / self.a[y].n
+            n = min(self.a[x].n, self.a[y].n)
+            scores.append(float(np.max(predicted_bound(p, q, self.n_confirm, self.z, n))))
+        order = np.argsort(-np.array(scores), kind="stable")[:keep]
+        return [pairs[i] for i in sorted(order)]
+
+    # -- families ------------------------------------------------------------------------
+    def histogram(self, x, y) -> list[Candidate]:
+        k = self.feat.n_codes
+        if k <= 1:
+            return []
+        ca_x, ca_y = self.codes_a[x], self.codes_a[y]
+        cb_x, cb_y = self.codes_b[x], self.codes_b[y]
+        na_x, na_y, nb_x, nb_y = self.a[x].n, self.a[y].n, self.b[x].n, self.b[y].n
+        if self.vector and ca_x[:-1].sum() + ca_y[:-1].sum() == 0:
+            return []
+        orders = [("histogram", _ratio_order(ca_x, ca_y, na_x, na_y))]
+        if self.feat.shape == "real":
+            orders.append(("threshold", np.arange(k)[::-1]))
+            orders.append(("threshold", np.arange(k)))
+        out = []
+        for family, order in orders:
+            pred, length, p, q = _best_prefix(order, cb_x, cb_y, nb_x, nb_y, self.n_confirm, self.z)
+            if not math.isfinite(pred):
+                continue
+            in_set = np.zeros(k, dtype=bool)
+            in_set[order[:length]] = True
+            event = CodeSetEvent(in_set, self._describe_codes(in_set, family))
+            out.append(Candidate((x, y), event, family, pred, p, q))
+        return out
+
+    def projection(self, x, y) -> list[Candidate]:
+        if not self.vector:
+            return []
+        na_x, na_y = self.a[x].n, self.a[y].n
+        p = (self.cols_a[x] + 0.5) / (na_x + 1.0)
+        q = (self.cols_a[y] + 0.5) / (na_y + 1.0)
+        seen = (self.cols_a[x] + self.cols_a[y]) > 0
+        contrib = np.where(seen, (p - q) * (np.log(p) - np.log(q)), 0.0)
+        divergence = np.add.reduceat(contrib, self.offsets)
+        ranked = np.argsort(-divergence, kind="stable")
+        cols = []
+        cells = 1
+        for j in ranked[:MAX_PROJECTION_COLUMNS]:
+            if divergence[j] <= 0 or cells * self.ncat[j] > MAX_PROJECTION_CELLS:
+                break
+            cols.append(int(j))
+            cells *= int(self.ncat[j])
+        if not cols:
+            return []
+        cols = np.array(cols)
+        dims = self.ncat[cols]
+        strides = np.ones(len(cols), dtype=np.int64)
+        for i in range(len(cols) - 2, -1, -1):
+            strides[i] = strides[i + 1] * dims[i + 1]
+        tables = {}
+        for tag, half, u in (("ax", self.a, x), ("ay", self.a, y), ("bx", self.b, x), ("by", self.b, y)):
+            view = half[u]
+            code = view.cats[:, cols].astype(np.int64) @ strides
+            tables[tag] = view.bincount(code, cells).reshape(tuple(dims)).astype(float)
+        out = []
+        nb_x, nb_y = self.b[x].n, self.b[y].n
+        for g in sorted({1, min(2, len(cols)), len(cols)}):
+            axes = tuple(range(g, len(cols)))
+            marg = {t: tab.sum(axis=axes).ravel() for t, tab in tables.items()}
+            order = _ratio_order(marg["ax"], marg["ay"], na_x, na_y)
+            pred, length, pe, qe = _best_prefix(order, marg["bx"], marg["by"], nb_x, nb_y, self.n_confirm, self.z)
+            if not math.isfinite(pred):
+                continue
+            in_set = np.zeros(len(marg["ax"]), dtype=bool)
+            in_set[order[:length]] = True
+            sub_strides = strides[:g] // strides[g - 1]
+            event = ProjectionEvent(cols[:g], sub_strides, in_set,
+                                    self._describe_projection(cols[:g], dims[:g], in_set))
+            out.append(Candidate((x, y), event, "projection", pred, pe, qe))
+        return out
+
+    def linear_weights(self, x, y) -> np.ndarray:
+        ca_x, ca_y = self.cols_a[x], self.cols_a[y]
+        na_x, na_y = self.a[x].n, self.a[y].n
+        w = np.log((ca_x + 0.5) / (na_x + 1.0)) - np.log((ca_y + 0.5) / (na_y + 1.0))
+        se = np.sqrt(1.0 / (ca_x + 0.5) + 1.0 / (ca_y + 0.5))
+        w[np.abs(w) < 2 * se] = 0.0
+        return w
+
+    def linear(self, pairs: list) -> list[Candidate]:
+        """Threshold events on the linear log-likelihood-ratio score, for all pairs at once
+        (one matrix product per input over the pairs it takes part in)."""
+        if not self.vector or not pairs:
+            return []
+        weights = np.stack([self.linear_weights(x, y) for x, y in pairs], axis=1).astype(np.float32)
+        lo = np.minimum.reduceat(weights, self.offsets, axis=0).sum(axis=0, dtype=float)
+        hi = np.maximum.reduceat(weights, self.offsets, axis=0).sum(axis=0, dtype=float)
+        width = (hi - lo) / SCORE_BINS
+        hist = {}
+        by_input: dict = {}
+        for i, (x, y) in enumerate(pairs):
+            if width[i] > 0:
+                by_input.setdefault(x, []).append((i, "x"))
+                by_input.setdefault(y, []).append((i, "y"))
+        for u, uses in by_input.items():
+            view = self.b[u]
+            idx = np.array([i for i, _ in uses])
+            counts = self._score_histograms(view, weights[:, idx], lo[idx], width[idx])
+            for (i, role), c in zip(uses, counts):
+                hist[(i, role)] = c
+        out = []
+        for i, (x, y) in enumerate(pairs):
+            if width[i] <= 0:
+                continue
+            # Event {score >= lo + j*width}: counts are reverse cumulative sums.
+            px = np.cumsum(hist[(i, "x")][::-1])[::-1] / self.b[x].n
+            qy = np.cumsum(hist[(i, "y")][::-1])[::-1] / self.b[y].n
+            pred = predicted_bound(px, qy, self.n_confirm, self.z, min(self.b[x].n, self.b[y].n))
+            j = int(np.argmax(pred))
+            if not math.isfinite(pred[j]):
+                continue
+            threshold = float(lo[i] + j * width[i])
+            w = weights[:, i].astype(float)
+            event = ScoreEvent(w, self.offsets, threshold, self._describe_score(w, threshold))
+            out.append(Candidate((x, y), event, "linear", float(pred[j]), float(px[j]), float(qy[j])))
+        return out
+
+    def _score_histograms(self, view: View, w: np.ndarray, lo: np.ndarray, width: np.ndarray) -> list:
+        n_rows = view.cats.shape[0]
+        counts = np.zeros((w.shape[1], SCORE_BINS), dtype=np.int64)
+        chunk = max(1024, (1 << 23) // max(self.width_f, 1))
+        cols = np.arange(view.cats.shape[1])
+        for start in range(0, n_rows, chunk):
+            cats = view.cats[start:start + chunk]
+            onehot = np.zeros((cats.shape[0], self.width_f), dtype=np.float32)
+            rows = np.arange(cats.shape[0])[:, None]
+            onehot[rows, self.offsets[cols][None, :] + cats] = 1.0
+            scores = onehot @ w
+            bins = np.floor((scores - lo) / width).astype(np.int64)
+            np.clip(bins, 0, SCORE_BINS - 1, out=bins)
+            weights = None if view.weights is None else view.weights[start:start + chunk]
+            for i in range(w.shape[1]):
+                counts[i] += np.bincount(bins[:, i], weights=weights, minlength=SCORE_BINS).astype(np.int64)
+        return list(counts)
+
+    # -- descriptions --------------------------------------------------------------------
+    def _describe_codes(self, in_set: np.ndarray, family: str) -> str:
+        codes = np.flatnonzero(in_set)
+        if self.feat.shape == "real":
+            return "y in " + " ∪ ".join(_intervals(codes, self.feat.edges))
+        names = [self.feat.describe_code(int(c)) for c in codes[:MAX_DESCRIBED]]
+        more = len(codes) - MAX_DESCRIBED
+        text = ", ".join(names) + (f", ... ({more} more)" if more > 0 else "")
+        return f"y in {{{text}}}"
+
+    def _describe_projection(self, cols, dims, in_set) -> str:
+        cells = np.flatnonzero(in_set)
+        parts = []
+        for cell in cells[:MAX_DESCRIBED]:
+            idx = np.unravel_index(cell, tuple(dims))
+            parts.append(" and ".join(self.feat.describe_cat(int(j), int(c)) for j, c in zip(cols, idx)))
+        more = len(cells) - MAX_DESCRIBED
+        if len(parts) == 1:
+            return parts[0]
+        return " or ".join(f"({p})" for p in parts) + (f" or ... ({more} more cells)" if more > 0 else "")
+
+    def _describe_score(self, w: np.ndarray, threshold: float) -> str:
+        terms = []
+        for j in range(len(self.ncat)):
+            block = w[self.offsets[j]:self.offsets[j] + self.ncat[j]]
+            for c in np.flatnonzero(block):
+                terms.append((abs(block[c]), f"{block[c]:+.3f}·[{self.feat.describe_cat(j, int(c))}]"))
+        terms.sort(key=lambda t: -t[0])
+        shown = " ".join(t for _, t in terms[:MAX_DESCRIBED])
+        more = len(terms) - MAX_DESCRIBED
+        return f"score >= {threshold:.4g}, score = {shown}" + (f" + {more} smaller terms" if more > 0 else "")
+
+
+def _intervals(codes: np.ndarray, edges: np.ndarray) -> list[str]:
+    """Merge consecutive bins into intervals [lo, hi)."""
+    out = []
+    if len(codes) == 0:
+        return ["∅"]
+    start = prev = int(codes[0])
+    for c in list(codes[1:]) + [None]:
+        if c is not None and int(c) == prev + 1:
+            prev = int(c)
+            continue
+        lo = -math.inf if start == 0 else edges[start - 1]
+        hi = math.inf if prev == len(edges) else edges[prev]
+        out.append(f"[{lo:.4g}, {hi:.4g})")
+        if c is not None:
+            start = prev = int(c)
+    return out
+
+
+def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confirm: int, z: float,
+           max_pairs: int = 1000) -> list[Candidate]:
+    """All families' best event per pair, sorted by predicted certified bound (best first)."""
+    s = Search(feat, half_a, half_b, n_confirm, z)
+    pairs = s.screen(pairs, max_pairs)
+    candidates = []
+    for x, y in pairs:
+        candidates += s.histogram(x, y)
+        candidates += s.projection(x, y)
+    candidates += s.linear(pairs)
+    for c in candidates:
+        c.sd = float(bound_sd(c.p_explore, c.q_explore, n_confirm))
+    candidates.sort(key=lambda c: -c.predicted)
+    return candidates
+
+
+def choose(candidates: list[Candidate], max_confirm: int) -> list[Candidate]:
+    """The candidates to confirm: the best, plus the next ones (distinct events) whose
+    predicted bound is within one standard deviation of it, up to max_confirm."""
+    chosen: list[Candidate] = []
+    seen = set()
+    for c in candidates:
+        key = (c.pair, round(c.p_explore, 12), round(c.q_explore, 12))
+        if key in seen:
+            continue
+        if chosen and (c.predicted < chosen[0].predicted - chosen[0].sd or len(chosen) >= max_confirm):
+            break
+        seen.add(key)
+        chosen.append(c)
+    return chosen

@@ -1,0 +1,406 @@
+"""A numeric view of outputs, fitted once on a pilot sample of the exploration phase.
+
+Every output becomes
+- a row code: discrete outputs get one code per distinct value, real outputs one per
+  quantile bin (in value order), vector and set outputs one per frequent output row (all
+  rare rows share the code ``other``);
+- for vector and set outputs, a row of per-column categories ``cats`` (uint8): the value of a
+  discrete column, the quantile bin of a real column, or membership of an element of a set.
+
+Events are defined on this view; it is fixed before any confirmation sample is drawn.
+"""
+from __future__ import annotations
+
+import collections
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from ldpaudit.audit.adapters import Outputs
+from ldpaudit.errors import RandomizerError
+
+MAX_COLUMN_VALUES = 64          # a discrete column with more distinct values is treated as real
+VECTOR_BINS = 16                # quantile bins of a real column of a vector output
+SCALAR_QUANTILES = np.unique(np.concatenate([
+    np.linspace(0, 1, 257)[1:-1], [1e-3, 3e-3, 1e-2, 0.99, 0.997, 0.999]]))
+MAX_DISCRETE_CODES = 1 << 16    # more distinct scalar outputs than this share the code 'other'
+DISCRETE_AS_REAL = 1024         # integer outputs with more distinct pilot values are binned as reals
+FREQUENT_ROW_MIN = 5            # a vector output row needs this many exploration hits for a code
+MAX_ROW_CODES = 4096
+MAX_SET_UNIVERSE = 4096
+_KEY_MULTIPLIERS = np.random.default_rng(0x5EED).integers(1, 2**63, size=1 << 16, dtype=np.uint64) | np.uint64(1)
+
+
+@dataclass
+class View:
+    """Transformed outputs of one input in one batch."""
+
+    codes: np.ndarray               # int64 (r,)
+    cats: np.ndarray | None         # uint8 (r, m) for vector/set outputs
+    weights: np.ndarray | None      # int64 (r,) multiplicities, None for all ones
+    keys: np.ndarray | None         # uint64 (r,) row hashes for vector/set outputs
+    n: int                          # number of draws represented
+
+    def count(self, mask: np.ndarray) -> int:
+        if self.weights is None:
+            return int(np.count_nonzero(mask))
+        return int(self.weights[mask].sum())
+
+    def bincount(self, codes: np.ndarray, length: int) -> np.ndarray:
+        return np.bincount(codes, weights=self.weights, minlength=length).astype(np.int64)[:length]
+
+
+def concat_views(views: list[View]) -> View:
+    def cat(attr):
+        parts = [getattr(v, attr) for v in views]
+        return None if parts[0] is None else np.concatenate(parts)
+
+    if any(v.weights is not None for v in views):
+        weights = np.concatenate([v.weights if v.weights is not None else np.ones(len(v.codes), np.int64)
+                                  for v in views])
+    else:
+        weights = None
+    return View(cat("codes"), cat("cats"), weights, cat("keys"), sum(v.n for v in views))
+
+
+def _weighted_quantiles(values: np.ndarray, weights: np.ndarray | None, levels) -> np.ndarray:
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    w = np.ones(len(v)) if weights is None else weights[order].astype(float)
+    cum = np.cumsum(w)
+    idx = np.searchsorted(cum, np.asarray(levels) * cum[-1], side="left")
+    return np.unique(v[np.clip(idx, 0, len(v) - 1)])
+
+
+def _shape_of(out: Outputs) -> str:
+    if out.kind == "array":
+        if out.values.ndim == 2:
+            return "vector"
+        return "real" if out.values.dtype.kind == "f" else "discrete"
+    first = out.values[0]
+    if isinstance(first, tuple):
+        return "vector"
+    if isinstance(first, frozenset):
+        return "set"
+    return "discrete"
+
+
+def _width(out: Outputs) -> int:
+    if out.kind == "array":
+        return out.values.shape[1] if out.values.ndim == 2 else 0
+    first = out.values[0]
+    return len(first) if isinstance(first, tuple) else 0
+
+
+@dataclass
+class _Column:
+    kind: str                       # 'cat' (numeric values), 'obj' (hashable values), 'real'
+    values: np.ndarray | None = None
+    lookup: dict | None = None
+    edges: np.ndarray | None = None
+
+    def __post_init__(self):
+        self.lut = None
+        if self.kind == "cat" and len(self.values) and self.values.min() >= 0 and self.values.max() < 256:
+            self.lut = np.full(256, len(self.values), dtype=np.uint8)
+            self.lut[self.values.astype(np.int64)] = np.arange(len(self.values), dtype=np.uint8)
+
+    @property
+    def ncat(self) -> int:
+        if self.kind == "real":
+            return len(self.edges) + 1
+        return (len(self.values) if self.kind == "cat" else len(self.lookup)) + 1
+
+    def transform(self, col) -> np.ndarray:
+        if self.kind == "real":
+            return np.searchsorted(self.edges, np.asarray(col, dtype=float), side="right").astype(np.uint8)
+        if self.kind == "obj":
+            other = len(self.lookup)
+            return np.fromiter((self.lookup.get(v, other) for v in col), dtype=np.uint8, count=len(col))
+        col = np.asarray(col)
+        if col.dtype.kind in "biu" and self.lut is not None:
+            if col.dtype.kind == "b" or (col.size and col.min() >= 0 and col.max() < len(self.lut)):
+                return self.lut[col.view(np.uint8) if col.dtype.kind == "b" else col]
+        idx = np.searchsorted(self.values, col)
+        idx_c = np.minimum(idx, len(self.values) - 1)
+        hit = self.values[idx_c] == col
+        return np.where(hit, idx_c, len(self.values)).astype(np.uint8)
+
+    def describe(self, c: int) -> str:
+        if self.kind == "real":
+            lo = -math.inf if c == 0 else self.edges[c - 1]
+            hi = math.inf if c == len(self.edges) else self.edges[c]
+            return f"[{lo:.4g}, {hi:.4g})"
+        values = list(self.values.tolist()) if self.kind == "cat" else list(self.lookup)
+        return repr(values[c]) if c < len(values) else "(a value unseen in exploration)"
+
+
+class Featurizer:
+    """Fit on the pilot outputs of every input (``fit``), grow discrete codes over the rest of
+    exploration, then ``freeze`` before the event search; ``transform`` maps Outputs to a View."""
+
+    def __init__(self):
+        self.shape: str | None = None
+        self.width = 0
+        self.frozen = False
+        self.code_of: dict = {}
+        self.value_of_code: list = []
+        self.edges: np.ndarray | None = None
+        self.columns: list[_Column] = []
+        self.universe: dict | None = None
+        self.row_keys = np.zeros(0, dtype=np.uint64)
+        self.row_cats: np.ndarray | None = None
+
+    # -- fitting -------------------------------------------------------------------------
+    def fit(self, pilots: list[tuple[object, Outputs]]) -> "Featurizer":
+        shapes = {}
+        for x, out in pilots:
+            if out.n == 0:
+                continue
+            shapes.setdefault((_shape_of(out), _width(out)), x)
+        if len(shapes) > 1:
+            (s1, x1), (s2, x2) = list(shapes.items())[:2]
+            raise RandomizerError(
+                f"randomizer returned {_shape_text(s2)} outputs for input {x2!r} but {_shape_text(s1)} "
+                f"outputs for input {x1!r}; every input must give outputs of one shape")
+        (self.shape, self.width), = shapes
+        outs = [out for _, out in pilots if out.n]
+        if self.shape == "discrete":
+            distinct = set()
+            for out in outs:
+                vals = np.unique(out.values) if out.kind == "array" else out.values
+                distinct.update(vals.tolist() if isinstance(vals, np.ndarray) else vals)
+            if len(distinct) > DISCRETE_AS_REAL and all(isinstance(v, numbers.Real) for v in distinct):
+                self.shape = "real"
+        if self.shape == "real":
+            values, weights = _pool_scalars(outs)
+            self.edges = _weighted_quantiles(values, weights, SCALAR_QUANTILES)
+        elif self.shape == "vector":
+            columns = [_columns_of(out) for out in outs]
+            weights = [None if out.kind == "array" else out.counts for out in outs]
+            for j in range(self.width):
+                self.columns.append(_fit_column([c[j] for c in columns], weights))
+        elif self.shape == "set":
+            freq = collections.Counter()
+            for out in outs:
+                for s, c in zip(out.values, out.counts):
+                    for e in s:
+                        freq[e] += int(c)
+            elements = [e for e, _ in freq.most_common(MAX_SET_UNIVERSE)]
+            try:
+                elements.sort()
+            except TypeError:
+                pass
+            self.universe = {e: i for i, e in enumerate(elements)}
+            for _ in elements:
+                self.columns.append(_Column("cat", values=np.array([0, 1])))
+            self.columns.append(_Column("cat", values=np.arange(4)))   # elements outside the universe
+        return self
+
+    def freeze(self, exploration: list[View]) -> None:
+        """Fix the codes: discrete codes seen so far, and the frequent rows of vector/set outputs."""
+        self.frozen = True
+        if self.shape in ("vector", "set"):
+            keys = np.concatenate([v.keys for v in exploration])
+            weights = np.concatenate([v.weights if v.weights is not None else np.ones(len(v.keys), np.int64)
+                                      for v in exploration])
+            uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+            counts = np.bincount(inverse, weights=weights).astype(np.int64)
+            frequent = np.flatnonzero(counts >= FREQUENT_ROW_MIN)
+            if len(frequent) > MAX_ROW_CODES:
+                frequent = frequent[np.argsort(-counts[frequent], kind="stable")[:MAX_ROW_CODES]]
+                frequent.sort()
+            self.row_keys = uniq[frequent]
+            cats = np.concatenate([v.cats for v in exploration])
+            self.row_cats = cats[first[frequent]]
+            for v in exploration:
+                v.codes = self._row_codes(v.keys)
+
+    @property
+    def n_codes(self) -> int:
+        """Number of row codes including 'other' (the last one)."""
+        if self.shape == "discrete":
+            return len(self.value_of_code) + 1
+        if self.shape == "real":
+            return len(self.edges) + 1
+        return len(self.row_keys) + 1
+
+    @property
+    def ncats(self) -> np.ndarray:
+        return np.array([c.ncat for c in self.columns], dtype=np.int64)
+
+    # -- transforming --------------------------------------------------------------------
+    def transform(self, out: Outputs, x=None) -> View:
+        shape = _shape_of(out) if out.n else self.shape
+        if out.n and (shape != self.shape and not (shape == "discrete" and self.shape == "real")
+                      or _width(out) != self.width):
+            raise RandomizerError(
+                f"randomizer returned {_shape_text((shape, _width(out)))} outputs for input {x!r} but "
+                f"{_shape_text((self.shape, self.width))} outputs earlier; outputs must keep one shape")
+        weights = None if out.kind == "array" else out.counts
+        if self.shape == "discrete":
+            return View(self._discrete_codes(out), None, weights, None, out.n)
+        if self.shape == "real":
+            vals = out.values if out.kind == "array" else np.array(out.values, dtype=float)
+            codes = np.searchsorted(self.edges, vals, side="right").astype(np.int64)
+            return View(codes, None, weights, None, out.n)
+        if self.shape == "vector":
+            cols = _columns_of(out)
+            cats = np.empty((len(cols[0]) if cols else 0, self.width), dtype=np.uint8)
+            for j, (col, spec) in enumerate(zip(cols, self.columns)):
+                cats[:, j] = spec.transform(col)
+        else:
+            cats = self._membership(out.values)
+        keys = _row_keys(cats)
+        codes = self._row_codes(keys) if self.frozen else np.zeros(len(keys), np.int64)
+        return View(codes, cats, weights, keys, out.n)
+
+    def _discrete_codes(self, out: Outputs) -> np.ndarray:
+        if out.kind == "array":
+            uniq, inverse = np.unique(out.values, return_inverse=True)
+            uniq = uniq.tolist()
+        else:
+            uniq, inverse = out.values, None
+        mapped = np.empty(len(uniq), dtype=np.int64)
+        for i, v in enumerate(uniq):
+            code = self.code_of.get(v)
+            if code is None:
+                if self.frozen or len(self.value_of_code) >= MAX_DISCRETE_CODES:
+                    code = -1
+                else:
+                    code = len(self.value_of_code)
+                    self.code_of[v] = code
+                    self.value_of_code.append(v)
+            mapped[i] = code
+        if self.frozen:
+            mapped[mapped < 0] = len(self.value_of_code)
+        else:
+            mapped[mapped < 0] = MAX_DISCRETE_CODES
+        return mapped if inverse is None else mapped[inverse.ravel()]
+
+    def _membership(self, sets) -> np.ndarray:
+        m = len(self.universe)
+        cats = np.zeros((len(sets), m + 1), dtype=np.uint8)
+        for i, s in enumerate(sets):
+            outside = 0
+            for e in s:
+                j = self.universe.get(e)
+                if j is None:
+                    outside += 1
+                else:
+                    cats[i, j] = 1
+            cats[i, m] = min(outside, 4)
+        return cats
+
+    def _row_codes(self, keys: np.ndarray) -> np.ndarray:
+        if len(self.row_keys) == 0:
+            return np.zeros(len(keys), np.int64)
+        idx = np.searchsorted(self.row_keys, keys)
+        idx_c = np.minimum(idx, len(self.row_keys) - 1)
+        return np.where(self.row_keys[idx_c] == keys, idx_c, len(self.row_keys)).astype(np.int64)
+
+    # -- describing ----------------------------------------------------------------------
+    def describe_code(self, code: int) -> str:
+        if code >= self.n_codes - 1 and self.shape != "real":
+            return "any output not frequent in exploration" if self.shape in ("vector", "set") \
+                else "any value unseen in exploration"
+        if self.shape == "discrete":
+            return repr(self.value_of_code[code])
+        if self.shape == "real":
+            lo = -math.inf if code == 0 else self.edges[code - 1]
+            hi = math.inf if code == len(self.edges) else self.edges[code]
+            return f"[{lo:.4g}, {hi:.4g})"
+        return self.describe_row(self.row_cats[code])
+
+    def describe_row(self, cats_row) -> str:
+        if self.shape == "set":
+            elements = [e for e, j in self.universe.items() if cats_row[j]]
+            text = "{" + ", ".join(map(repr, elements)) + "}"
+            outside = int(cats_row[len(self.universe)])
+            return text if not outside else text + f" plus {outside} element(s) unseen in exploration"
+        return "(" + ", ".join(c.describe(int(v)) for c, v in zip(self.columns, cats_row)) + ")"
+
+    def column_name(self, j: int) -> str:
+        if self.shape == "set":
+            if j == len(self.universe):
+                return "#elements unseen in exploration"
+            return f"{list(self.universe)[j]!r} in y"
+        return f"y[{j}]"
+
+    def describe_cat(self, j: int, c: int) -> str:
+        if self.shape == "set":
+            if j == len(self.universe):
+                return f"#elements unseen in exploration = {c}" if c < 4 else "#elements unseen >= 4"
+            element = list(self.universe)[j]
+            return f"{element!r} in y" if c == 1 else f"{element!r} not in y"
+        return f"y[{j}] = {self.columns[j].describe(c)}" if self.columns[j].kind != "real" \
+            else f"y[{j}] in {self.columns[j].describe(c)}"
+
+
+def _shape_text(shape) -> str:
+    kind, width = shape
+    return f"{kind} (width {width})" if kind == "vector" else kind
+
+
+def _pool_scalars(outs: list[Outputs]):
+    values, weights = [], []
+    for out in outs:
+        if out.kind == "array":
+            values.append(out.values.astype(float))
+            weights.append(np.ones(out.n))
+        else:
+            values.append(np.array(out.values, dtype=float))
+            weights.append(out.counts.astype(float))
+    return np.concatenate(values), np.concatenate(weights)
+
+
+def _columns_of(out: Outputs) -> list:
+    """The columns of a vector output: numeric arrays where possible, else lists of values."""
+    if out.kind == "array":
+        return [out.values[:, j] for j in range(out.values.shape[1])]
+    width = len(out.values[0])
+    cols = []
+    for j in range(width):
+        col = [v[j] for v in out.values]
+        if all(isinstance(v, (numbers.Real, np.number)) for v in col):
+            cols.append(np.array(col, dtype=float if any(isinstance(v, float) for v in col) else np.int64))
+        else:
+            cols.append(col)
+    return cols
+
+
+def _fit_column(cols: list, weights: list) -> _Column:
+    if all(isinstance(c, np.ndarray) for c in cols):
+        pooled = np.concatenate([np.asarray(c, dtype=float) for c in cols])
+        uniq = np.unique(pooled)
+        if len(uniq) <= MAX_COLUMN_VALUES and np.all(uniq == np.round(uniq)):
+            return _Column("cat", values=uniq.astype(np.int64))
+        w = None if all(x is None for x in weights) else np.concatenate([
+            np.ones(len(c)) if wt is None else wt for c, wt in zip(cols, weights)])
+        levels = np.arange(1, VECTOR_BINS) / VECTOR_BINS
+        return _Column("real", edges=_weighted_quantiles(pooled, w, levels))
+    freq = collections.Counter()
+    for col, wt in zip(cols, weights):
+        for i, v in enumerate(col):
+            freq[v] += 1 if wt is None else int(wt[i])
+    values = [v for v, _ in freq.most_common(MAX_COLUMN_VALUES)]
+    return _Column("obj", lookup={v: i for i, v in enumerate(values)})
+
+
+def _row_keys(cats: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row of cats (wrapping multiply-add with fixed random odd
+    multipliers); equal rows get equal keys."""
+    m = cats.shape[1]
+    if m > len(_KEY_MULTIPLIERS):
+        raise RandomizerError(f"vector outputs with {m} columns are too wide to audit (max {len(_KEY_MULTIPLIERS)})")
+    keys = np.zeros(cats.shape[0], dtype=np.uint64)
+    mult = _KEY_MULTIPLIERS[:m]
+    step = 64
+    with np.errstate(over="ignore"):
+        for lo in range(0, m, step):
+            block = cats[:, lo:lo + step].astype(np.uint64)
+            keys += (block * mult[lo:lo + step]).sum(axis=1, dtype=np.uint64)
+            keys ^= keys >> np.uint64(29)
+    return keys
