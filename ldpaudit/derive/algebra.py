@@ -1,0 +1,176 @@
+"""Small algebra helpers shared by the derivation modules: the symbols every derivation
+uses (n users, the item probability p_j, the observed frequency f_j), simplification
+that copes with binomials of symbolic arguments, and exact/numeric checks."""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from ldpaudit.errors import LdpAuditError
+
+#: number of users
+N_USERS = sp.Symbol("n", positive=True, integer=True)
+#: probability of item j under the input distribution p
+P_J = sp.Symbol("p_j", nonnegative=True)
+#: observed frequency of the per-item statistic: F_j / n
+F_J = sp.Symbol("f_j", real=True)
+#: the real relaxation of an integer parameter in optimizations
+KAPPA = sp.Symbol("kappa", positive=True)
+
+
+class NotIdentifiable(LdpAuditError, ValueError):
+    """The channel has no left inverse: no unbiased linear estimator of p exists.
+
+    (Proposed for ldpaudit.errors; defined here until it moves.)"""
+
+
+class NotDerivable(LdpAuditError, ValueError):
+    """A quantity cannot be derived for this mechanism (form or parameters); the message says why."""
+
+
+def simplify(expr: sp.Basic) -> sp.Basic:
+    """Simplify with binomials of symbolic arguments rewritten as ratios (combsimp), then
+    cancel and factor over u = e^(ε/L) when every exponential is a power of one such u
+    (so (e^(ε/2) - 1)^2 stays factored instead of expanding)."""
+    expr = sp.sympify(expr)
+    if expr.is_number and expr.is_Rational:
+        return expr
+    if expr.has(sp.binomial, sp.factorial, sp.gamma):
+        expr = sp.combsimp(expr)
+    if expr.has(sp.Piecewise, sp.Sum, sp.Integral):
+        return expr
+    expr_u, back = to_exp_base(expr)
+    out = sp.cancel(sp.together(expr_u))
+    try:
+        factored = sp.factor(out)
+        if sp.count_ops(factored) <= sp.count_ops(out):
+            out = factored
+    except (sp.PolynomialError, NotImplementedError, TypeError):
+        pass
+    return out.xreplace(back) if back else out
+
+
+_U = sp.Symbol("u_exp", positive=True)
+
+
+def to_exp_base(expr: sp.Basic):
+    """Rewrite every exp(q·a) (q rational, one common a) as u**(q·L) with u = exp(a/L).
+    Returns (rewritten, {u: exp(a/L)}) or (expr, {}) when that is not possible."""
+    atoms = expr.atoms(sp.exp)
+    if not atoms:
+        return expr, {}
+    base = None
+    coeffs = []
+    for a in atoms:
+        coeff, rest = a.args[0].as_coeff_Mul()
+        if not coeff.is_Rational:
+            return expr, {}
+        if base is None:
+            base = rest
+        elif rest != base:
+            return expr, {}
+        coeffs.append(coeff)
+    L = 1
+    for c in coeffs:
+        L = sp.ilcm(L, sp.Rational(c).q)
+    sub = {a: _U ** (sp.Rational(a.args[0].as_coeff_Mul()[0]) * L) for a in atoms}
+    return expr.xreplace(sub), {_U: sp.exp(base / L)}
+
+
+def positive_sqrt(expr: sp.Basic) -> sp.Basic:
+    """sqrt of a positive expression, taken factor by factor: even powers come out of the
+    root with the sign that makes them positive (checked at a sample point), so
+    sqrt((e^ε - 1)^2) is e^ε - 1 and not Abs(e^ε - 1)."""
+    expr = sp.sympify(expr)
+    if expr.has(sp.binomial):
+        expr = sp.combsimp(expr)
+    expr_u, back = to_exp_base(expr)
+    num, den = sp.fraction(sp.cancel(sp.together(expr_u)))
+    outside, inside = sp.Integer(1), sp.Integer(1)
+    for part, power in ((num, 1), (den, -1)):
+        coeff, factors = sp.factor_list(part)
+        inside *= sp.Abs(coeff) ** power
+        for f, e in factors:
+            if _sample_sign(f) < 0:
+                f = -f
+            half, rest = divmod(e, 2)
+            outside *= f ** (half * power)
+            inside *= f ** (rest * power)
+    root = outside * sp.sqrt(sp.factor(inside))
+    return root.xreplace(back) if back else root
+
+
+def _sample_sign(expr: sp.Basic) -> int:
+    values = {}
+    for s in expr.free_symbols:
+        name = s.name
+        if name == "u_exp":
+            values[s] = sp.Rational(27, 10)
+        elif name in ("d", "K"):
+            values[s] = 11
+        elif name == "k":
+            values[s] = 3
+        else:
+            values[s] = 5
+    value = expr.xreplace(values)
+    return -1 if float(value) < 0 else 1
+
+
+def is_zero(expr: sp.Basic) -> bool:
+    """True when the expression is provably zero (combsimp/cancel/simplify)."""
+    expr = sp.sympify(expr)
+    if expr == 0:
+        return True
+    for step in (simplify, sp.simplify):
+        try:
+            if step(expr) == 0:
+                return True
+        except (TypeError, ValueError, NotImplementedError):
+            continue
+    return False
+
+
+def numeric(expr: sp.Basic) -> float | None:
+    """The value as a float when the expression has no free symbols, else None."""
+    expr = sp.sympify(expr)
+    if expr.free_symbols:
+        return None
+    try:
+        value = complex(sp.N(expr, 30))
+    except (TypeError, ValueError):
+        return None
+    if abs(value.imag) > 1e-12 * max(1.0, abs(value.real)):
+        return None
+    return value.real if math.isfinite(value.real) else None
+
+
+def exp_base(mech_symbols: dict[str, sp.Symbol]) -> sp.Basic | None:
+    """e^ε for the mechanism's ε parameter (None if it has no free ε)."""
+    eps = mech_symbols.get("epsilon")
+    return sp.exp(eps) if eps is not None else None
+
+
+def leading_power(expr: sp.Basic, var: sp.Symbol) -> tuple[sp.Basic, sp.Basic]:
+    """``(c, a)`` with ``expr ~ c * var**a`` as ``var -> oo`` (limits computed by sympy)."""
+    a = sp.limit(sp.log(expr) / sp.log(var), var, sp.oo)
+    if not a.is_finite:
+        raise NotDerivable(f"{expr} has no power-law behaviour as {var} -> oo")
+    c = sp.limit(expr / var**a, var, sp.oo)
+    return sp.simplify(c), a
+
+
+def leading_term_at_zero(expr: sp.Basic, var: sp.Symbol) -> sp.Basic:
+    """The leading term of the series of ``expr`` as ``var -> 0``."""
+    term = sp.series(expr, var, 0, 3).removeO()
+    terms = sp.Add.make_args(sp.expand(term))
+    def order(t):
+        powers = sp.Poly(t * var**10, var).monoms() if t.has(var) else [(10,)]
+        return powers[0][0]
+    try:
+        low = min(terms, key=order)
+        lowest = order(low)
+        return sp.factor(sp.Add(*[t for t in terms if order(t) == lowest]))
+    except (sp.PolynomialError, ValueError):
+        return sp.factor(expr.as_leading_term(var))

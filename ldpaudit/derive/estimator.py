@@ -1,0 +1,157 @@
+"""Unbiased estimators of the input distribution p, derived from the channel.
+
+* Symmetric channels (structured or product): the item statistic T_j has mean
+  E[f_j] = p_j g + (1 - p_j) h, where f_j = F_j/n is its observed frequency; solving this
+  linear equation for p_j gives the empirical estimator p̂_j = (f_j - h)/(g - h)
+  (Kairouz et al., Wang et al. Algorithm 2, Ye & Barg eq. (6)).
+* Explicit channels: m = pQ, so any R with QR = I gives the unbiased p̂ = m̂R. We use the
+  inverse when Q is square and the least-squares right inverse R = Qᵀ(QQᵀ)⁻¹ otherwise
+  (Wang et al. §3.2's linear regression); when Q has rank below the number of inputs no R
+  exists and :class:`NotIdentifiable` is raised.
+
+Unbiasedness is proved symbolically: E[p̂] - p simplifies to 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ldpaudit.derive.algebra import F_J, P_J, NotDerivable, NotIdentifiable, is_zero, simplify
+from ldpaudit.derive.hits import ItemStatistic, item_statistic
+from ldpaudit.errors import NotMaterializable
+from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism
+
+
+@dataclass(frozen=True)
+class HitEstimator:
+    """p̂_j = (f_j - h)/(g - h) for the item statistic ``stat``."""
+
+    stat: ItemStatistic
+    mean_equation: sp.Basic       # E[f_j] as a function of p_j
+    expression: sp.Basic          # p̂_j in terms of f_j
+    bias: sp.Basic                # E[p̂_j] - p_j, simplified (0)
+
+    kind = "hit"
+
+    @property
+    def unbiased(self) -> bool:
+        return self.bias == 0
+
+
+@dataclass(frozen=True)
+class MatrixEstimator:
+    """p̂ = m̂ R with QR = I (R the inverse, or Qᵀ(QQᵀ)⁻¹ when Q is wide)."""
+
+    channel: ExplicitChannel
+    Q: sp.Matrix
+    R: sp.Matrix
+    p: tuple[sp.Symbol, ...]
+    marginal: sp.Matrix           # m = pQ (row vector)
+    bias: sp.Matrix               # E[p̂] - p = pQR - p, simplified (zeros)
+    method: str
+
+    kind = "left-inverse"
+
+    @property
+    def unbiased(self) -> bool:
+        return all(e == 0 for e in self.bias)
+
+
+def input_probabilities(count: int) -> tuple[sp.Symbol, ...]:
+    return tuple(sp.Symbol(f"p_{i}", nonnegative=True) for i in range(count))
+
+
+def hit_estimator(stat: ItemStatistic) -> HitEstimator:
+    mean = P_J * stat.g + (1 - P_J) * stat.h
+    if is_zero(stat.g - stat.h):
+        raise NotIdentifiable(
+            f"the statistic {stat.statistic} has the same mean {simplify(stat.g)} whether or not x = j (g = h); "
+            "no unbiased estimator of p_j exists from it"
+        )
+    solution = sp.solve(sp.Eq(F_J, mean), P_J)
+    if len(solution) != 1:
+        raise NotDerivable(f"could not solve E[f_j] = {mean} for p_j")
+    expression = simplify(solution[0])
+    bias = simplify(expression.xreplace({F_J: mean}) - P_J)
+    if bias != 0 and is_zero(bias):
+        bias = sp.Integer(0)
+    return HitEstimator(stat, simplify(mean), expression, bias)
+
+
+def matrix_estimator(mech: Mechanism, channel: ExplicitChannel | None = None) -> MatrixEstimator:
+    ch = channel if channel is not None else _explicit(mech)
+    Q = sp.Matrix(ch.matrix)
+    d, k = Q.shape
+    rank = _rank(Q)
+    if rank < d:
+        raise NotIdentifiable(
+            f"channel of {mech.name!r} has rank {rank} < {d} inputs: different input distributions give the same "
+            f"output distribution, so Q has no left inverse and no unbiased estimator of p exists"
+            + (" (it has fewer outputs than inputs)" if k < d else "")
+        )
+    if k == d:
+        R, method = _inverse(Q), "inverse"
+    else:
+        R, method = Q.T * _inverse(Q * Q.T), "least-squares right inverse R = Q^T (Q Q^T)^(-1)"
+    R = R.applyfunc(simplify)
+    p = input_probabilities(d)
+    prow = sp.Matrix([list(p)])
+    m = (prow * Q).applyfunc(simplify)
+    bias = (m * R - prow).applyfunc(simplify)
+    bias = bias.applyfunc(lambda e: sp.Integer(0) if is_zero(e) else e)
+    return MatrixEstimator(ch, Q, R, p, m, bias, method)
+
+
+def _explicit(mech: Mechanism) -> ExplicitChannel:
+    if isinstance(mech.channel, ExplicitChannel):
+        return mech.channel
+    try:
+        return mech.materialize(max_entries=20_000)
+    except NotMaterializable as exc:
+        raise NotDerivable(f"{mech.name!r} is not symmetric in its inputs and {exc}") from None
+
+
+def _rank(Q: sp.Matrix) -> int:
+    syms = sorted(Q.free_symbols, key=str)
+    if not syms:
+        return Q.rank(simplify=True)
+    # the generic rank: at a point where no minor vanishes by accident; two points agree
+    ranks = []
+    for value in (sp.Rational(7, 5), sp.Rational(13, 4)):
+        ranks.append(Q.subs({s: value for s in syms}).rank())
+    return max(ranks)
+
+
+def _inverse(M: sp.Matrix) -> sp.Matrix:
+    """Exact inverse, computed over e^(ε/L) as a plain symbol when the entries are exponentials."""
+    atoms = sorted(M.atoms(sp.exp), key=str)
+    if not atoms:
+        return M.inv()
+    u = sp.Symbol("u_", positive=True)
+    eps_like = {a.args[0] for a in atoms}
+    base = None
+    for arg in eps_like:
+        coeff, rest = arg.as_coeff_Mul()
+        base = rest if base is None else base
+        if rest != base:
+            return M.inv(method="LU").applyfunc(simplify)
+    denominators = [sp.Rational(arg.as_coeff_Mul()[0]).q for arg in eps_like]
+    L = sp.ilcm(*denominators) if len(denominators) > 1 else denominators[0]
+    sub = {a: u ** (sp.Rational(a.args[0].as_coeff_Mul()[0]) * L) for a in atoms}
+    Mu = M.xreplace(sub)
+    inv = Mu.inv(method="LU").applyfunc(sp.cancel)
+    return inv.xreplace({u: sp.exp(base / L)}).applyfunc(simplify)
+
+
+def unbiased_estimator(mech: Mechanism) -> HitEstimator | MatrixEstimator:
+    """The unbiased estimator of p: the hit-count estimator for symmetric channels, the
+    left-inverse estimator for explicit (or non-symmetric, materializable) channels."""
+    if isinstance(mech.channel, DensityChannel):
+        raise NotDerivable(f"{mech.name!r} has a density channel; use mean_estimation() for the mean")
+    try:
+        stat = item_statistic(mech)
+    except NotDerivable:
+        return matrix_estimator(mech)
+    return hit_estimator(stat)

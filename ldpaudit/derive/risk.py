@@ -1,0 +1,270 @@
+"""Variances, ℓ2² and ℓ1 risks, their worst cases over the simplex, and effective sample
+sizes, under either sampling model.
+
+Sampling models (the result always says which one it uses):
+
+* ``iid`` (Kairouz et al., Ye & Barg): each user's input is drawn from p, so a user's
+  statistic T_j is a draw from the mixture p_j·law(T | x=j) + (1-p_j)·law(T | x≠j) and
+  Var F_j = n (E[T_j²] - E[T_j]²).
+* ``fixed`` (Wang et al.): n p_j users hold j and only the randomizer is random, so
+  Var F_j = n p_j Var(T | x=j) + n (1-p_j) Var(T | x≠j).
+
+Per-coordinate variances are quadratics α + β p_j + γ p_j²; the total ℓ2² risk is
+dα + β + γ Σ p_j², and since 1/d ≤ Σ p_j² ≤ 1 on the simplex (Cauchy-Schwarz), its
+supremum is at the uniform p when γ ≤ 0. The large-n ℓ1 risk is Σ_j E|N(0, Var_j)| =
+Σ_j sqrt(2 Var_j/π) (the half-normal mean, integrated here), a symmetric sum of concave
+functions when γ ≤ 0, hence maximal at the uniform p as well (Jensen).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import sympy as sp
+
+from ldpaudit.derive.algebra import (
+    F_J,
+    N_USERS,
+    P_J,
+    NotDerivable,
+    is_zero,
+    numeric,
+    positive_sqrt,
+    simplify,
+)
+from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator
+from ldpaudit.derive.hits import ItemStatistic
+from ldpaudit.errors import InvalidParameter
+
+MODELS = ("iid", "fixed")
+MODEL_NAMES = {
+    "iid": "i.i.d. inputs (each user's input drawn from p; Kairouz et al., Ye & Barg)",
+    "fixed": "fixed population (n p_j users hold j; only the randomizer is random; Wang et al.)",
+}
+#: Σ_j p_j², the only way the total ℓ2² risk depends on p
+S2 = sp.Symbol("S_2", positive=True)
+
+
+def check_model(model: str) -> str:
+    if model not in MODELS:
+        raise InvalidParameter(f"sampling model {model!r} is unknown; use 'iid' or 'fixed'")
+    return model
+
+
+@lru_cache(maxsize=1)
+def half_normal_mean() -> sp.Basic:
+    """E|N(0, σ²)| / σ, by integrating |z| against the normal density: sqrt(2/π)."""
+    z = sp.Symbol("z", positive=True)
+    density = sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)
+    return sp.simplify(2 * sp.integrate(z * density, (z, 0, sp.oo)))
+
+
+@dataclass(frozen=True)
+class Risk:
+    """Variance and risks of an unbiased estimator under one sampling model."""
+
+    model: str
+    variance: sp.Basic                      # Var(p̂_j) (hit: in p_j; matrix: in p_0..p_{d-1}, per j below)
+    total: sp.Basic                         # Σ_j Var(p̂_j) (hit: in S_2 = Σ p_j²; matrix: in the p_i)
+    l2_worst: sp.Basic
+    l2_argmax: str
+    l2_reason: str
+    l1_worst: sp.Basic
+    l1_argmax: str
+    l1_reason: str
+    per_user_variance: sp.Basic | None = None   # Var(T_j) for one user (hit estimators)
+    coefficients: tuple | None = None           # (α, β, γ)
+    variances: tuple = field(default=())         # matrix estimators: Var(p̂_j) for each j
+    exact_l1: bool = True
+
+
+def _per_user_variance(stat: ItemStatistic, model: str) -> sp.Basic:
+    if model == "iid":
+        second = P_J * stat.g2 + (1 - P_J) * stat.h2
+        first = P_J * stat.g + (1 - P_J) * stat.h
+        return second - first**2
+    return P_J * (stat.g2 - stat.g**2) + (1 - P_J) * (stat.h2 - stat.h**2)
+
+
+def hit_risk(est: HitEstimator, model: str, d: sp.Basic | None = None) -> Risk:
+    check_model(model)
+    stat = est.stat
+    d = stat.domain_size if d is None else d
+    n = N_USERS
+    slope = simplify(sp.diff(est.expression, F_J))          # p̂_j = slope·f_j + const
+    per_user = _per_user_variance(stat, model)
+    variance = simplify(slope**2 * per_user / n)             # Var f_j = Var(T_j)/n
+    poly = sp.Poly(sp.expand(variance * n), P_J)
+    if poly.degree() > 2:
+        raise NotDerivable(f"Var(p̂_j) = {variance} is not quadratic in p_j")
+    alpha, beta, gamma = (simplify(poly.coeff_monomial(P_J**i) / n) for i in range(3))
+    total = simplify(d * alpha + beta) + gamma * S2
+    sign = _sign(gamma)
+    if sign == 0:
+        l2 = simplify(d * alpha + beta)
+        arg, why = "every p", "Σ_j Var(p̂_j) = dα + β does not depend on p (γ = 0)"
+    elif sign < 0:
+        l2 = simplify(d * alpha + beta + gamma / d)
+        arg = f"uniform p_j = 1/{d}"
+        why = "γ < 0 and Σ_j p_j² ≥ 1/d with equality only at the uniform p (Cauchy-Schwarz)"
+    else:
+        l2 = simplify(d * alpha + beta + gamma)
+        arg, why = "a point mass p = e_j", "γ > 0 and Σ_j p_j² ≤ 1 with equality at the vertices"
+    c = half_normal_mean()
+    if sign is not None and sign <= 0:
+        l1 = d * c * positive_sqrt(variance.subs(P_J, 1 / d))
+        l1_arg = f"uniform p_j = 1/{d}"
+        l1_why = ("Σ_j sqrt(2 Var(p̂_j)/π) is a symmetric sum of concave functions of p_j (sqrt of a concave "
+                  "non-negative quadratic), so by Jensen its maximum over the simplex is at the uniform p")
+        exact = True
+    else:
+        l1 = d * c * positive_sqrt(variance.subs(P_J, 1 / d))
+        l1_arg, l1_why, exact = "uniform p (not proved maximal)", "γ > 0: concavity argument does not apply", False
+    return Risk(model, variance, total, l2, arg, why, l1, l1_arg, l1_why, per_user, (alpha, beta, gamma),
+                exact_l1=exact)
+
+
+def _sign(expr: sp.Basic) -> int | None:
+    expr = simplify(expr)
+    if expr == 0:
+        return 0
+    if expr.is_negative:
+        return -1
+    if expr.is_positive:
+        return 1
+    value = numeric(expr.subs({s: 3 for s in expr.free_symbols}))
+    if value is None:
+        return None
+    return 0 if value == 0 else (1 if value > 0 else -1)
+
+
+# --- explicit channels ------------------------------------------------------------------------
+
+
+def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
+    """Variances of p̂ = m̂R from the covariance of the output frequencies m̂:
+    iid: (diag m - mᵀm)/n; fixed: (diag m - Σ_x p_x Q_xᵀ Q_x)/n."""
+    check_model(model)
+    n = N_USERS
+    Q, R, p, m = est.Q, est.R, est.p, est.marginal
+    d, k = Q.shape
+    if model == "iid":
+        cov = (sp.diag(*m) - m.T * m) / n
+    else:
+        cov = sp.diag(*m)
+        for x in range(d):
+            row = Q[x, :]
+            cov -= p[x] * row.T * row
+        cov = cov / n
+    variances = tuple(simplify((R[:, j].T * cov * R[:, j])[0, 0]) for j in range(d))
+    total = simplify(sum(variances, sp.Integer(0)))
+    uniform = {pi: sp.Rational(1, d) for pi in p}
+    hessian = sp.hessian(total, p).applyfunc(simplify)
+    grad_u = [simplify(sp.diff(total, pi).subs(uniform)) for pi in p]
+    equal_grad = all(is_zero(g - grad_u[0]) for g in grad_u[1:])
+    diag_h = simplify(hessian[0, 0])
+    isotropic = all(is_zero(hessian[i, j] - (diag_h if i == j else 0)) for i in range(d) for j in range(d))
+    sign = _sign(diag_h) if isotropic else None
+    if isotropic and sign is not None and sign <= 0 and equal_grad:
+        l2 = simplify(total.subs(uniform))
+        arg = "uniform p" if sign < 0 else "every p (the risk is constant on the simplex)"
+        why = ("the total risk is a concave quadratic in p (Hessian " + sp.sstr(diag_h) + "·I) whose gradient at "
+               "the uniform p is parallel to (1, ..., 1): the KKT conditions hold there, so it is the maximum")
+        if sign == 0:
+            why = "the total risk is linear in p with equal coefficients, i.e. constant on the simplex"
+    elif isotropic and sign is not None and sign <= 0 and not total.free_symbols - set(p):
+        point = _maximize_quadratic(total, p, diag_h)
+        l2 = simplify(total.subs(point))
+        arg = "p = (" + ", ".join(sp.sstr(point[pi]) for pi in p) + ")"
+        why = ("the total risk is a concave quadratic in p; its maximum over the simplex is the Euclidean "
+               "projection of the unconstrained maximizer onto the simplex (exact)")
+    else:
+        raise NotDerivable(
+            "the worst case of this explicit channel's risk needs numeric parameters (bind them with -p)"
+        )
+    c = half_normal_mean()
+    l1_expr = sum((c * sp.sqrt(v) for v in variances), sp.Integer(0))
+    l1_grad = [simplify(sp.diff(l1_expr, pi).subs(uniform)) for pi in p]
+    if all(is_zero(g - l1_grad[0]) for g in l1_grad[1:]):
+        l1 = simplify(sum((c * positive_sqrt(v.subs(uniform)) for v in variances), sp.Integer(0)))
+        l1_arg = "uniform p"
+        l1_why = ("Σ_j sqrt(2 Var(p̂_j)/π) is concave in p (each Var(p̂_j) is a concave quadratic) and its "
+                  "gradient at the uniform p is parallel to (1, ..., 1), so the uniform p maximizes it")
+        exact = True
+    elif not l1_expr.free_symbols - set(p):
+        l1, point = _maximize_numeric(l1_expr, p)
+        l1_arg = "p ≈ (" + ", ".join(f"{v:.4g}" for v in point) + ")"
+        l1_why = "concave maximization over the simplex, solved numerically (SLSQP)"
+        exact = False
+    else:
+        raise NotDerivable("the worst-case ℓ1 risk of this explicit channel needs numeric parameters")
+    return Risk(model, variances[0], total, l2, arg, why, l1, l1_arg, l1_why, variances=variances, exact_l1=exact)
+
+
+def project_to_simplex(v: list) -> list:
+    """Euclidean projection onto the probability simplex (exact for exact inputs)."""
+    u = sorted(v, key=lambda e: float(e), reverse=True)
+    total, rho, theta = sp.Integer(0), 0, sp.Integer(0)
+    for i, ui in enumerate(u, start=1):
+        total += ui
+        t = (total - 1) / i
+        if float(ui - t) > 0:
+            rho, theta = i, t
+    return [sp.Max(e - theta, 0) for e in v]
+
+
+def _maximize_quadratic(total, p, diag_h):
+    if diag_h == 0:
+        best = max(range(len(p)), key=lambda i: float(total.subs({q: int(q == p[i]) for q in p})))
+        return {q: sp.Integer(int(q == p[best])) for q in p}
+    # total = c + b·p + (diag_h/2)||p||²: maximize <=> project -b/diag_h onto the simplex
+    zero = {q: 0 for q in p}
+    b = [sp.diff(total, q).subs(zero) for q in p]
+    target = [-bi / diag_h for bi in b]
+    proj = project_to_simplex(target)
+    return {q: simplify(v) for q, v in zip(p, proj)}
+
+
+def _maximize_numeric(expr, p):
+    import numpy as np
+    from scipy.optimize import minimize
+
+    f = sp.lambdify([p], -expr, "numpy")
+    d = len(p)
+    best = None
+    starts = [np.full(d, 1 / d)] + [np.eye(d)[i] * 0.9 + 0.1 / d for i in range(d)]
+    for x0 in starts:
+        res = minimize(lambda v: f(np.clip(v, 0, 1)), x0, method="SLSQP", bounds=[(0, 1)] * d,
+                       constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}])
+        if best is None or res.fun < best.fun:
+            best = res
+    return sp.Float(-best.fun, 15), [float(v) for v in best.x]
+
+
+# --- effective samples and asymptotics --------------------------------------------------------
+
+
+def direct_statistic(d: sp.Basic) -> ItemStatistic:
+    """The non-private baseline: the identity channel, T_j = 1{x = j} (g = 1, h = 0)."""
+    one, zero = sp.Integer(1), sp.Integer(0)
+    return ItemStatistic("1{x = j}", one, zero, one, zero, "identity", domain_size=d)
+
+
+def nonprivate_l2(d: sp.Basic) -> sp.Basic:
+    """Worst-case ℓ2² risk of the empirical estimator on direct i.i.d. observations."""
+    from ldpaudit.derive.estimator import hit_estimator
+
+    return hit_risk(hit_estimator(direct_statistic(d)), "iid").l2_worst
+
+
+def nonprivate_l1(d: sp.Basic) -> sp.Basic:
+    from ldpaudit.derive.estimator import hit_estimator
+
+    return hit_risk(hit_estimator(direct_statistic(d)), "iid").l1_worst
+
+
+def effective_samples(l2_worst_iid: sp.Basic, d: sp.Basic) -> sp.Basic:
+    """n_eff: the number of direct (non-private) i.i.d. samples with the same worst-case ℓ2²
+    risk, n_eff = n · R_direct(n) / R_private(n) (Kairouz et al.)."""
+    return simplify(N_USERS * nonprivate_l2(d) / l2_worst_iid)
