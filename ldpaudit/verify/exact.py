@@ -1,0 +1,140 @@
+"""Exact signs of numeric expressions such as ``e/(e+7) - 2/7`` without floats.
+
+The expression is rewritten by the :class:`~ldpaudit.verify.smt.Encoder` into a polynomial
+expression in a few constants (e^g, roots, logs), evaluated in rational interval arithmetic
+from rigorous enclosures of those constants, and refined until the interval excludes 0. An
+interval that keeps containing 0 is settled by an exact zero test (sympy simplification);
+if that fails too the sign is reported as unknown (None), never guessed.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy as sp
+
+from ldpaudit.verify.numbers import exp_bounds, log_bounds, root_bounds
+from ldpaudit.verify.smt import Encoder, Unsupported
+
+Interval = tuple[Fraction, Fraction]
+
+
+def _mul(a: Interval, b: Interval) -> Interval:
+    products = (a[0] * b[0], a[0] * b[1], a[1] * b[0], a[1] * b[1])
+    return min(products), max(products)
+
+
+def _pow(a: Interval, n: int) -> Interval:
+    if n == 0:
+        return Fraction(1), Fraction(1)
+    if n < 0:
+        lo, hi = _pow(a, -n)
+        if lo <= 0 <= hi:
+            raise ZeroDivisionError
+        return 1 / hi, 1 / lo
+    lo, hi = a[0] ** n, a[1] ** n
+    if n % 2 == 0 and a[0] <= 0 <= a[1]:
+        return Fraction(0), max(lo, hi)
+    return (lo, hi) if lo <= hi else (hi, lo)
+
+
+def evaluate(expr: sp.Basic, enclosures: dict) -> Interval:
+    """Interval of a normalized expression given enclosures of its symbols."""
+    if expr.is_Rational:
+        v = Fraction(int(expr.p), int(expr.q))
+        return v, v
+    if expr.is_Symbol:
+        return enclosures[expr]
+    if expr.is_Add:
+        lo = hi = Fraction(0)
+        for a in expr.args:
+            alo, ahi = evaluate(a, enclosures)
+            lo, hi = lo + alo, hi + ahi
+        return lo, hi
+    if expr.is_Mul:
+        acc = (Fraction(1), Fraction(1))
+        for a in expr.args:
+            acc = _mul(acc, evaluate(a, enclosures))
+        return acc
+    if expr.is_Pow and expr.exp.is_Integer:
+        return _pow(evaluate(expr.base, enclosures), int(expr.exp))
+    if isinstance(expr, sp.Abs):
+        lo, hi = evaluate(expr.args[0], enclosures)
+        if lo >= 0:
+            return lo, hi
+        if hi <= 0:
+            return -hi, -lo
+        return Fraction(0), max(-lo, hi)
+    raise Unsupported(f"cannot evaluate {expr} in interval arithmetic")
+
+
+def enclosures_for(enc: Encoder, bits: int) -> dict:
+    out = {}
+    for a in enc.atoms:
+        if a.kind == "exp":
+            out[a.symbol] = exp_bounds(a.data[0], bits)
+        elif a.kind == "log":
+            out[a.symbol] = log_bounds(a.data[0], bits)
+        elif a.kind == "root":
+            base, n = a.data
+            out[a.symbol] = root_bounds(Fraction(int(base.p), int(base.q)), n, bits)
+        else:
+            raise Unsupported(f"{a.meaning} is not a numeric constant")
+    return out
+
+
+def sign(expr: sp.Basic, *, max_bits: int = 4096) -> int | None:
+    """-1, 0 or 1: the exact sign of a numeric sympy expression (None if undecidable here)."""
+    expr = sp.sympify(expr)
+    if expr.is_Rational:
+        return int(expr.p > 0) - int(expr.p < 0)
+    if expr.free_symbols:
+        raise ValueError(f"sign of non-numeric {expr}")
+    if expr.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+        if expr == sp.oo:
+            return 1
+        if expr == -sp.oo:
+            return -1
+        return None
+    try:
+        enc = Encoder((), [expr])
+        poly = enc.poly(expr)
+        bits = 64
+        while bits <= max_bits:
+            lo, hi = evaluate(poly, enclosures_for(enc, bits))
+            if lo > 0:
+                return 1
+            if hi < 0:
+                return -1
+            if bits == 64 and _is_zero(expr):
+                return 0
+            bits *= 4
+    except (Unsupported, ZeroDivisionError):
+        pass
+    return 0 if _is_zero(expr) else None
+
+
+def _is_zero(expr) -> bool:
+    try:
+        if sp.simplify(expr) == 0:
+            return True
+        if not expr.has(sp.exp, sp.E, sp.log, sp.pi):  # algebraic: decide by the minimal polynomial
+            x = sp.Dummy("x")
+            return sp.minimal_polynomial(expr, x) == x
+    except Exception:  # sympy raises many types on odd inputs; undecided is not zero
+        return False
+    return False
+
+
+def compare(a: sp.Basic, b: sp.Basic) -> int | None:
+    """Sign of a - b, exactly."""
+    return sign(sp.sympify(a) - sp.sympify(b))
+
+
+def approx(expr: sp.Basic, digits: int = 6) -> str:
+    """A short decimal rendering for humans (never used for decisions)."""
+    try:
+        value = sp.N(expr, digits)
+        return str(value)
+    except Exception:
+        return "?"

@@ -1,0 +1,225 @@
+"""Verdicts, witnesses and reports: small frozen values that print as something a person can
+check by hand (``REFUTED: Q(y=0|x=1)/Q(y=0|x=2) = 7/2 > e^1``)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ldpaudit.verify.exact import approx
+
+
+class Status(str, enum.Enum):
+    PROVED = "PROVED"
+    REFUTED = "REFUTED"
+    UNKNOWN = "UNKNOWN"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: CLI exit codes by status
+EXIT_CODES = {Status.PROVED: 0, Status.REFUTED: 1, Status.UNKNOWN: 3}
+
+
+def _s(value) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(map(_s, value)) + ("," if len(value) == 1 else "") + ")"
+    return str(value)
+
+
+def _exp_text(claim: sp.Basic) -> str:
+    text = sp.sstr(claim)
+    return f"e^{text}" if (claim.is_Integer and claim >= 0) or claim.is_Symbol else f"e^({text})"
+
+
+@dataclass(frozen=True)
+class Witness:
+    """Inputs x, x' and an output y with Q(y|x) > e^claim Q(y|x'), checked exactly.
+
+    ``ratio`` is Q(y|x)/Q(y|x') (``oo`` when Q(y|x') = 0); ``params`` is the parameter
+    binding at which it was checked (empty for a numeric mechanism). For densities ``y`` is
+    the output z and the ratio is f(z|x)/f(z|x'). ``y_text`` describes y when it is too long
+    to list (product channels)."""
+
+    x: object
+    x_prime: object
+    y: object
+    ratio: sp.Basic
+    numerator: sp.Basic
+    denominator: sp.Basic
+    claim: sp.Basic
+    params: tuple[tuple[str, sp.Basic], ...] = ()
+    y_text: str = ""
+    kind: str = "Q"  # 'Q' for a channel, 'f' for a density
+
+    def __str__(self) -> str:
+        y = self.y_text or _s(self.y)
+        lhs = f"{self.kind}(y={y}|x={_s(self.x)})/{self.kind}(y={y}|x={_s(self.x_prime)})"
+        if self.kind == "f":
+            lhs = lhs.replace("y=", "z=")
+        ratio = "oo" if self.ratio == sp.oo else sp.sstr(self.ratio)
+        if self.ratio != sp.oo and not self.ratio.is_Rational:
+            ratio += f" ≈ {approx(self.ratio)}"
+        claim = _exp_text(self.claim)
+        if not self.claim.is_Integer:
+            claim += f" ≈ {approx(sp.exp(self.claim))}"
+        at = ""
+        if self.params:
+            at = " at " + ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.params)
+        return f"{lhs} = {ratio} > {claim}{at}"
+
+    def to_json(self) -> dict:
+        return {
+            "x": _jsonable(self.x),
+            "x_prime": _jsonable(self.x_prime),
+            "y": _jsonable(self.y) if not self.y_text else self.y_text,
+            "ratio": sp.sstr(self.ratio),
+            "numerator": sp.sstr(self.numerator),
+            "denominator": sp.sstr(self.denominator),
+            "claim": sp.sstr(self.claim),
+            "params": {k: sp.sstr(v) for k, v in self.params},
+            "text": str(self),
+        }
+
+
+def _jsonable(v):
+    if isinstance(v, tuple):
+        return [_jsonable(a) for a in v]
+    if isinstance(v, (int, str)):
+        return v
+    return sp.sstr(v)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of checking ε-LDP (or (ε, δ)-LDP) for a mechanism.
+
+    UNKNOWN never counts as a pass: :attr:`passed` is true only for PROVED."""
+
+    status: Status
+    mechanism: str
+    claim: sp.Basic
+    delta: sp.Basic | None = None
+    tight_epsilon: sp.Basic | None = None
+    witness: Witness | None = None
+    reason: str = ""
+    method: str = ""
+    scope: str = ""
+    seconds: float = 0.0
+    notes: tuple[str, ...] = ()
+    params: tuple[tuple[str, sp.Basic], ...] = ()
+    exact_delta: sp.Basic | None = None
+    proof: tuple = field(default=(), compare=False, repr=False)  # (description, smt2, expected) queries
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PROVED
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+    def claim_text(self) -> str:
+        text = f"{sp.sstr(self.claim)}-LDP" if self.delta is None else f"({sp.sstr(self.claim)}, {sp.sstr(self.delta)})-LDP"
+        return text + (f" {self.scope}" if self.scope else "")
+
+    def __str__(self) -> str:
+        if self.status is Status.REFUTED:
+            detail = str(self.witness) if self.witness is not None else self.reason
+            if self.delta is not None and self.exact_delta is not None:
+                detail = f"δ({sp.sstr(self.claim)}) = {sp.sstr(self.exact_delta)} ≈ {approx(self.exact_delta)} > {sp.sstr(self.delta)}"
+                if self.witness is not None:
+                    detail += f" (pair x={_s(self.witness.x)}, x'={_s(self.witness.x_prime)})"
+            return f"REFUTED: {detail}"
+        if self.status is Status.UNKNOWN:
+            return f"UNKNOWN: {self.claim_text()} ({self.reason})"
+        tight = ""
+        if self.tight_epsilon is not None:
+            tight = f"; tight ε* = {sp.sstr(self.tight_epsilon)}"
+        if self.delta is not None and self.exact_delta is not None:
+            tight += f"; δ({sp.sstr(self.claim)}) = {sp.sstr(self.exact_delta)}"
+        return f"PROVED: {self.claim_text()}{tight}"
+
+    def to_json(self) -> dict:
+        return {
+            "status": self.status.value,
+            "mechanism": self.mechanism,
+            "claim": {"epsilon": sp.sstr(self.claim), "delta": None if self.delta is None else sp.sstr(self.delta)},
+            "scope": self.scope,
+            "params": {k: sp.sstr(v) for k, v in self.params},
+            "tight_epsilon": None if self.tight_epsilon is None else sp.sstr(self.tight_epsilon),
+            "exact_delta": None if self.exact_delta is None else sp.sstr(self.exact_delta),
+            "witness": None if self.witness is None else self.witness.to_json(),
+            "reason": self.reason,
+            "method": self.method,
+            "notes": list(self.notes),
+            "seconds": round(self.seconds, 6),
+            "text": str(self),
+        }
+
+
+@dataclass(frozen=True)
+class TightEpsilon:
+    """ε* = sup over x, x', y of ln(Q(y|x)/Q(y|x')) in closed form, with the proof that the
+    mechanism is ε*-LDP and a witness attaining it (so every smaller ε is refuted)."""
+
+    mechanism: str
+    value: sp.Basic
+    proof: Verdict | None
+    witness: Witness | None
+    method: str = ""
+
+    def __str__(self) -> str:
+        text = f"ε* = {sp.sstr(self.value)}"
+        if self.witness is not None:
+            text += f", attained by {self.witness.kind}(y={self.witness.y_text or _s(self.witness.y)}|x={_s(self.witness.x)})/" \
+                    f"{self.witness.kind}(y={self.witness.y_text or _s(self.witness.y)}|x={_s(self.witness.x_prime)}) = {sp.sstr(self.witness.ratio)}"
+            if self.witness.params:
+                text += " at " + ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.witness.params)
+        return text
+
+
+@dataclass(frozen=True)
+class FloatReport:
+    """What an implementation's float64 parameters really give."""
+
+    mechanism: str
+    floats: tuple[tuple[str, float], ...]
+    exact: tuple[tuple[str, sp.Basic], ...]
+    semantics: str
+    epsilon: sp.Basic  # the ε the exact rationals give (closed form)
+    claim: sp.Basic
+    excess: sp.Basic  # epsilon - claim (exact)
+    ulps: float  # excess in units of the last place of float64(claim)
+    verdict: Verdict
+    notes: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        eps = approx(self.epsilon, 20)
+        if self.excess > 0:
+            tail = f"exceeds the claim {sp.sstr(self.claim)} by {approx(self.excess, 6)} = {self.ulps:.3g} ulp"
+        elif self.excess == 0:
+            tail = f"equals the claim {sp.sstr(self.claim)} exactly"
+        else:
+            tail = f"is below the claim {sp.sstr(self.claim)} by {approx(-self.excess, 6)} = {-self.ulps:.3g} ulp"
+        return f"{self.verdict.status}: float parameters give ε = {sp.sstr(self.epsilon)} ≈ {eps}, which {tail}"
+
+    def to_json(self) -> dict:
+        return {
+            "mechanism": self.mechanism,
+            "floats": {k: repr(v) for k, v in self.floats},
+            "exact": {k: sp.sstr(v) for k, v in self.exact},
+            "semantics": self.semantics,
+            "epsilon": sp.sstr(self.epsilon),
+            "epsilon_approx": approx(self.epsilon, 20),
+            "claim": sp.sstr(self.claim),
+            "excess": sp.sstr(self.excess),
+            "excess_approx": approx(self.excess, 6),
+            "ulps": self.ulps,
+            "verdict": self.verdict.to_json(),
+            "notes": list(self.notes),
+            "text": str(self),
+        }
