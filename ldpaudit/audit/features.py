@@ -167,6 +167,8 @@ class Featurizer:
                 f"outputs for input {x1!r}; every input must give outputs of one shape")
         (self.shape, self.width), = shapes
         outs = [out for _, out in pilots if out.n]
+        if self.shape in ("discrete", "vector"):
+            _check_kinds(pilots)
         if self.shape == "discrete":
             distinct = set()
             for out in outs:
@@ -337,6 +339,32 @@ class Featurizer:
             return f"{element!r} in y" if c == 1 else f"{element!r} not in y"
         return f"y[{j}] = {self.columns[j].describe(c)}" if self.columns[j].kind != "real" \
             else f"y[{j}] in {self.columns[j].describe(c)}"
+
+
+def _first_values(out: Outputs):
+    if out.kind == "objects":
+        return out.values[0]
+    return out.values[0].tolist()
+
+
+def _check_kinds(pilots) -> None:
+    """Every input's outputs must be of one kind (e.g. all integers, or all tuples of
+    integers); adapters checks this within an input, here across inputs."""
+    from ldpaudit.audit.adapters import _kind_of
+
+    seen = {}
+    for x, out in pilots:
+        if not out.n:
+            continue
+        y = _first_values(out)
+        kind = _kind_of(y) if not isinstance(y, (tuple, list)) else \
+            "tuple of " + ", ".join(_kind_of(v) for v in y)
+        seen.setdefault(kind, (x, y))
+    if len(seen) > 1:
+        (k1, (x1, y1)), (k2, (x2, y2)) = list(seen.items())[:2]
+        raise RandomizerError(
+            f"randomizer returned {y2!r} ({k2}) for input {x2!r} but {y1!r} ({k1}) for input {x1!r}; "
+            f"outputs must all be of one kind")
 
 
 def _shape_text(shape) -> str:
