@@ -224,6 +224,14 @@ def test_bad_parameters(factory, kwargs, match):
         factory(**kwargs)
 
 
+def test_rr_bit_accepts_spec_parameter_name():
+    rng = np.random.default_rng(0)
+    a = R.rr_bit(bits=3, j=2, epsilon=50)(4, 20, rng)
+    assert (a == 1).all()
+    with pytest.raises(InvalidParameter, match="exactly once"):
+        R.rr_bit(bits=3, bit=1, j=2, epsilon=1)
+
+
 def test_registry_covers_catalog():
     assert set(R.REFERENCE) == {"wrr", "krr", "krappor", "oue", "ksubset", "orr", "rr_bit",
                                 "laplace_mean", "laplace_histogram"}

@@ -137,17 +137,18 @@ class Search:
         distinguishing on half A."""
         if len(pairs) <= keep:
             return pairs
-        scores = []
-        for x, y in pairs:
-            if self.vector:
-                p = self.cols_a[x] / self.a[x].n
-                q = self.cols_a[y] / self.a[y].n
-            else:
-                p = self.codes_a[x] / self.a[x].n
-                q = self.codes_a[y] / self.a[y].n
-            n = min(self.a[x].n, self.a[y].n)
-            scores.append(float(np.max(predicted_bound(p, q, self.n_confirm, self.z, n))))
-        order = np.argsort(-np.array(scores), kind="stable")[:keep]
+        counts = self.cols_a if self.vector else self.codes_a
+        inputs = sorted({u for p in pairs for u in p}, key=lambda u: list(counts).index(u))
+        row = {u: i for i, u in enumerate(inputs)}
+        freq = np.stack([counts[u] / self.a[u].n for u in inputs])
+        n_min = min(self.a[u].n for u in inputs)
+        score = {}
+        for x in {p[0] for p in pairs}:
+            pred = predicted_bound(freq[row[x]][None, :], freq, self.n_confirm, self.z, n_min)
+            best = pred.max(axis=1)
+            for y in inputs:
+                score[(x, y)] = best[row[y]]
+        order = sorted(range(len(pairs)), key=lambda i: -score[pairs[i]])[:keep]
         return [pairs[i] for i in sorted(order)]
 
     # -- families ------------------------------------------------------------------------
@@ -296,11 +297,22 @@ class Search:
         return f"y in {{{text}}}"
 
     def _describe_projection(self, cols, dims, in_set) -> str:
-        cells = np.flatnonzero(in_set)
+        grid = in_set.reshape(tuple(dims))
+        keep = []
+        for axis in range(grid.ndim):
+            first = np.take(grid, [0], axis=axis)
+            if not (grid == first).all():
+                keep.append(axis)
+        # Columns the set does not depend on are left out of the description.
+        index = tuple(slice(None) if a in keep else 0 for a in range(grid.ndim))
+        grid = grid[index]
+        cols = [cols[a] for a in keep]
+        if not cols:
+            return "any output" if grid.all() else "no output"
+        cells = np.argwhere(grid)
         parts = []
         for cell in cells[:MAX_DESCRIBED]:
-            idx = np.unravel_index(cell, tuple(dims))
-            parts.append(" and ".join(self.feat.describe_cat(int(j), int(c)) for j, c in zip(cols, idx)))
+            parts.append(" and ".join(self.feat.describe_cat(int(j), int(c)) for j, c in zip(cols, cell)))
         more = len(cells) - MAX_DESCRIBED
         if len(parts) == 1:
             return parts[0]

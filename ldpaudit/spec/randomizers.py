@@ -198,8 +198,13 @@ def orr(*, hash_table, k, epsilon) -> Sampler:
     return sample
 
 
-def rr_bit(*, bits, bit, epsilon) -> Sampler:
-    """RR1 (Joseph et al.): binary randomized response on bit ``bit`` of x in [0, 2^bits)."""
+def rr_bit(*, bits, bit=None, epsilon, j=None) -> Sampler:
+    """RR1 (Joseph et al.): binary randomized response on bit ``bit`` of x in [0, 2^bits).
+
+    ``j`` is accepted as another name for ``bit`` (the spec file's parameter name)."""
+    if (bit is None) == (j is None):
+        raise InvalidParameter("give the reported bit as bit= (or j=), exactly once")
+    bit = j if bit is None else bit
     bits = _size("bits", bits, low=1, high=62)
     bit = _size("bit", bit, low=0, high=bits - 1)
     eps = _epsilon(epsilon)
