@@ -131,6 +131,16 @@ def compare(a: sp.Basic, b: sp.Basic) -> int | None:
     return sign(sp.sympify(a) - sp.sympify(b))
 
 
+def enclose(expr: sp.Basic, bits: int = 96) -> tuple[Fraction, Fraction]:
+    """Rational lo <= expr <= hi for a numeric expression (rigorous)."""
+    expr = sp.sympify(expr)
+    if expr.is_Rational:
+        v = Fraction(int(expr.p), int(expr.q))
+        return v, v
+    enc = Encoder((), [expr])
+    return evaluate(enc.poly(expr), enclosures_for(enc, bits))
+
+
 def approx(expr: sp.Basic, digits: int = 6) -> str:
     """A short decimal rendering for humans (never used for decisions)."""
     try:

@@ -174,11 +174,33 @@ class TightEpsilon:
 
     def __str__(self) -> str:
         text = f"ε* = {sp.sstr(self.value)}"
-        if self.witness is not None:
-            text += f", attained by {self.witness.kind}(y={self.witness.y_text or _s(self.witness.y)}|x={_s(self.witness.x)})/" \
-                    f"{self.witness.kind}(y={self.witness.y_text or _s(self.witness.y)}|x={_s(self.witness.x_prime)}) = {sp.sstr(self.witness.ratio)}"
-            if self.witness.params:
-                text += " at " + ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.witness.params)
+        w = self.witness
+        if w is not None:
+            y = w.y_text or _s(w.y)
+            out = "z" if w.kind == "f" else "y"
+            text += f", attained by {w.kind}({out}={y}|x={_s(w.x)})/{w.kind}({out}={y}|x={_s(w.x_prime)}) = {sp.sstr(w.ratio)}"
+            if w.params:
+                text += " at " + ", ".join(f"{k}={sp.sstr(v)}" for k, v in w.params)
+        return text
+
+
+@dataclass(frozen=True)
+class DeltaResult:
+    """δ(ε) = max over x != x' of sum_y max(0, Q(y|x) - e^ε Q(y|x')), exactly, with the
+    maximizing pair and the event S = {y : Q(y|x) > e^ε Q(y|x')} that attains it."""
+
+    mechanism: str
+    epsilon: sp.Basic
+    delta: sp.Basic
+    pair: tuple | None
+    event: tuple = ()
+
+    def __str__(self) -> str:
+        text = f"δ({sp.sstr(self.epsilon)}) = {sp.sstr(self.delta)}"
+        if not self.delta.is_Rational:
+            text += f" ≈ {approx(self.delta)}"
+        if self.pair is not None and self.delta != 0:
+            text += f" (x={_s(self.pair[0])}, x'={_s(self.pair[1])}, S={_s(self.event)})"
         return text
 
 

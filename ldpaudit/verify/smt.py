@@ -267,7 +267,8 @@ class Encoder:
                 base = self.z3(e.base)
                 if n > 0:
                     return base if n == 1 else (z3.Product([base] * n) if n <= 6 else base**n)
-                raise Unsupported(f"negative power {e} survived clearing denominators")
+                # only reached for constant denominators (δ sums); proofs clear denominators first
+                return 1 / (base if n == -1 else (z3.Product([base] * -n) if -n <= 6 else base ** (-n)))
             raise Unsupported(f"cannot encode power {e}")
         if isinstance(e, sp.Abs):
             a = self.z3(e.args[0])
