@@ -393,6 +393,21 @@ class Encoder:
                 out.append(v * (zn - zm) == w * zn)
         return out
 
+    def legend(self) -> str:
+        """What each introduced variable stands for (for certificate comments)."""
+        lines = []
+        for a in self.atoms:
+            if a.kind in ("exp", "log", "root"):
+                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}, pinned between rationals ({self.bits}-bit enclosure)")
+            elif a.kind == "u":
+                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
+            else:
+                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
+        ints = [p.name for p in self.parameters if p.kind == "integer" and p.symbol in self._vars]
+        if ints:
+            lines.append(f"integer parameters {', '.join(ints)} relaxed to reals (a proof for all reals covers the integers)")
+        return "\n".join(lines)
+
     def refine(self) -> None:
         self.bits *= 4
 

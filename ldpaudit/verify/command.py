@@ -1,0 +1,128 @@
+"""``ldpaudit verify``: prove or refute a spec's privacy claim.
+
+Exit codes: 0 PROVED, 1 REFUTED, 3 UNKNOWN; bad input raises an LdpAuditError, which the
+CLI turns into exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from fractions import Fraction
+from pathlib import Path
+
+from ldpaudit.errors import InvalidParameter
+from ldpaudit.spec.loader import load_spec
+from ldpaudit.spec.model import Mechanism
+from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
+from ldpaudit.verify.core import tight_epsilon, verify
+from ldpaudit.verify.floats import parse_floats, verify_float_params
+from ldpaudit.verify.result import EXIT_CODES
+
+__all__ = ["add_parser", "run", "reproduce_certificates", "parse_param_values"]
+
+EPILOG = """\
+verdicts: PROVED (exit 0), REFUTED with a witness (exit 1), UNKNOWN with z3's reason (exit 3);
+bad input exits 2. Free parameters are universally quantified (the proof covers all d, k, ε);
+bind them with -p to check one instance. Values are exact: 1/2, log(3), 0.01 (= 1/100).
+
+--float-params converts float64 values exactly (Fraction(float)) and reports the ε they give:
+names that are parameters of the spec are bound; otherwise p, q are the generic two-parameter
+form (RR: p = probability of each hit output, q = of each other output; unary encodings:
+p = P(bit=1 | own bit), q = P(bit=1 | other bit)).
+"""
+
+
+def parse_param_values(items: list[str] | None) -> dict[str, object]:
+    """``["d=8", "epsilon=1/2,k=2"]`` -> exact values (decimal text is read as the exact decimal)."""
+    out: dict[str, object] = {}
+    for item in items or []:
+        for part in item.split(","):
+            name, sep, value = part.partition("=")
+            name, value = name.strip(), value.strip()
+            if not sep or not name or not value:
+                raise InvalidParameter(f"-p {part!r} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
+            try:
+                out[name] = Fraction(value)  # "8", "1/2", "0.25": exact
+            except (ValueError, ZeroDivisionError):
+                out[name] = value  # "log(3)": the safe expression parser
+    return out
+
+
+def add_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "verify",
+        help="prove or refute ε-LDP (or (ε, δ)-LDP) with z3: PROVED / REFUTED with witness / UNKNOWN",
+        description="Prove or refute a spec's privacy claim exactly (z3 nonlinear real arithmetic).",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("spec", help="a spec file (.toml)")
+    p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
+    p.add_argument("--epsilon", metavar="E", help="the ε to check (default: the spec's claimed ε); may mention parameters")
+    p.add_argument("--delta", metavar="D", help="check (ε, δ)-LDP: exact δ(ε) against D (numeric parameters)")
+    p.add_argument("--float-params", metavar="NAME=FLOAT,...", help="report the ε that float64 parameters really give")
+    p.add_argument("--tight", action="store_true", help="also report the tightest ε with its attaining witness")
+    p.add_argument("--certificate", metavar="DIR", help="write an SMT-LIB 2 certificate and JSON metadata into DIR")
+    p.add_argument("--timeout", type=int, default=20_000, metavar="MS", help="z3 timeout per query in ms (default 20000)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run)
+    return p
+
+
+def _load(args) -> Mechanism:
+    mech = load_spec(args.spec)
+    values = parse_param_values(args.param)
+    return mech.bind(values) if values else mech
+
+
+def run(args) -> int:
+    mech = _load(args)
+    if args.float_params:
+        report = verify_float_params(mech, parse_floats(args.float_params), epsilon=args.epsilon)
+        _certificate(args, report.verdict)
+        if args.json:
+            print(json.dumps(report.to_json(), indent=2))
+        else:
+            print(report)
+            print(f"  {report.verdict}")
+            print(f"  semantics: {report.semantics}")
+            for note in report.notes:
+                print(f"  note: {note}")
+        return report.verdict.exit_code
+    verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, timeout_ms=args.timeout)
+    tight = tight_epsilon(mech, timeout_ms=args.timeout) if args.tight and args.delta is None else None
+    written = _certificate(args, verdict)
+    if args.json:
+        payload = verdict.to_json()
+        if tight is not None:
+            payload["tight"] = {
+                "epsilon": str(tight.value),
+                "proof": None if tight.proof is None else tight.proof.status.value,
+                "witness": None if tight.witness is None else tight.witness.to_json(),
+                "text": str(tight),
+            }
+        if written:
+            payload["certificate"] = [str(p) for p in written]
+        print(json.dumps(payload, indent=2))
+    else:
+        print(verdict)
+        if verdict.method:
+            print(f"  method: {verdict.method}")
+        for note in verdict.notes:
+            print(f"  note: {note}")
+        if tight is not None:
+            print(f"  tightest: {tight}")
+        for path in written:
+            print(f"  wrote {path}")
+        print(f"  ({verdict.seconds * 1000:.0f} ms)")
+    return EXIT_CODES[verdict.status]
+
+
+def _certificate(args, verdict) -> list[Path]:
+    if not args.certificate:
+        return []
+    stem = Path(args.spec).stem
+    if verdict.params:
+        stem += "-" + "-".join(f"{k}{v}" for k, v in verdict.params)
+    return write_certificate(verdict, args.certificate, name=stem, spec_path=args.spec)
