@@ -145,6 +145,16 @@ def _outputs_from_list(x, ys: list) -> Outputs:
                 raise RandomizerError(
                     f"randomizer returned {_describe(y)} ({_type_name(y)}) for input {x!r} after "
                     f"{_describe(first)} (float); outputs must all be of one kind")
+    if isinstance(first, tuple) or \
+            (isinstance(first, np.ndarray) and first.ndim == 1):
+        # Numeric vectors of one length: one array, checked at once.
+        try:
+            arr = np.array(ys)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is not None and arr.ndim == 2 and arr.dtype.kind in "biuf" and arr.shape[1] > 0:
+            _check_finite(x, arr)
+            return Outputs("array", arr, None, n)
     try:
         counts = collections.Counter(ys)
     except TypeError:
