@@ -1,0 +1,74 @@
+"""An LDP check for your own test suite.
+
+    from ldpaudit.testing import assert_ldp
+
+    def test_my_randomizer_is_private():
+        assert_ldp(my_randomizer, domain=range(8), epsilon=1.0, samples=200_000, seed=0)
+
+``assert_ldp`` audits the randomizer and raises ``AssertionError`` carrying the witness when
+the audit certifies, at confidence 1 - alpha, that the true ε exceeds the claim. With a fixed
+seed the check is deterministic; a correct randomizer fails it with probability at most alpha.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+
+def assert_ldp(
+    randomizer: Callable,
+    *,
+    domain: Iterable,
+    epsilon: float,
+    samples: int = 200_000,
+    alpha: float = 0.01,
+    seed: int = 0,
+    batch: bool = False,
+    spec=None,
+    **options,
+):
+    """Fail (``AssertionError`` with the witness) if ``randomizer`` is certified to violate
+    ε-LDP, or, when a ``spec`` mechanism is given, does not conform to it. Returns the audit
+    result otherwise, so a test can look further (e.g. at ``detectable_epsilon``)."""
+    from ldpaudit.audit import audit
+
+    result = audit(
+        randomizer,
+        domain=list(domain),
+        epsilon=epsilon,
+        samples=samples,
+        alpha=alpha,
+        seed=seed,
+        batch=batch,
+        spec=spec,
+        **options,
+    )
+    if result.verdict == "VIOLATION":
+        raise AssertionError(
+            f"randomizer is not {epsilon}-LDP: certified epsilon >= {result.epsilon_lower_bound:.4f} "
+            f"at confidence {result.confidence:g} ({samples} samples per input, seed {seed}). "
+            f"Witness: {_witness_text(result.witness)}"
+        )
+    conformance = getattr(result, "conformance", None)
+    if conformance is not None and _conformance_failed(conformance):
+        raise AssertionError(f"randomizer does not match its spec: {_witness_text(conformance)}")
+    return result
+
+
+def _conformance_failed(conformance) -> bool:
+    if isinstance(conformance, dict):
+        return conformance.get("passed") is False or conformance.get("verdict") in ("FAIL", "MISMATCH")
+    return getattr(conformance, "passed", True) is False
+
+
+def _witness_text(witness) -> str:
+    if witness is None:
+        return "(none)"
+    describe = getattr(witness, "describe", None)
+    if callable(describe):
+        return describe()
+    if hasattr(witness, "to_json"):
+        witness = witness.to_json()
+    if isinstance(witness, dict):
+        return "; ".join(f"{k}={v}" for k, v in witness.items())
+    return str(witness)
