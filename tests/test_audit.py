@@ -388,3 +388,21 @@ def test_load_target_module_and_file(tmp_path):
 def test_load_target_errors(target, args, error, match):
     with pytest.raises(error, match=match):
         load_target(target, args)
+
+
+# -- summaries for `ldpaudit check` -----------------------------------------------------------
+
+@pytest.mark.parametrize("stem", ["wrr", "krr", "krappor", "oue", "ksubset", "orr", "rr_bit",
+                                  "laplace_mean", "laplace_histogram"])
+def test_check_summary_of_bundled_specs(stem):
+    from ldpaudit.audit import check_summary
+    from ldpaudit.spec import load_spec
+
+    mech = load_spec(f"specs/{stem}.toml").bind_example()
+    line = check_summary(mech, samples=5_000)
+    assert line.startswith("NO_EVIDENCE: ε_lb = ") and "conformance passed" in line
+
+
+def test_reference_for_needs_bound_mechanism():
+    with pytest.raises(InvalidParameter, match="free parameters d, epsilon; bind them first"):
+        R.reference_for(C.k_rr())

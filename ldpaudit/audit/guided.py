@@ -477,7 +477,7 @@ def _grid(cdf_a, cdf_b, points=None) -> list[float]:
     out = set()
     for cdf in (cdf_a, cdf_b):
         for lv in levels:
-            out.add(round(_quantile(cdf, lv), 6))
+            out.add(round(_quantile(cdf, lv), 6) + 0.0)   # + 0.0 turns -0.0 into 0.0
     return sorted(out)
 
 

@@ -272,3 +272,31 @@ REFERENCE = {
     "laplace_mean": laplace_mean,
     "laplace_histogram": laplace_histogram,
 }
+
+
+_BY_NAME = {
+    "W-RR": "wrr", "k-RR": "krr", "k-RAPPOR": "krappor", "OUE": "oue", "k-subset": "ksubset",
+    "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
+}
+
+
+def reference_for(mech) -> Sampler:
+    """The reference sampler of a bound catalog Mechanism (matched by its spec file stem, else
+    by its name), with the mechanism's parameter values."""
+    from pathlib import Path
+
+    if getattr(mech, "parameters", ()):
+        names = ", ".join(p.name for p in mech.parameters)
+        raise InvalidParameter(f"{mech.name!r} still has free parameters {names}; bind them first")
+    stem = Path(mech.spec_path).stem if getattr(mech, "spec_path", None) else None
+    key = stem if stem in REFERENCE else _BY_NAME.get(mech.name)
+    if key is None:
+        raise InvalidParameter(
+            f"no reference randomizer for {mech.name!r}; known: {', '.join(sorted(REFERENCE))}")
+    params = dict(mech.bindings)
+    if key == "orr":
+        space = mech.channel.outputs
+        return orr(hash_table=space.hash_table, k=space.k, epsilon=params["epsilon"])
+    if key == "wrr":
+        return wrr(epsilon=params["epsilon"])
+    return REFERENCE[key](**params)
