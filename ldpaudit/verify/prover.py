@@ -151,7 +151,7 @@ def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decisi
     if dens:
         terms = {d: enc.z3(d) for d in dens}
         domain = enc.constraints()
-        out = smt.check(domain + [z3.Or([t == 0 for t in terms.values()])], comment=f"{label}: no denominator vanishes\n{enc.legend()}")
+        out = smt.check(domain + [z3.Or([t == 0 for t in terms.values()])], timeout_ms=timeout_ms, comment=f"{label}: no denominator vanishes\n{enc.legend()}")
         queries.append(Query("no denominator can vanish", out.smt2, "unsat", out.result))
         if out.result == "sat":
             for d, t in terms.items():
