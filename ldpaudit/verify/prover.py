@@ -147,11 +147,17 @@ def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decisi
                 sign *= s
         cleared.append((f, lhs, rhs, unknown, sign))
 
+    shown = [f"obligation: {sp.sstr(f.num)} <= {'e^claim * ' if f.scaled else ''}{sp.sstr(f.den)}" for f in facts[:6]]
+    if len(facts) > 6:
+        shown.append(f"... and {len(facts) - 6} more obligations")
+    if claim_exp is not None:
+        shown.append(f"e^claim = {sp.sstr(claim_exp)}")
+    legend = "\n".join(shown + ([enc.legend()] if enc.legend() else []))
     queries: list[Query] = []
     if dens:
         terms = {d: enc.z3(d) for d in dens}
         domain = enc.constraints()
-        out = smt.check(domain + [z3.Or([t == 0 for t in terms.values()])], timeout_ms=timeout_ms, comment=f"{label}: no denominator vanishes\n{enc.legend()}")
+        out = smt.check(domain + [z3.Or([t == 0 for t in terms.values()])], timeout_ms=timeout_ms, comment=f"{label}: no denominator vanishes\n{legend}")
         queries.append(Query("no denominator can vanish", out.smt2, "unsat", out.result))
         if out.result == "sat":
             for d, t in terms.items():
@@ -177,7 +183,7 @@ def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decisi
         return Decision("unsat", queries=queries)
     domain = enc.constraints()
     out = smt.check(domain + [z3.Or(violations) if len(violations) > 1 else violations[0]],
-                    timeout_ms=timeout_ms, comment=f"{label}: some obligation fails\n{enc.legend()}")
+                    timeout_ms=timeout_ms, comment=f"{label}: some obligation fails (denominators cleared)\n{legend}")
     queries.append(Query("no obligation can fail", out.smt2, "unsat", out.result))
     if out.result == "unsat":
         return Decision("unsat", queries=queries)

@@ -1,0 +1,24 @@
+; ldpaudit 0.1.0 certificate: k-RR: PROVED 1-LDP
+; re-check: z3 krr-example.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; k-RR: 1-LDP: some obligation fails (denominators cleared)
+; obligation: E/(E + 7) <= e^claim * 1/(E + 7)
+; obligation: 1/(E + 7) <= e^claim * E/(E + 7)
+; e^claim = E
+; e_1 = E, pinned between rationals (96-bit enclosure)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun e_1 () Real)
+(assert
+ (< (/ 55133305462969561645442905178267.0 20282409603651670423947251286016.0) e_1))
+(assert
+ (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
+(assert
+ (let ((?x5 (+ 7.0 e_1)))
+(let ((?x75 (* e_1 e_1 ?x5)))
+(let ((?x32 (* 1.0 ?x5 1.0)))
+(let (($x73 (> ?x32 ?x75)))
+(let (($x13 (> (* e_1 ?x5 1.0) (* e_1 1.0 ?x5))))
+(or $x13 $x73)))))))
+(check-sat)

@@ -1,0 +1,25 @@
+; ldpaudit 0.1.0 certificate: k-subset: PROVED 1-LDP
+; re-check: z3 ksubset-example.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; k-subset: 1-LDP: some obligation fails (denominators cleared)
+; obligation: E/(10 + 5*E) <= e^claim * 1/(10 + 5*E)
+; obligation: 1/(10 + 5*E) <= e^claim * E/(10 + 5*E)
+; e^claim = E
+; e_1 = E, pinned between rationals (96-bit enclosure)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun e_1 () Real)
+(assert
+ (< (/ 55133305462969561645442905178267.0 20282409603651670423947251286016.0) e_1))
+(assert
+ (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
+(assert
+ (let ((?x120 (* 5.0 e_1)))
+(let ((?x108 (+ 10.0 ?x120)))
+(let ((?x99 (* e_1 e_1 ?x108)))
+(let ((?x152 (* 1.0 ?x108 1.0)))
+(let (($x135 (> ?x152 ?x99)))
+(let (($x122 (> (* e_1 ?x108 1.0) (* e_1 1.0 ?x108))))
+(or $x122 $x135))))))))
+(check-sat)

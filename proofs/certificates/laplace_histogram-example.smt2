@@ -1,0 +1,26 @@
+; ldpaudit 0.1.0 certificate: Laplace histogram: PROVED 1-LDP
+; re-check: z3 laplace_histogram-example.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; Laplace histogram: 1-LDP: some obligation fails (denominators cleared)
+; obligation: Abs(z1)/2 - Abs(z2)/2 - Abs(z1 - 1)/2 + Abs(z2 - 1)/2 <= 1
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun z2 () Real)
+(declare-fun z1 () Real)
+(assert
+ (let ((?x107 (* 1.0 2.0)))
+(let ((?x178 (+ (- 1.0) z2)))
+(let ((?x108 (ite (>= ?x178 0.0) ?x178 (- ?x178))))
+(let (($x190 (>= z1 0.0)))
+(let ((?x139 (ite $x190 z1 (- z1))))
+(let ((?x62 (+ (- 1.0) z1)))
+(let ((?x54 (ite (>= ?x62 0.0) ?x62 (- ?x62))))
+(let ((?x89 (* (- 1.0) ?x54)))
+(let (($x209 (>= z2 0.0)))
+(let ((?x88 (ite $x209 z2 (- z2))))
+(let ((?x38 (* (- 1.0) ?x88)))
+(let ((?x164 (+ ?x38 ?x89 ?x139 ?x108)))
+(let ((?x17 (* ?x164 1.0)))
+(> ?x17 ?x107)))))))))))))))
+(check-sat)

@@ -1,0 +1,30 @@
+; ldpaudit 0.1.0 certificate: Laplace histogram: PROVED epsilon-LDP for all 2 <= K (integer), 0 < epsilon
+; re-check: z3 laplace_histogram.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; Laplace histogram: epsilon-LDP: some obligation fails (denominators cleared)
+; obligation: epsilon*Abs(z1)/2 - epsilon*Abs(z2)/2 - epsilon*Abs(z1 - 1)/2 + epsilon*Abs(z2 - 1)/2 <= epsilon
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun epsilon () Real)
+(declare-fun z2 () Real)
+(declare-fun z1 () Real)
+(assert
+ (< 0.0 epsilon))
+(assert
+ (let ((?x152 (* epsilon 2.0)))
+(let ((?x178 (+ (- 1.0) z2)))
+(let ((?x108 (ite (>= ?x178 0.0) ?x178 (- ?x178))))
+(let (($x190 (>= z1 0.0)))
+(let ((?x139 (ite $x190 z1 (- z1))))
+(let ((?x62 (+ (- 1.0) z1)))
+(let ((?x54 (ite (>= ?x62 0.0) ?x62 (- ?x62))))
+(let ((?x89 (* (- 1.0) ?x54)))
+(let (($x209 (>= z2 0.0)))
+(let ((?x88 (ite $x209 z2 (- z2))))
+(let ((?x38 (* (- 1.0) ?x88)))
+(let ((?x164 (+ ?x38 ?x89 ?x139 ?x108)))
+(let ((?x176 (* epsilon ?x164)))
+(let ((?x122 (* ?x176 1.0)))
+(> ?x122 ?x152))))))))))))))))
+(check-sat)

@@ -1,0 +1,29 @@
+; ldpaudit 0.1.0 certificate: O-RR: PROVED 1-LDP
+; re-check: z3 orr-example.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; O-RR: 1-LDP: some obligation fails (denominators cleared)
+; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
+; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
+; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
+; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
+; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
+; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
+; ... and 3 more obligations
+; e^claim = E
+; e_1 = E, pinned between rationals (96-bit enclosure)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun e_1 () Real)
+(assert
+ (< (/ 55133305462969561645442905178267.0 20282409603651670423947251286016.0) e_1))
+(assert
+ (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
+(assert
+ (let ((?x87 (* 3.0 e_1)))
+(let ((?x164 (+ 6.0 ?x87)))
+(let ((?x118 (* e_1 1.0 ?x164)))
+(let ((?x34 (* e_1 ?x164 1.0)))
+(let (($x42 (> ?x34 ?x118)))
+(or $x42 $x42 $x42 $x42 $x42 $x42 $x42 $x42 $x42)))))))
+(check-sat)

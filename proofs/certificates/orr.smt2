@@ -1,0 +1,25 @@
+; ldpaudit 0.1.0 certificate: O-RR: PROVED epsilon-LDP for all 0 < epsilon
+; re-check: z3 orr.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; O-RR: epsilon-LDP: some obligation fails (denominators cleared)
+; obligation: exp(epsilon)/(3*exp(epsilon) + 6) <= e^claim * 1/(3*exp(epsilon) + 6)
+; obligation: 1/(3*exp(epsilon) + 6) <= e^claim * exp(epsilon)/(3*exp(epsilon) + 6)
+; e^claim = exp(epsilon)
+; u_epsilon = exp(epsilon)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun u_epsilon () Real)
+(assert
+ (> u_epsilon 0.0))
+(assert
+ (< 1.0 u_epsilon))
+(assert
+ (let ((?x167 (* 3.0 u_epsilon)))
+(let ((?x87 (+ 6.0 ?x167)))
+(let ((?x173 (* u_epsilon u_epsilon ?x87)))
+(let ((?x12 (* 1.0 ?x87 1.0)))
+(let (($x107 (> ?x12 ?x173)))
+(let (($x190 (> (* u_epsilon ?x87 1.0) (* u_epsilon 1.0 ?x87))))
+(or $x190 $x107))))))))
+(check-sat)

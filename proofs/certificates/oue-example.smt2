@@ -1,0 +1,31 @@
+; ldpaudit 0.1.0 certificate: OUE: PROVED 1-LDP
+; re-check: z3 oue-example.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; OUE: 1-LDP: some obligation fails (denominators cleared)
+; obligation: E/(2*(1 + E)) <= e^claim * E/(2*(1 + E))
+; obligation: 1/(2*(1 + E)) <= e^claim * E/(2*(1 + E))
+; obligation: E/(2*(1 + E)) <= e^claim * 1/(2*(1 + E))
+; obligation: 1/(2*(1 + E)) <= e^claim * 1/(2*(1 + E))
+; e^claim = E
+; e_1 = E, pinned between rationals (96-bit enclosure)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun e_1 () Real)
+(assert
+ (< (/ 55133305462969561645442905178267.0 20282409603651670423947251286016.0) e_1))
+(assert
+ (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
+(assert
+ (let ((?x178 (* 2.0 e_1)))
+(let ((?x15 (+ 2.0 ?x178)))
+(let ((?x45 (* e_1 1.0 ?x15)))
+(let ((?x189 (* 1.0 ?x15 1.0)))
+(let (($x116 (> ?x189 ?x45)))
+(let ((?x165 (* e_1 ?x15 1.0)))
+(let (($x88 (> ?x165 ?x45)))
+(let ((?x48 (* e_1 e_1 ?x15)))
+(let (($x82 (> ?x189 ?x48)))
+(let (($x61 (> ?x165 ?x48)))
+(or $x61 $x82 $x88 $x116))))))))))))
+(check-sat)

@@ -1,0 +1,31 @@
+; ldpaudit 0.1.0 certificate: OUE: PROVED epsilon-LDP for all 2 <= d (integer), 0 < epsilon
+; re-check: z3 oue.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; OUE: epsilon-LDP: some obligation fails (denominators cleared)
+; obligation: exp(epsilon)/(2*(exp(epsilon) + 1)) <= e^claim * exp(epsilon)/(2*(exp(epsilon) + 1))
+; obligation: 1/(2*(exp(epsilon) + 1)) <= e^claim * exp(epsilon)/(2*(exp(epsilon) + 1))
+; obligation: exp(epsilon)/(2*(exp(epsilon) + 1)) <= e^claim * 1/(2*(exp(epsilon) + 1))
+; obligation: 1/(2*(exp(epsilon) + 1)) <= e^claim * 1/(2*(exp(epsilon) + 1))
+; e^claim = exp(epsilon)
+; u_epsilon = exp(epsilon)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun u_epsilon () Real)
+(assert
+ (> u_epsilon 0.0))
+(assert
+ (< 1.0 u_epsilon))
+(assert
+ (let ((?x35 (* 2.0 u_epsilon)))
+(let ((?x221 (+ 2.0 ?x35)))
+(let ((?x200 (* u_epsilon 1.0 ?x221)))
+(let ((?x15 (* 1.0 ?x221 1.0)))
+(let (($x152 (> ?x15 ?x200)))
+(let ((?x167 (* u_epsilon ?x221 1.0)))
+(let (($x88 (> ?x167 ?x200)))
+(let ((?x82 (* u_epsilon u_epsilon ?x221)))
+(let (($x74 (> ?x15 ?x82)))
+(let (($x133 (> ?x167 ?x82)))
+(or $x133 $x74 $x88 $x152))))))))))))
+(check-sat)

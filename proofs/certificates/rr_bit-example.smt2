@@ -1,0 +1,24 @@
+; ldpaudit 0.1.0 certificate: RR-bit: PROVED 1-LDP
+; re-check: z3 rr_bit-example.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; RR-bit: 1-LDP: some obligation fails (denominators cleared)
+; obligation: E/(1 + E) <= e^claim * 1/(1 + E)
+; obligation: 1/(1 + E) <= e^claim * E/(1 + E)
+; e^claim = E
+; e_1 = E, pinned between rationals (96-bit enclosure)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun e_1 () Real)
+(assert
+ (< (/ 55133305462969561645442905178267.0 20282409603651670423947251286016.0) e_1))
+(assert
+ (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
+(assert
+ (let ((?x83 (+ 1.0 e_1)))
+(let ((?x93 (* e_1 e_1 ?x83)))
+(let ((?x152 (* 1.0 ?x83 1.0)))
+(let (($x79 (> ?x152 ?x93)))
+(let (($x103 (> (* e_1 ?x83 1.0) (* e_1 1.0 ?x83))))
+(or $x103 $x79)))))))
+(check-sat)

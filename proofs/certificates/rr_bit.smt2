@@ -1,0 +1,24 @@
+; ldpaudit 0.1.0 certificate: RR-bit: PROVED epsilon-LDP for all 1 <= bits (integer), 0 <= j <= bits - 1 (integer), 0 < epsilon
+; re-check: z3 rr_bit.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; RR-bit: epsilon-LDP: some obligation fails (denominators cleared)
+; obligation: exp(epsilon)/(exp(epsilon) + 1) <= e^claim * 1/(exp(epsilon) + 1)
+; obligation: 1/(exp(epsilon) + 1) <= e^claim * exp(epsilon)/(exp(epsilon) + 1)
+; e^claim = exp(epsilon)
+; u_epsilon = exp(epsilon)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun u_epsilon () Real)
+(assert
+ (> u_epsilon 0.0))
+(assert
+ (< 1.0 u_epsilon))
+(assert
+ (let ((?x122 (+ 1.0 u_epsilon)))
+(let ((?x52 (* u_epsilon u_epsilon ?x122)))
+(let ((?x54 (* 1.0 ?x122 1.0)))
+(let (($x117 (> ?x54 ?x52)))
+(let (($x178 (> (* u_epsilon ?x122 1.0) (* u_epsilon 1.0 ?x122))))
+(or $x178 $x117)))))))
+(check-sat)

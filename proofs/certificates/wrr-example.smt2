@@ -1,0 +1,16 @@
+; ldpaudit 0.1.0 certificate: W-RR: PROVED log(3)-LDP
+; re-check: z3 wrr-example.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; W-RR: log(3)-LDP: some obligation fails (denominators cleared)
+; obligation: 3/4 <= e^claim * 1/4
+; obligation: 3/4 <= e^claim * 1/4
+; e^claim = 3
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(assert
+ (let ((?x164 (* 3.0 1.0 4.0)))
+(let ((?x61 (* 3.0 4.0 1.0)))
+(let (($x33 (> ?x61 ?x164)))
+(or $x33 $x33)))))
+(check-sat)

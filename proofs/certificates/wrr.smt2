@@ -1,0 +1,24 @@
+; ldpaudit 0.1.0 certificate: W-RR: PROVED epsilon-LDP for all 0 < epsilon
+; re-check: z3 wrr.smt2   (every line of output must be unsat)
+; query 1: no obligation can fail (expected: unsat)
+; W-RR: epsilon-LDP: some obligation fails (denominators cleared)
+; obligation: exp(epsilon)/(exp(epsilon) + 1) <= e^claim * 1/(exp(epsilon) + 1)
+; obligation: 1/(exp(epsilon) + 1) <= e^claim * exp(epsilon)/(exp(epsilon) + 1)
+; e^claim = exp(epsilon)
+; u_epsilon = exp(epsilon)
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun u_epsilon () Real)
+(assert
+ (> u_epsilon 0.0))
+(assert
+ (< 1.0 u_epsilon))
+(assert
+ (let ((?x173 (+ 1.0 u_epsilon)))
+(let ((?x87 (* u_epsilon u_epsilon ?x173)))
+(let ((?x118 (* 1.0 ?x173 1.0)))
+(let (($x45 (> ?x118 ?x87)))
+(let (($x159 (> (* u_epsilon ?x173 1.0) (* u_epsilon 1.0 ?x173))))
+(or $x159 $x45)))))))
+(check-sat)
