@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -33,9 +34,16 @@ MAX_DESCRIBED = 8
 
 
 class Event:
-    """A set S of outputs, defined on the featurizer's view."""
+    """A set S of outputs, defined on the featurizer's view. ``text`` is its description or a
+    function computing it (descriptions are only needed for the few events confirmed)."""
 
-    description: str = ""
+    text: object = ""
+
+    @property
+    def description(self) -> str:
+        if callable(self.text):
+            self.text = self.text()
+        return self.text
 
     def mask(self, view: View) -> np.ndarray:
         raise NotImplementedError
@@ -44,7 +52,7 @@ class Event:
 @dataclass(eq=False)
 class CodeSetEvent(Event):
     in_set: np.ndarray
-    description: str = ""
+    text: object = ""
 
     def mask(self, view):
         return self.in_set[view.codes]
@@ -55,11 +63,10 @@ class ProjectionEvent(Event):
     columns: np.ndarray
     strides: np.ndarray
     in_set: np.ndarray
-    description: str = ""
+    text: object = ""
 
     def mask(self, view):
-        code = view.cats[:, self.columns].astype(np.int64) @ self.strides
-        return self.in_set[code]
+        return self.in_set[_joint_code(view.cats, self.columns, self.strides)]
 
 
 @dataclass(eq=False)
@@ -67,7 +74,7 @@ class ScoreEvent(Event):
     weights: np.ndarray          # flat, indexed by offsets[j] + cats[:, j]
     offsets: np.ndarray
     threshold: float
-    description: str = ""
+    text: object = ""
 
     def score(self, cats: np.ndarray) -> np.ndarray:
         active = np.flatnonzero(np.add.reduceat(np.abs(self.weights), self.offsets) > 0) \
@@ -91,6 +98,14 @@ class Candidate:
     q_explore: float
     sd: float = 0.0
     key: tuple = field(default=())
+
+
+def _joint_code(cats: np.ndarray, columns, strides) -> np.ndarray:
+    """The joint value of a few columns of cats as one integer per row."""
+    code = cats[:, columns[0]].astype(np.int64) * int(strides[0])
+    for c, st in zip(columns[1:], strides[1:]):
+        code += cats[:, c].astype(np.int64) * int(st)
+    return code
 
 
 def _best_prefix(order, cb_x, cb_y, n_x, n_y, n_confirm, z):
@@ -172,7 +187,7 @@ class Search:
                 continue
             in_set = np.zeros(k, dtype=bool)
             in_set[order[:length]] = True
-            event = CodeSetEvent(in_set, self._describe_codes(in_set, family))
+            event = CodeSetEvent(in_set, partial(self._describe_codes, in_set, family))
             out.append(Candidate((x, y), event, family, pred, p, q))
         return out
 
@@ -203,7 +218,7 @@ class Search:
         tables = {}
         for tag, half, u in (("ax", self.a, x), ("ay", self.a, y), ("bx", self.b, x), ("by", self.b, y)):
             view = half[u]
-            code = view.cats[:, cols].astype(np.int64) @ strides
+            code = _joint_code(view.cats, cols, strides)
             tables[tag] = view.bincount(code, cells).reshape(tuple(dims)).astype(float)
         out = []
         nb_x, nb_y = self.b[x].n, self.b[y].n
@@ -218,7 +233,7 @@ class Search:
             in_set[order[:length]] = True
             sub_strides = strides[:g] // strides[g - 1]
             event = ProjectionEvent(cols[:g], sub_strides, in_set,
-                                    self._describe_projection(cols[:g], dims[:g], in_set))
+                                    partial(self._describe_projection, cols[:g], dims[:g], in_set))
             out.append(Candidate((x, y), event, "projection", pred, pe, qe))
         return out
 
@@ -264,27 +279,32 @@ class Search:
                 continue
             threshold = float(lo[i] + j * width[i])
             w = weights[:, i].astype(float)
-            event = ScoreEvent(w, self.offsets, threshold, self._describe_score(w, threshold))
+            event = ScoreEvent(w, self.offsets, threshold, partial(self._describe_score, w, threshold))
             out.append(Candidate((x, y), event, "linear", float(pred[j]), float(px[j]), float(qy[j])))
         return out
 
     def _score_histograms(self, view: View, w: np.ndarray, lo: np.ndarray, width: np.ndarray) -> list:
-        n_rows = view.cats.shape[0]
-        counts = np.zeros((w.shape[1], SCORE_BINS), dtype=np.int64)
-        chunk = max(1024, (1 << 23) // max(self.width_f, 1))
+        n_rows, n_pairs = view.cats.shape[0], w.shape[1]
+        counts = np.zeros(n_pairs * SCORE_BINS, dtype=np.int64)
+        chunk = max(1024, (1 << 23) // max(self.width_f, n_pairs, 1))
         cols = np.arange(view.cats.shape[1])
+        shift = (np.arange(n_pairs, dtype=np.int32) * SCORE_BINS)[None, :]
+        lo32 = lo.astype(np.float32)
+        inv32 = (1.0 / width).astype(np.float32)
         for start in range(0, n_rows, chunk):
             cats = view.cats[start:start + chunk]
             onehot = np.zeros((cats.shape[0], self.width_f), dtype=np.float32)
             rows = np.arange(cats.shape[0])[:, None]
             onehot[rows, self.offsets[cols][None, :] + cats] = 1.0
-            scores = onehot @ w
-            bins = np.floor((scores - lo) / width).astype(np.int64)
-            np.clip(bins, 0, SCORE_BINS - 1, out=bins)
-            weights = None if view.weights is None else view.weights[start:start + chunk]
-            for i in range(w.shape[1]):
-                counts[i] += np.bincount(bins[:, i], weights=weights, minlength=SCORE_BINS).astype(np.int64)
-        return list(counts)
+            scaled = onehot @ w
+            scaled -= lo32
+            scaled *= inv32
+            np.clip(scaled, 0, SCORE_BINS - 1, out=scaled)
+            bins = scaled.astype(np.int32)
+            bins += shift
+            weights = None if view.weights is None else np.repeat(view.weights[start:start + chunk], n_pairs)
+            counts += np.bincount(bins.ravel(), weights=weights, minlength=n_pairs * SCORE_BINS).astype(np.int64)
+        return list(counts.reshape(n_pairs, SCORE_BINS))
 
     # -- descriptions --------------------------------------------------------------------
     def _describe_codes(self, in_set: np.ndarray, family: str) -> str:
