@@ -406,3 +406,17 @@ def test_check_summary_of_bundled_specs(stem):
 def test_reference_for_needs_bound_mechanism():
     with pytest.raises(InvalidParameter, match="free parameters d, epsilon; bind them first"):
         R.reference_for(C.k_rr())
+
+
+def _private_generator_randomizer():
+    rng = np.random.default_rng(0)
+
+    def f(x):
+        return int(rng.integers(0, 4))
+
+    return f
+
+
+def test_private_generator_copied_into_workers_is_refused():
+    with pytest.raises(RandomizerError, match=r"same sequence .* private generator .* workers=1"):
+        audit(_private_generator_randomizer(), domain=range(2), epsilon=1, samples=300_000, workers=2)

@@ -17,7 +17,7 @@ import math
 import numbers
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -39,6 +39,7 @@ class Outputs:
     values: Any
     counts: np.ndarray | None
     n: int
+    digest: int | None = None       # hash of the raw draw sequence (only when asked for)
 
 
 def _describe(y) -> str:
@@ -230,12 +231,13 @@ class Sampler:
     ``numpy.random`` states are seeded from the SeedSequence for the duration of each draw and
     restored afterwards; a randomizer with its own private generator is sampled as is."""
 
-    def __init__(self, randomizer: Callable, *, batch: bool, output_space=None):
+    def __init__(self, randomizer: Callable, *, batch: bool, output_space=None, digest: bool = False):
         if not callable(randomizer):
             raise InvalidParameter(f"randomizer {randomizer!r} is not callable")
         self.randomizer = randomizer
         self.batch = bool(batch)
         self.output_space = output_space
+        self.digest = digest
 
     def draw(self, x, n: int, seed: np.random.SeedSequence) -> Outputs:
         if self.batch:
@@ -248,6 +250,8 @@ class Sampler:
                 raise RandomizerError(
                     f"randomizer raised {type(exc).__name__} for input {x!r}: {exc}") from exc
             out = _outputs_from_batch(x, y, n)
+            if self.digest and isinstance(y, np.ndarray) and y.dtype.kind in "biuf":
+                out = replace(out, digest=hash(y.tobytes()))
         else:
             py_state, np_state = random.getstate(), np.random.get_state()
             words = seed.generate_state(4, dtype=np.uint32)
@@ -265,6 +269,11 @@ class Sampler:
                 random.setstate(py_state)
                 np.random.set_state(np_state)
             out = _outputs_from_list(x, ys)
+            if self.digest:
+                try:
+                    out = replace(out, digest=hash(tuple(ys)))
+                except TypeError:
+                    pass
         if self.output_space is not None:
             check_output_space(x, out, self.output_space)
         return out

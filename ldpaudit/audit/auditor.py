@@ -26,7 +26,7 @@ from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.events import Candidate, choose, search
 from ldpaudit.audit.features import Featurizer, View, concat_views
-from ldpaudit.errors import InvalidParameter
+from ldpaudit.errors import InvalidParameter, RandomizerError
 
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
 PILOT = 1 << 13                 # first exploration chunk of every input, used to fit the featurizer
@@ -159,8 +159,10 @@ class _Engine:
         self.progress = progress
         self.pool = None
         self.chunk_no: dict = {}
+        self.digests: set = set()
         if workers > 1:
             ctx = multiprocessing.get_context("fork")
+            sampler.digest = True
             self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
 
     def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
@@ -176,9 +178,26 @@ class _Engine:
                 self.progress.advance(task[1])
                 yield index, out
         else:
-            for (index, *_), out in zip(jobs, self.pool.imap(_worker_draw, tasks)):
+            for (index, x, *_), out in zip(jobs, self.pool.imap(_worker_draw, tasks)):
+                self._check_duplicate(x, out)
                 self.progress.advance(out.n)
                 yield index, out
+
+    def _check_duplicate(self, x, out: Outputs) -> None:
+        """Worker processes start as copies of this one: a randomizer drawing from its own
+        generator (not the seeded global ``random``/``numpy.random``, nor the batch rng) then
+        repeats the same draws in every worker, and the samples are no longer independent."""
+        constant = (out.kind == "objects" and len(out.values) <= 1) or \
+            (out.kind == "array" and out.n and bool((out.values == out.values[0]).all()))
+        if out.digest is None or constant:
+            return
+        if out.digest in self.digests:
+            raise RandomizerError(
+                f"randomizer returned the very same sequence of {out.n} outputs for input {x!r} in two "
+                f"worker processes: it draws from a private generator that every worker copies; "
+                f"use workers=1, or draw from the random/numpy.random module (seeded per chunk) or "
+                f"from the rng passed to a batch randomizer")
+        self.digests.add(out.digest)
 
     def close(self):
         if self.pool is not None:
