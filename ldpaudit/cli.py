@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -105,14 +106,17 @@ def check_one(path: Path, *, audit_samples: int) -> dict:
     stages = (
         ("verification", "ldpaudit.verify", "summary", mech),
         ("derivation", "ldpaudit.derive", "headline", example),
-        ("audit", "ldpaudit.audit", "check_summary", example),
+        ("audit", "ldpaudit.audit.command", "check_summary", example),
     )
     for key, module, attr, target in stages:
         func = _optional(module, attr)
         if func is None:
             continue
         try:
-            row[key] = func(target, samples=audit_samples) if key == "audit" else func(target)
+            if key == "audit":
+                row[key] = func(target, samples=audit_samples, stem=path.stem)
+            else:
+                row[key] = func(target)
         except LdpAuditError as exc:
             row[key] = f"error: {exc}"
     return row
@@ -327,6 +331,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ldpaudit: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `ldpaudit ... | head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     return int(code or 0)
 
 

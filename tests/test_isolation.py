@@ -80,7 +80,7 @@ def test_json_lines_example_programs_produce_krr(argv):
 )
 def test_a_broken_program_is_reported_clearly(script, message):
     start = time.monotonic()
-    with command(["sh", "-c", script], timeout=1) as randomizer:
+    with command(["sh", "-c", script], timeout=1, startup_timeout=0) as randomizer:
         with pytest.raises(RandomizerError, match=message):
             randomizer(0, 10, np.random.default_rng(0))
     assert time.monotonic() - start < 6

@@ -37,6 +37,8 @@ from ldpaudit.errors import RandomizerError
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MEMORY_MB = 2048
+#: extra seconds allowed for the first reply, while the program starts and loads its code
+STARTUP_ALLOWANCE = 30.0
 MAX_LINE_BYTES = 1 << 30
 
 
@@ -85,6 +87,7 @@ class ExternalRandomizer:
         chunk: int = 100_000,
         name: str | None = None,
         env: dict | None = None,
+        startup_timeout: float = STARTUP_ALLOWANCE,
     ):
         if not argv:
             raise RandomizerError("empty command; give a program to run, e.g. --command 'python3 my_randomizer.py'")
@@ -94,6 +97,7 @@ class ExternalRandomizer:
         self.memory_mb = memory_mb
         self.chunk = int(chunk)
         self.env = env
+        self.startup_timeout = float(startup_timeout)
         self.proc: subprocess.Popen | None = None
         self._buffer = b""
         self.calls = 0
@@ -176,7 +180,8 @@ class ExternalRandomizer:
         while b"\n" not in self._buffer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise self._fail(x, f"no reply within {self.timeout:g} s (timed out; the program was killed)")
+                waited = self.timeout + (self.startup_timeout if self.calls == 0 else 0)
+                raise self._fail(x, f"no reply within {waited:g} s (timed out; the program was killed)")
             ready, _, _ = select.select([fd], [], [], min(remaining, 0.5))
             if not ready:
                 continue
@@ -200,15 +205,17 @@ class ExternalRandomizer:
         return line
 
     def _request(self, x, count: int, seed: int) -> list | np.ndarray:
+        allowance = 0.0
         if self.proc is None or self.proc.poll() is not None:
             self._start()
+            allowance = self.startup_timeout
         payload = json.dumps({"input": _jsonable(x), "count": count, "seed": seed}) + "\n"
         try:
             self.proc.stdin.write(payload.encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._fail(x, "the program closed its input (it exited?)") from None
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + self.timeout + allowance
         while True:
             line = self._readline(x, deadline)
             if not line.strip():
@@ -287,7 +294,7 @@ def isolated(
 
 
 def command(cmd: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, memory_mb: int | None = DEFAULT_MEMORY_MB,
-            chunk: int = 100_000) -> ExternalRandomizer:
+            chunk: int = 100_000, startup_timeout: float = STARTUP_ALLOWANCE) -> ExternalRandomizer:
     """A randomizer program in any language, speaking the JSON-lines protocol."""
     argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
-    return ExternalRandomizer(argv, timeout=timeout, memory_mb=memory_mb, chunk=chunk)
+    return ExternalRandomizer(argv, timeout=timeout, memory_mb=memory_mb, chunk=chunk, startup_timeout=startup_timeout)

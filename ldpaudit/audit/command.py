@@ -1,0 +1,266 @@
+"""``ldpaudit audit``: the command-line front of the statistical auditor.
+
+    ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--spec SPEC -p ...] [--samples N]
+                   [--alpha 0.05] [--seed S] [--json] [--batch] [--target-arg name=value]
+                   [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
+                   [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
+                   [--until-confident [--budget N]] [--report DIR] [--workers N]
+
+TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
+``--target-arg`` values when given). Targets named on the command line run isolated in a
+worker process by default. Exit codes: 0 no evidence, 1 violation (or conformance failure),
+2 bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ldpaudit.errors import InvalidParameter, LdpAuditError
+
+
+def parse_domain(text: str) -> list:
+    """``0..24`` (inclusive), ``a,b,c`` or a JSON list."""
+    text = text.strip()
+    if text.startswith("["):
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidParameter(f"--domain {text!r} is not a JSON list: {exc.msg}") from None
+        if not isinstance(values, list):
+            raise InvalidParameter(f"--domain {text!r} must be a JSON list")
+        return [tuple(v) if isinstance(v, list) else v for v in values]
+    if ".." in text:
+        low, _, high = text.partition("..")
+        try:
+            lo, hi = int(low), int(high)
+        except ValueError:
+            raise InvalidParameter(f"--domain {text!r}: a range is two integers, e.g. 0..24") from None
+        if hi <= lo:
+            raise InvalidParameter(f"--domain {text!r}: the range must hold at least two inputs")
+        return list(range(lo, hi + 1))
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) < 2:
+        raise InvalidParameter(f"--domain {text!r}: give at least two inputs, e.g. 0..24, a,b,c or [0, 1]")
+    out = []
+    for p in parts:
+        for cast in (int, float):
+            try:
+                out.append(cast(p))
+                break
+            except ValueError:
+                continue
+        else:
+            out.append(p)
+    return out
+
+
+def _target_args(items) -> dict:
+    out = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise InvalidParameter(f"--target-arg {item!r} is not name=value")
+        out[name] = value
+    return out
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("audit", help="certify a lower bound on the ε of a black-box randomizer")
+    p.add_argument("target", nargs="?", help="package.module:function or path/to/file.py:function")
+    p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c or a JSON list")
+    p.add_argument("--epsilon", type=float, help="the claimed ε (default: the spec's claimed ε)")
+    p.add_argument("--spec", help="a spec file: guide the audit with exact probabilities and test conformance")
+    p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a spec parameter")
+    p.add_argument("--samples", type=int, default=10**6, help="draws per input (default 1,000,000)")
+    p.add_argument("--alpha", type=float, default=0.05, help="false-alarm probability (default 0.05)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--batch", action="store_true", help="the target is f(x, n, rng) -> n outputs")
+    p.add_argument("--target-arg", action="append", metavar="NAME=VALUE", help="argument of a target factory")
+    iso = p.add_mutually_exclusive_group()
+    iso.add_argument("--isolate", dest="isolate", action="store_true", default=None,
+                     help="run the target in worker subprocesses (default for targets named here)")
+    iso.add_argument("--no-isolate", dest="isolate", action="store_false", help="run the target in this process")
+    p.add_argument("--timeout", type=float, default=10.0, help="per-call timeout in seconds when isolated (default 10)")
+    p.add_argument("--memory-mb", type=int, default=2048, help="memory limit of an isolated target (default 2048)")
+    p.add_argument("--command", help="a program in any language speaking the JSON-lines protocol")
+    p.add_argument("--journal", metavar="DIR", help="write completed draws to DIR so the audit can be resumed")
+    p.add_argument("--resume", metavar="DIR", help="resume the audit journaled in DIR (nothing else needed)")
+    p.add_argument("--until-confident", action="store_true",
+                   help="sample in growing rounds until a violation is certified or --budget is spent")
+    p.add_argument("--budget", type=int, help="draws per input for --until-confident (default: --samples)")
+    p.add_argument("--report", metavar="DIR", help="write report.md, report.html and PNG plots to DIR")
+    p.add_argument("--workers", type=int, default=1, help="worker processes for per-call randomizers")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=run)
+
+
+_RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
+              "isolate", "timeout", "memory_mb", "command", "until_confident", "budget", "workers")
+
+
+def run(args) -> int:
+    from ldpaudit.audit.journal import Journal
+
+    if args.resume:
+        journal = Journal(args.resume)
+        saved = journal.read_args()
+        for key in _RESUMABLE:
+            setattr(args, key, saved.get(key))
+        args.journal = args.resume
+    elif args.journal:
+        journal = Journal(args.journal)
+        journal.write_args({key: getattr(args, key) for key in _RESUMABLE})
+    else:
+        journal = None
+    payload, code = execute(args, journal)
+    if journal is not None:
+        journal.write_result(payload)
+    if args.json:
+        print(json.dumps(payload, indent=2))
+    else:
+        _render(payload)
+    return code
+
+
+def _load_spec(args):
+    if not args.spec:
+        if args.param:
+            raise InvalidParameter("-p binds spec parameters; give --spec SPEC as well")
+        return None
+    from ldpaudit.cli import load_bound
+
+    mech = load_bound(args.spec, args.param)
+    if mech.parameters:
+        free = ", ".join(mech.parameter_names)
+        raise InvalidParameter(f"--spec {args.spec}: bind every parameter for an audit (free: {free}); e.g. -p d=25")
+    return mech
+
+
+def _randomizer(args):
+    """The randomizer to audit and whether it is a batch one; external ones need closing."""
+    from ldpaudit.audit import external
+    from ldpaudit.audit.adapters import load_target
+
+    if args.command:
+        if args.target:
+            raise InvalidParameter("give either TARGET or --command, not both")
+        return external.command(args.command, timeout=args.timeout, memory_mb=args.memory_mb), True, True
+    if not args.target:
+        raise InvalidParameter("no randomizer: give TARGET (module:function or file.py:function) or --command")
+    target_args = _target_args(args.target_arg)
+    isolate = True if args.isolate is None else args.isolate
+    if isolate:
+        return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
+                                  memory_mb=args.memory_mb), True, True)
+    return load_target(args.target, target_args), bool(args.batch), False
+
+
+def execute(args, journal=None) -> tuple[dict, int]:
+    from ldpaudit.audit import audit
+    from ldpaudit.audit.journal import journaled
+    from ldpaudit.audit.sequential import rounds_json, sequential_audit
+
+    mech = _load_spec(args)
+    if args.domain is None:
+        if mech is not None and mech.inputs.__class__.__name__ == "FiniteDomain":
+            domain = list(mech.inputs.enumerate())
+        else:
+            raise InvalidParameter("--domain is required (e.g. --domain 0..24), unless --spec gives a finite input domain")
+    else:
+        domain = parse_domain(args.domain)
+    epsilon = args.epsilon
+    if epsilon is None:
+        if mech is None:
+            raise InvalidParameter("--epsilon is required (the claimed ε), unless --spec gives it")
+        epsilon = float(mech.claimed_epsilon)
+    randomizer, batch, closable = _randomizer(args)
+    source = randomizer
+    if journal is not None:
+        randomizer, batch = journaled(randomizer, journal, batch=batch), True
+    progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
+    options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
+                   spec=mech, workers=args.workers if not closable else 1, progress=progress)
+    rounds = None
+    try:
+        if args.until_confident:
+            result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)
+        else:
+            result = audit(randomizer, samples=args.samples, **options)
+        payload = result.to_json()
+        if rounds is not None:
+            payload["rounds"] = rounds_json(rounds)
+        if args.report:
+            from ldpaudit.report.audit_report import write_report
+
+            files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
+                                 seed=args.seed, target=args.target or args.command or "", spec=mech,
+                                 rounds=rounds, alpha=args.alpha)
+            payload["report"] = {k: str(v) for k, v in files.items()}
+    finally:
+        if closable:
+            source.close()
+    failed = result.verdict == "VIOLATION" or _conformance_failed(result.conformance)
+    return payload, 1 if failed else 0
+
+
+def _conformance_failed(conformance) -> bool:
+    from ldpaudit.testing import _conformance_failed as failed
+
+    return conformance is not None and failed(conformance)
+
+
+def _render(payload: dict) -> None:
+    print(f"{payload['verdict']}: certified ε >= {payload['epsilon_lower_bound']:.4f} "
+          f"(claimed {payload['epsilon_claimed']:g}) at confidence {payload['confidence']:g}")
+    print(f"  draws per input: {payload['samples_per_input']:,}; this run could certify up to "
+          f"ε = {payload['detectable_epsilon']:.4f}; {payload['seconds']:.2f} s")
+    if payload.get("witness"):
+        w = payload["witness"]
+        print("  witness: " + "; ".join(f"{k}={v}" for k, v in w.items() if k in ("pair", "event", "counts", "samples", "p_lower", "q_upper")))
+    if payload.get("conformance"):
+        print("  conformance: " + json.dumps(payload["conformance"], default=str)[:400])
+    for r in payload.get("rounds") or []:
+        print(f"  round {r['number']}: {r['samples_per_input']:,} draws, α_r = {r['alpha']:.3g}, ε_lb = {r['epsilon_lower_bound']:.4f}")
+    if payload.get("report"):
+        print(f"  report: {payload['report']['markdown']}")
+    print(f"  method: {payload['method']}")
+
+
+# --- the quick audit in `ldpaudit check` -------------------------------------------------------
+
+
+def check_summary(mech, *, samples: int = 20_000, stem: str | None = None) -> str:
+    """Audit the bundled reference randomizer of a catalog mechanism against its spec at a
+    modest sample count (for the `ldpaudit check` table)."""
+    from ldpaudit.audit import audit
+    from ldpaudit.spec.model import FiniteDomain
+    from ldpaudit.spec.randomizers import REFERENCE
+
+    stem = stem or Path(mech.spec_path or "").stem
+    if stem not in REFERENCE:
+        return "no reference randomizer"
+    params = {k: (int(v) if v.is_Integer else float(v)) for k, v in mech.bindings}
+    if stem == "orr":
+        params["hash_table"] = [list(r) for r in mech.channel.outputs.hash_table]
+        params["k"] = int(mech.channel.outputs.k)
+    randomizer = REFERENCE[stem](**params)
+    if isinstance(mech.inputs, FiniteDomain):
+        domain = list(mech.inputs.enumerate())
+        spec = mech
+    else:
+        domain = [float(mech.inputs.low), float(mech.inputs.high)]
+        spec = None
+    eps = float(mech.claimed_epsilon)
+    try:
+        result = audit(randomizer, domain=domain, epsilon=eps, samples=samples, alpha=0.05, seed=0, batch=True, spec=spec)
+    except LdpAuditError as exc:
+        return f"error: {exc}"
+    conf = ""
+    if result.conformance is not None:
+        conf = "; conformance " + ("FAILED" if _conformance_failed(result.conformance) else "ok")
+    return f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f} (n={samples:,}){conf}"
+
