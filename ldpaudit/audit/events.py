@@ -378,10 +378,21 @@ def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confi
         candidates += s.histogram(x, y)
         candidates += s.projection(x, y)
     candidates += s.linear(pairs)
+    n_rank = min(v.n for v in half_b.values())
     for c in candidates:
         c.sd = float(bound_sd(c.p_explore, c.q_explore, n_confirm))
-    candidates.sort(key=lambda c: -c.predicted)
+    candidates.sort(key=lambda c: -(c.predicted - _complexity_penalty(c, feat, n_rank)))
     return candidates
+
+
+def _complexity_penalty(c: Candidate, feat: Featurizer, n_rank: int) -> float:
+    """One standard deviation of the ranking half's estimate against sets of many frequent
+    rows or real-output bins (whose best prefix partly fits that half's noise), so that a
+    threshold or projection event doing about as well is preferred: it is as valid, and
+    easier to read."""
+    if c.family == "histogram" and feat.shape != "discrete" and np.count_nonzero(c.event.in_set) > 2:
+        return float(bound_sd(c.p_explore, c.q_explore, n_rank))
+    return 0.0
 
 
 def choose(candidates: list[Candidate], max_confirm: int) -> list[Candidate]:
