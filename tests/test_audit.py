@@ -420,3 +420,15 @@ def _private_generator_randomizer():
 def test_private_generator_copied_into_workers_is_refused():
     with pytest.raises(RandomizerError, match=r"same sequence .* private generator .* workers=1"):
         audit(_private_generator_randomizer(), domain=range(2), epsilon=1, samples=300_000, workers=2)
+
+
+def test_spec_guided_large_element_space_without_materializing():
+    """k-RR with d = 2000 (4·10^6 channel entries, not materialized), ε = 5, 10^5 draws."""
+    spec = C.k_rr(d=2000, epsilon=5)
+    domain = [0, 1, 2, 1999]
+    r = audit(R.krr(d=2000, epsilon=5), domain=domain, epsilon=5, samples=100_000, alpha=ALPHA,
+              batch=True, spec=spec)
+    assert r.verdict == "NO_EVIDENCE" and r.conformance["passed"] and r.epsilon_lower_bound > 4.5
+    bad = audit(F.krr_one_bad_input(d=2000, epsilon=5, bad=2), domain=domain, epsilon=5, samples=100_000,
+                alpha=ALPHA, batch=True, spec=spec)
+    assert not bad.conformance["passed"] and bad.conformance["discrepancy"]["input"] == 2

@@ -32,7 +32,7 @@ from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.events import Candidate, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
 
-MAX_ENTRIES = 1_000_000         # largest channel materialized for guided events
+MAX_ENTRIES = 200_000           # largest channel materialized for guided events
 MAX_SINGLETON_TESTS = 64        # finite outputs up to this size get one conformance test per output
 _PHASE_GUIDED = 4
 
@@ -91,6 +91,22 @@ class CellsEvent(Event):
         m = np.zeros(len(a), dtype=bool)
         for u, v in self.cells:
             m |= (a == u) & (b == v)
+        return m
+
+
+@dataclass(eq=False)
+class ElementEvent(Event):
+    """y in ``singles``, or (with ``others``) y outside ``special``."""
+
+    singles: tuple
+    others: bool
+    special: tuple
+    description: str = ""
+
+    def mask(self, view):
+        m = np.isin(view.codes, self.singles) if self.singles else np.zeros(len(view.codes), bool)
+        if self.others:
+            m |= ~np.isin(view.codes, self.special)
         return m
 
 
@@ -160,6 +176,12 @@ class Plan:
             self.kind = "subset"
             self.d = int(ch.outputs.universe)
             self.k = int(ch.outputs.k)
+            self.space = ch.outputs.describe()
+            self._subset_setup()
+        elif form == "structured" and type(ch.outputs).__name__ == "ElementSpace" and \
+                len(mech.inputs.enumerate()) * int(ch.outputs.size) > MAX_ENTRIES:
+            self.kind = "element"
+            self.size = int(ch.outputs.size)
             self.space = ch.outputs.describe()
             self._subset_setup()
         elif form in ("explicit", "structured"):
@@ -255,12 +277,36 @@ class Plan:
             out.append((a, b, count, count * wx, count * wy))
         return out
 
+    def _element_groups(self, x, xp):
+        """[(name, members, count, P(group|x), P(group|x'))] for the groups {y = x}, {y = x'}
+        and all other outputs of a large element space."""
+        size = self.size
+        special = [v for v in dict.fromkeys((x, xp)) if isinstance(v, int) and 0 <= v < size]
+        others = size - len(special)
+        groups = [(f"y = {v}", (v,), 1, self._subset_weight(x, v), self._subset_weight(xp, v)) for v in special]
+        if others > 0:
+            wx = wy = None
+            for _ in range(3):   # the class must not depend on which other output
+                v = self._rng.randrange(size)
+                while v in special:
+                    v = self._rng.randrange(size)
+                wx2, wy2 = self._subset_weight(x, v), self._subset_weight(xp, v)
+                if wx is not None and (wx2 != wx or wy2 != wy):
+                    raise InvalidParameter(
+                        f"{self.mech.name!r} has {size} outputs whose classes depend on more than "
+                        f"y == x; too large to materialize for a spec-guided audit")
+                wx, wy = wx2, wy2
+            groups.append(("other", None, others, others * wx, others * wy))
+        return groups
+
     # canonicalization
     def view(self, out: Outputs, x) -> SpecView:
         values, weights = _rows(out)
         v = SpecView(out.n, weights, raw=out)
         if self.kind == "finite":
             v.codes = self._codes(values, x)
+        elif self.kind == "element":
+            v.codes = self._element_codes(values, x)
         elif self.kind == "subset":
             v.mat = self._membership(values, x)
         elif self.kind in ("product", "cproduct"):
@@ -291,6 +337,15 @@ class Plan:
                 raise _space_error(x, y, self.space)
             codes[i] = c
         return codes
+
+    def _element_codes(self, values, x) -> np.ndarray:
+        arr = values if isinstance(values, np.ndarray) else np.array(values)
+        if arr.ndim != 1 or arr.dtype.kind not in "biu":
+            raise _space_error(x, values[0], self.space)
+        bad = (arr < 0) | (arr >= self.size)
+        if bad.any():
+            raise _space_error(x, arr[np.argmax(bad)].item(), self.space)
+        return arr.astype(np.int64)
 
     def _membership(self, values, x) -> np.ndarray:
         d, k = self.d, self.k
@@ -334,6 +389,20 @@ class Plan:
                 in_set = (np.round(ratio, 12) >= lv) & (p > 0)
                 out.append((in_set, float(p[in_set].sum()), float(q[in_set].sum())))
             return self._best([(CodesEvent(s, self._describe_codes(s)), a, b) for s, a, b in out], x, xp, n, z)
+        if self.kind == "element":
+            groups = self._element_groups(x, xp)
+            groups.sort(key=lambda g: -(g[3] / g[4] if g[4] > 0 else math.inf))
+            cands = []
+            for m in range(1, len(groups) + 1):
+                chosen = groups[:m]
+                singles = tuple(v for g in chosen if g[1] for v in g[1])
+                others = any(g[1] is None for g in chosen)
+                excluded = tuple(v for g in groups if g[1] and g not in chosen for v in g[1])
+                desc = " or ".join(g[0] if g[1] else "y not in {" + ", ".join(map(str, excluded or ())) + "}"
+                                   for g in chosen)
+                cands.append((ElementEvent(singles, others, tuple(v for g in groups if g[1] for v in g[1]), desc),
+                              sum(g[3] for g in chosen), sum(g[4] for g in chosen)))
+            return self._best(cands, x, xp, n, z)
         if self.kind == "subset":
             pats = self._subset_patterns(x, xp)
             pats.sort(key=lambda t: -(t[3] / t[4] if t[4] > 0 else math.inf))
@@ -407,6 +476,14 @@ class Plan:
                     s[i] = True
                     out.append((CodesEvent(s, f"y = {self.labels[i]!r}"), float(pi), 1))
                 return out
+        if self.kind == "finite":
+            p = self.P[x]
+            top = p >= p.max() * (1 - 1e-12)
+            names = [self.labels[i] for i in np.flatnonzero(top)]
+            text = "y in {" + ", ".join(map(repr, names[:6])) + (", ...}" if len(names) > 6 else "}")
+            out.append((CodesEvent(top, text + " (most likely outputs)"), float(p[top].sum()), 1))
+        if self.kind == "element" and isinstance(x, int) and 0 <= x < self.size:
+            out.append((ElementEvent((x,), False, (x,), f"y = {x}"), self._subset_weight(x, x), 1))
         if self.kind == "subset":
             g = sum(t[3] for t in self._subset_patterns(x, next(e for e in range(self.d) if e != x)) if t[0] == 1)
             out.append((ColumnValueEvent(x, True, f"{x} in y"), g, 1))
