@@ -242,7 +242,7 @@ def _verify_numeric(problem: Problem, claim, *, timeout_ms, start, bits: int = 9
             return Verdict(
                 Status.REFUTED, mech.name, claim, tight_epsilon=tight, witness=witness, method=problem.method,
                 scope=scope_of(mech), seconds=time.perf_counter() - start, notes=tuple(problem.notes),
-                params=mech.bindings, proof=_witness_proof(problem, witness, claim),
+                params=mech.bindings, proof=witness_proof(mech.name, witness),
             )
         return _unknown(mech, claim, "a violation was found but its witness did not re-check", start, problem.method)
     decision = decide(mech.parameters, problem.facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP", bits=bits)
@@ -293,35 +293,29 @@ def _simplify_ratio(r):
 
 def _sympy_exceeds(num, den, bound) -> bool:
     """Independent re-check with sympy's own arithmetic: num > bound * den."""
-    diff = sp.nsimplify(num) - bound * sp.nsimplify(den) if False else num - bound * den
+    diff = num - bound * den
     try:
         verdict = sp.Gt(diff, 0)
         if verdict in (sp.true, sp.false):
             return bool(verdict)
-        simplified = sp.simplify(diff)
-        return bool(simplified.is_positive)
+        return bool(sp.simplify(diff).is_positive)
     except TypeError:
         return False
 
 
-def _witness_proof(problem: Problem, witness: Witness, claim) -> tuple:
-    """An unsat query: the claim holding at the witness contradicts the exact entries."""
-    if witness.ratio == sp.oo:
-        facts = [Fact(witness.numerator, witness.denominator, "witness")]
-    else:
-        facts = [Fact(witness.numerator, witness.denominator, "witness")]
-    import z3
-
+def witness_proof(name: str, witness: Witness) -> tuple:
+    """A query z3 must answer unsat: the claim holding at the witness contradicts the exact
+    values of Q(y|x) and Q(y|x') (for a certificate of a refutation)."""
+    bound = sp.exp(witness.claim)
     try:
-        enc = smt.Encoder((), [witness.numerator, witness.denominator, sp.exp(claim)])
-        num, den, bound = (enc.z3(enc.poly(e)) for e in (witness.numerator, witness.denominator, sp.exp(claim)))
-        holds = num <= bound * den
-        text = smt.smt2_text(enc.constraints() + [holds], comment=f"{problem.mech.name}: the claim at the witness {witness}")
-        out = smt.check(enc.constraints() + [holds])
+        enc = smt.Encoder((), [witness.numerator, witness.denominator, bound])
+        num, den, c = (enc.z3(enc.poly(e)) for e in (witness.numerator, witness.denominator, bound))
     except Unsupported:
         return ()
-    del facts, z3
-    return (("the claim fails at the witness", text, "unsat", out.result),)
+    assertions = enc.constraints() + [num <= c * den]
+    comment = f"{name}: the claim at the witness {witness}\n{enc.legend()}"
+    out = smt.check(assertions, comment=comment)
+    return (("the claim holds at the witness", out.smt2, "unsat", out.result),)
 
 
 # --- symbolic (families) ----------------------------------------------------------------------
@@ -538,12 +532,7 @@ def _attaining_witness(mech: Mechanism, problem: Problem, value) -> Witness | No
     tag, ratio = target.best
     x, xp, y, text = target.locate(tag)
     num, den = sp.sympify(entry(target.mech, x, y)), sp.sympify(entry(target.mech, xp, y))
-    eps_here = value.xreplace({target.mech.symbols.get(k, sp.Symbol(k)): v for k, v in []})
-    if not problem.numeric:
-        eps_here = sp.sympify(value).xreplace({mech.symbols[k]: v for k, v in target.mech.bindings if k in mech.symbols})
+    at = {mech.symbols[k]: v for k, v in target.mech.bindings if k in mech.symbols}
+    eps_here = sp.sympify(value).xreplace(at)
     return Witness(x, xp, y, ratio if ratio == sp.oo else _simplify_ratio(num / den), num, den, eps_here,
                    params=target.mech.bindings, y_text=text)
-
-
-def is_explicit(mech: Mechanism) -> bool:
-    return isinstance(mech.channel, ExplicitChannel) and isinstance(mech.inputs, FiniteDomain)

@@ -164,8 +164,10 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
         witness = _refute_family(mech, claim, decision, timeout_ms=timeout_ms)
     if witness is None:
         return _unknown(mech, claim, "z3 found a counterexample but no exact witness was confirmed", start, method, proof)
+    from ldpaudit.verify.core import witness_proof
+
     return Verdict(Status.REFUTED, mech.name, claim, witness=witness, method=method, scope=scope_of(mech),
-                   seconds=time.perf_counter() - start, params=mech.bindings, proof=proof)
+                   seconds=time.perf_counter() - start, params=mech.bindings, proof=witness_proof(mech.name, witness))
 
 
 def _refute_family(mech: Mechanism, claim, decision, *, timeout_ms) -> Witness | None:

@@ -35,7 +35,7 @@ import sympy as sp
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.spec.model import ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
 from ldpaudit.verify import exact
-from ldpaudit.verify.core import claim_of, verify
+from ldpaudit.verify.core import claim_of, verify, witness_proof
 from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import FloatReport, Status, Verdict, Witness
 
@@ -188,7 +188,7 @@ def _generic(mech, floats, exact_values, epsilon) -> FloatReport:
                           params=mech.bindings + tuple(exact_values.items()), y_text=text)
         verdict = Verdict(Status.REFUTED, mech.name, claim, tight_epsilon=eps_real, witness=witness, method=method,
                           scope=_scope(mech), seconds=time.perf_counter() - start, notes=tuple(notes),
-                          params=mech.bindings)
+                          params=mech.bindings, proof=witness_proof(mech.name, witness))
     return _report(mech, floats, exact_values, semantics, eps_real, claim, verdict, notes)
 
 
