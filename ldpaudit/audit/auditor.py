@@ -18,14 +18,14 @@ import multiprocessing
 import numbers
 import time
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.events import Candidate, choose, search
-from ldpaudit.audit.features import Featurizer, View, concat_views
+from ldpaudit.audit.features import Featurizer, concat_views
 from ldpaudit.errors import InvalidParameter, RandomizerError
 
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
@@ -155,7 +155,7 @@ class _Engine:
 
     def __init__(self, sampler: Sampler, seed: int, workers: int, progress: _Progress):
         self.sampler = sampler
-        self.entropy = int(seed)
+        self.entropy = np.random.SeedSequence().entropy if seed is None else int(seed)
         self.progress = progress
         self.pool = None
         self.chunk_no: dict = {}
@@ -285,7 +285,7 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     spec: a Mechanism to guide the search with exact probabilities and to test conformance.
     events: precomputed candidates [(pair, predicate, p, q)], used instead of exploration.
     progress: True for a rich progress bar (shown after about a second), or a callable
-    ``progress(done, total)``.
+    ``progress(done, total)``. seed: the same seed gives the same result (None: fresh entropy).
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)

@@ -19,7 +19,7 @@ Nothing here looks at the confirmation sample, so the choice cannot inflate the 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -97,7 +97,6 @@ class Candidate:
     p_explore: float
     q_explore: float
     sd: float = 0.0
-    key: tuple = field(default=())
 
 
 def _joint_code(cats: np.ndarray, columns, strides) -> np.ndarray:
