@@ -390,17 +390,19 @@ def test_load_target_errors(target, args, error, match):
         load_target(target, args)
 
 
-# -- summaries for `ldpaudit check` -----------------------------------------------------------
+# -- bundled specs against their reference samplers --------------------------------------------
 
 @pytest.mark.parametrize("stem", ["wrr", "krr", "krappor", "oue", "ksubset", "orr", "rr_bit",
                                   "laplace_mean", "laplace_histogram"])
-def test_check_summary_of_bundled_specs(stem):
-    from ldpaudit.audit import check_summary
+def test_bundled_specs_conform_to_reference_samplers(stem):
     from ldpaudit.spec import load_spec
 
     mech = load_spec(f"specs/{stem}.toml").bind_example()
-    line = check_summary(mech, samples=5_000)
-    assert line.startswith("NO_EVIDENCE: ε_lb = ") and "conformance passed" in line
+    dom = mech.inputs
+    domain = list(dom.enumerate()) if hasattr(dom, "enumerate") else [float(dom.low), float(dom.high)]
+    r = audit(R.reference_for(mech), domain=domain, epsilon=float(mech.claimed_epsilon), samples=5_000,
+              alpha=0.05, batch=True, spec=mech)
+    assert r.verdict == "NO_EVIDENCE" and r.conformance["passed"], r.conformance
 
 
 def test_reference_for_needs_bound_mechanism():
