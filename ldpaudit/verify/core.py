@@ -371,30 +371,40 @@ def candidate_points(mech: Mechanism, decision: Decision | None = None) -> list[
     if set(example) >= set(mech.parameter_names):
         points.append({k: example[k] for k in mech.parameter_names})
     if decision is not None and decision.model_params:
-        point = {}
-        for p in mech.parameters:
-            entry_ = decision.model_params.get(p.name)
-            if entry_ is None:
-                point[p.name] = example.get(p.name)
-                continue
-            kind, v, L = entry_
-            value = float(v)
-            if kind == "exp":
-                import math
-
-                value = L * math.log(value) if value > 0 else 1.0
-            if p.kind == "integer":
-                point[p.name] = sp.Integer(max(round(value), int(p.lower) if p.lower is not None and p.lower.is_number else round(value)))
-            else:
-                point[p.name] = sp.Rational(Fraction(value).limit_denominator(1000)) if value > 0 else sp.Integer(1)
-        if all(v is not None for v in point.values()):
-            points.append(point)
+        # the point z3's model suggests, rounded coarsely first so witnesses stay readable
+        for level in (1, 10, 1000):
+            point = {}
+            for p in mech.parameters:
+                entry_ = decision.model_params.get(p.name)
+                if entry_ is None:
+                    point[p.name] = example.get(p.name)
+                    continue
+                point[p.name] = _rounded(p, entry_, level)
+            if all(v is not None for v in point.values()):
+                points.append(point)
     points += sample_points(mech)
     unique = []
     for p in points:
         if p not in unique:
             unique.append(p)
     return unique
+
+
+def _rounded(p, entry_, level: int) -> sp.Basic:
+    import math
+
+    kind, v, L = entry_
+    value = float(v)
+    if kind == "exp":
+        value = L * math.log(value) if value > 0 else 1.0
+    if p.kind == "integer":
+        low = int(p.lower) if p.lower is not None and p.lower.is_Integer else None
+        r = round(value)
+        return sp.Integer(max(r, low) if low is not None else r)
+    if level == 1:
+        r = math.ceil(value) if value > 0 else math.floor(value)
+        return sp.Integer(r)
+    return sp.Rational(Fraction(value).limit_denominator(level))
 
 
 def _refute_at_points(mech: Mechanism, claim, decision: Decision | None, *, timeout_ms) -> Verdict | None:

@@ -294,7 +294,7 @@ def _materialized(mech: Mechanism, why: str) -> Problem:
     try:
         ch = mech.materialize()
     except NotMaterializable as exc:
-        raise Unsupported(f"{why}; bind the sizes to verify by materialization ({exc})") from None
+        raise Unsupported(f"{why}: no proof for all sizes; bind the sizes to verify an instance ({exc})") from None
     return explicit_problem(mech, ch, method=f"materialized ({why})")
 
 
