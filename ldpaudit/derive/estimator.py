@@ -14,11 +14,12 @@ Unbiasedness is proved symbolically: E[p̂] - p simplifies to 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy as sp
+from sympy.polys.matrices import DomainMatrix
 
-from ldpaudit.derive.algebra import F_J, P_J, NotDerivable, NotIdentifiable, is_zero, simplify
+from ldpaudit.derive.algebra import F_J, P_J, NotDerivable, NotIdentifiable, is_zero, simplify, to_exp_base
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
 from ldpaudit.errors import NotMaterializable
 from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism
@@ -51,6 +52,9 @@ class MatrixEstimator:
     marginal: sp.Matrix           # m = pQ (row vector)
     bias: sp.Matrix               # E[p̂] - p = pQR - p, simplified (zeros)
     method: str
+    Qu: sp.Matrix | None = None   # Q over u = e^(ε/L) (for fast exact products)
+    Ru: object = None             # R over u, as a DomainMatrix
+    back: dict = field(default_factory=dict)
 
     kind = "left-inverse"
 
@@ -84,7 +88,9 @@ def matrix_estimator(mech: Mechanism, channel: ExplicitChannel | None = None) ->
     ch = channel if channel is not None else _explicit(mech)
     Q = sp.Matrix(ch.matrix)
     d, k = Q.shape
-    rank = _rank(Q)
+    Qu, back = _over_u(Q)
+    dm = DomainMatrix.from_Matrix(Qu).to_field()
+    rank = dm.rank()
     if rank < d:
         raise NotIdentifiable(
             f"channel of {mech.name!r} has rank {rank} < {d} inputs: different input distributions give the same "
@@ -92,16 +98,37 @@ def matrix_estimator(mech: Mechanism, channel: ExplicitChannel | None = None) ->
             + (" (it has fewer outputs than inputs)" if k < d else "")
         )
     if k == d:
-        R, method = _inverse(Q), "inverse"
+        Ru, method = dm.inv(), "inverse"
     else:
-        R, method = Q.T * _inverse(Q * Q.T), "least-squares right inverse R = Q^T (Q Q^T)^(-1)"
-    R = R.applyfunc(simplify)
+        Ru, method = dm.transpose() * (dm * dm.transpose()).inv(), "least-squares right inverse R = Q^T (Q Q^T)^(-1)"
+    R = Ru.to_Matrix().applyfunc(lambda e: _back(e, back))
     p = input_probabilities(d)
     prow = sp.Matrix([list(p)])
     m = (prow * Q).applyfunc(simplify)
-    bias = (m * R - prow).applyfunc(simplify)
+    QR = (dm * Ru).to_Matrix().applyfunc(lambda e: _back(e, back))
+    bias = (prow * QR - prow).applyfunc(simplify)
     bias = bias.applyfunc(lambda e: sp.Integer(0) if is_zero(e) else e)
-    return MatrixEstimator(ch, Q, R, p, m, bias, method)
+    return MatrixEstimator(ch, Q, R, p, m, bias, method, Qu, Ru, back)
+
+
+def _over_u(M: sp.Matrix):
+    """M with every e^(qε) written as a power of one symbol u (see algebra.to_exp_base)."""
+    exps = [e for e in M if e.has(sp.exp)]
+    if not exps:
+        return M, {}
+    _, back = to_exp_base(sp.Add(*[a for e in exps for a in e.atoms(sp.exp)]))
+    if not back:
+        return M, {}
+    u, base = next(iter(back.items()))
+    power = {}
+    for a in M.atoms(sp.exp):
+        power[a] = u ** sp.nsimplify(a.args[0] / sp.log(base))
+    return M.applyfunc(lambda e: e.xreplace(power)), back
+
+
+def _back(e, back):
+    e = sp.factor(sp.cancel(e))
+    return e.xreplace(back) if back else e
 
 
 def _explicit(mech: Mechanism) -> ExplicitChannel:
@@ -111,38 +138,8 @@ def _explicit(mech: Mechanism) -> ExplicitChannel:
         return mech.materialize(max_entries=20_000)
     except NotMaterializable as exc:
         raise NotDerivable(f"{mech.name!r} is not symmetric in its inputs and {exc}") from None
-
-
-def _rank(Q: sp.Matrix) -> int:
-    syms = sorted(Q.free_symbols, key=str)
-    if not syms:
-        return Q.rank(simplify=True)
-    # the generic rank: at a point where no minor vanishes by accident; two points agree
-    ranks = []
-    for value in (sp.Rational(7, 5), sp.Rational(13, 4)):
-        ranks.append(Q.subs({s: value for s in syms}).rank())
-    return max(ranks)
-
-
-def _inverse(M: sp.Matrix) -> sp.Matrix:
-    """Exact inverse, computed over e^(ε/L) as a plain symbol when the entries are exponentials."""
-    atoms = sorted(M.atoms(sp.exp), key=str)
-    if not atoms:
-        return M.inv()
-    u = sp.Symbol("u_", positive=True)
-    eps_like = {a.args[0] for a in atoms}
-    base = None
-    for arg in eps_like:
-        coeff, rest = arg.as_coeff_Mul()
-        base = rest if base is None else base
-        if rest != base:
-            return M.inv(method="LU").applyfunc(simplify)
-    denominators = [sp.Rational(arg.as_coeff_Mul()[0]).q for arg in eps_like]
-    L = sp.ilcm(*denominators) if len(denominators) > 1 else denominators[0]
-    sub = {a: u ** (sp.Rational(a.args[0].as_coeff_Mul()[0]) * L) for a in atoms}
-    Mu = M.xreplace(sub)
-    inv = Mu.inv(method="LU").applyfunc(sp.cancel)
-    return inv.xreplace({u: sp.exp(base / L)}).applyfunc(simplify)
+    except KeyError as exc:  # the model evaluates class conditions with a free parameter (reported)
+        raise NotDerivable(f"{mech.name!r}: bind the parameter {exc} used in its class conditions") from None
 
 
 def unbiased_estimator(mech: Mechanism) -> HitEstimator | MatrixEstimator:

@@ -37,6 +37,7 @@ from ldpaudit.spec.model import (
     StructuredChannel,
     SubsetSpace,
     Z,
+    sample_points,
 )
 
 
@@ -153,7 +154,7 @@ def _structured(mech: Mechanism, ch: StructuredChannel) -> ItemStatistic:
             orbits.append(Orbit(rel, count, hits, matches[0].name, matches[0].weight))
         for c in ch.classes:
             total = sum((o.count for o in orbits if o.cls == c.name), sp.Integer(0))
-            if simplify(total - c.count) != 0:
+            if not _same_count(mech, total, c.count):
                 raise InvalidSpec(
                     f"channel.classes {c.name!r} of {mech.name!r} declares count {c.count} but the outputs "
                     f"satisfying {c.condition!r} number {simplify(total)}; fix the count"
@@ -170,6 +171,20 @@ def _structured(mech: Mechanism, ch: StructuredChannel) -> ItemStatistic:
         stat, g, h, g, h, "structured", same, other, hit_set_size=hit_size, domain_size=d,
         notes=("T_j is an indicator, so E[T_j^2] = E[T_j]",),
     )
+
+
+def _same_count(mech: Mechanism, a, b) -> bool:
+    """a == b symbolically, or (when sympy cannot decide, e.g. binomials at a boundary) at
+    every admissible sample point of the mechanism's free parameters."""
+    diff = a - b
+    if simplify(diff) == 0:
+        return True
+    for point in sample_points(mech, 6):
+        subs = {mech.symbols[k]: v for k, v in point.items()}
+        value = sp.expand_func(diff.xreplace(subs))
+        if sp.simplify(value) != 0:
+            return False
+    return True
 
 
 def _product(mech: Mechanism, ch: ProductChannel) -> ItemStatistic:

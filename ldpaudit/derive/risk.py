@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import sympy as sp
+from sympy.polys.matrices import DomainMatrix
 
 from ldpaudit.derive.algebra import (
     F_J,
@@ -144,62 +145,100 @@ def _sign(expr: sp.Basic) -> int | None:
 
 def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
     """Variances of p̂ = m̂R from the covariance of the output frequencies m̂:
-    iid: (diag m - mᵀm)/n; fixed: (diag m - Σ_x p_x Q_xᵀ Q_x)/n."""
+    iid: Cov = (diag m - mᵀm)/n; fixed: Cov = (diag m - Σ_x p_x Q_xᵀQ_x)/n. With m = pQ,
+    R_jᵀ diag(m) R_j = Σ_x p_x S[x, j] for S = Q·(R∘R), and m R_j = Σ_x p_x P[x, j] for P = QR,
+    so Var p̂_j = (Σ_x p_x S[x,j] - (Σ_x p_x P[x,j])²)/n (iid) or (Σ_x p_x S[x,j] - Σ_x p_x P[x,j]²)/n
+    (fixed). Products are computed exactly over u = e^(ε/L)."""
     check_model(model)
     n = N_USERS
-    Q, R, p, m = est.Q, est.R, est.p, est.marginal
-    d, k = Q.shape
-    if model == "iid":
-        cov = (sp.diag(*m) - m.T * m) / n
-    else:
-        cov = sp.diag(*m)
-        for x in range(d):
-            row = Q[x, :]
-            cov -= p[x] * row.T * row
-        cov = cov / n
-    variances = tuple(simplify((R[:, j].T * cov * R[:, j])[0, 0]) for j in range(d))
-    total = simplify(sum(variances, sp.Integer(0)))
+    p = est.p
+    d = len(p)
+    back = est.back
+    Ru = est.Ru
+    K = Ru.domain
+    Rl = Ru.to_list()
+    Ql = DomainMatrix.from_Matrix(est.Qu).convert_to(K).to_list()
+    k = len(Rl)
+    S = [[K.to_sympy(sum((Ql[x][y] * Rl[y][j] ** 2 for y in range(k)), K.zero)) for j in range(d)] for x in range(d)]
+    P = [[K.to_sympy(sum((Ql[x][y] * Rl[y][j] for y in range(k)), K.zero)) for j in range(d)] for x in range(d)]
+    variances_u = []
+    for j in range(d):
+        first = sum((p[x] * S[x][j] for x in range(d)), sp.Integer(0))
+        if model == "iid":
+            second = sum((p[x] * P[x][j] for x in range(d)), sp.Integer(0)) ** 2
+        else:
+            second = sum((p[x] * P[x][j] ** 2 for x in range(d)), sp.Integer(0))
+        variances_u.append(sp.expand(first - second) / n)
+    total_u = sp.expand(sum(variances_u, sp.Integer(0)))
     uniform = {pi: sp.Rational(1, d) for pi in p}
-    hessian = sp.hessian(total, p).applyfunc(simplify)
-    grad_u = [simplify(sp.diff(total, pi).subs(uniform)) for pi in p]
-    equal_grad = all(is_zero(g - grad_u[0]) for g in grad_u[1:])
-    diag_h = simplify(hessian[0, 0])
-    isotropic = all(is_zero(hessian[i, j] - (diag_h if i == j else 0)) for i in range(d) for j in range(d))
-    sign = _sign(diag_h) if isotropic else None
+
+    def out(e):
+        e = sp.factor(sp.cancel(sp.together(e)))
+        return e.xreplace(back) if back else e
+
+    variances = tuple(out(v) for v in variances_u)
+    total = out(total_u)
+    hessian = sp.hessian(total_u, p)
+    diag_h = sp.cancel(hessian[0, 0])
+    isotropic = all(sp.cancel(hessian[i, j] - (diag_h if i == j else 0)) == 0 for i in range(d) for j in range(d))
+    grad_u = [sp.cancel(sp.diff(total_u, pi).subs(uniform)) for pi in p]
+    equal_grad = all(sp.cancel(g - grad_u[0]) == 0 for g in grad_u[1:])
+    sign = _sign(out(diag_h)) if isotropic else None
     if isotropic and sign is not None and sign <= 0 and equal_grad:
-        l2 = simplify(total.subs(uniform))
-        arg = "uniform p" if sign < 0 else "every p (the risk is constant on the simplex)"
-        why = ("the total risk is a concave quadratic in p (Hessian " + sp.sstr(diag_h) + "·I) whose gradient at "
-               "the uniform p is parallel to (1, ..., 1): the KKT conditions hold there, so it is the maximum")
-        if sign == 0:
+        l2 = out(total_u.subs(uniform))
+        if sign < 0:
+            arg = "uniform p"
+            why = (f"the total risk is a concave quadratic in p (Hessian {sp.sstr(out(diag_h))}·I) whose gradient at "
+                   "the uniform p is parallel to (1, ..., 1): the KKT conditions hold there, so it is the maximum")
+        else:
+            arg = "every p (the risk is constant on the simplex)"
             why = "the total risk is linear in p with equal coefficients, i.e. constant on the simplex"
-    elif isotropic and sign is not None and sign <= 0 and not total.free_symbols - set(p):
-        point = _maximize_quadratic(total, p, diag_h)
+    elif isotropic and sign is not None and sign <= 0 and not (total.free_symbols - set(p) - {n}):
+        point = _maximize_quadratic(total, p, out(diag_h))
         l2 = simplify(total.subs(point))
         arg = "p = (" + ", ".join(sp.sstr(point[pi]) for pi in p) + ")"
         why = ("the total risk is a concave quadratic in p; its maximum over the simplex is the Euclidean "
                "projection of the unconstrained maximizer onto the simplex (exact)")
     else:
-        raise NotDerivable(
-            "the worst case of this explicit channel's risk needs numeric parameters (bind them with -p)"
-        )
+        why = "the worst case of this explicit channel's risk needs numeric parameters (bind them with -p)"
+        return Risk(model, variances[0], total, None, "", why, None, "", why, variances=variances, exact_l1=False)
     c = half_normal_mean()
-    l1_expr = sum((c * sp.sqrt(v) for v in variances), sp.Integer(0))
-    l1_grad = [simplify(sp.diff(l1_expr, pi).subs(uniform)) for pi in p]
-    if all(is_zero(g - l1_grad[0]) for g in l1_grad[1:]):
-        l1 = simplify(sum((c * positive_sqrt(v.subs(uniform)) for v in variances), sp.Integer(0)))
+    l1_grad = []
+    for pi in p:
+        g = sum((sp.diff(v, pi) / sp.sqrt(v) for v in variances_u), sp.Integer(0)).subs(uniform)
+        l1_grad.append(g)
+    if all(_numerically_equal(g, l1_grad[0], back) for g in l1_grad[1:]):
+        l1 = simplify(sum((c * positive_sqrt(out(v.subs(uniform))) for v in variances_u), sp.Integer(0)))
         l1_arg = "uniform p"
         l1_why = ("Σ_j sqrt(2 Var(p̂_j)/π) is concave in p (each Var(p̂_j) is a concave quadratic) and its "
                   "gradient at the uniform p is parallel to (1, ..., 1), so the uniform p maximizes it")
         exact = True
-    elif not l1_expr.free_symbols - set(p):
-        l1, point = _maximize_numeric(l1_expr, p)
+    elif not (total.free_symbols - set(p) - {n}):
+        l1_expr = sum((c * sp.sqrt(v) for v in variances), sp.Integer(0))
+        l1n, point = _maximize_numeric(l1_expr.subs(n, 1), p)
+        l1 = l1n / sp.sqrt(n)
         l1_arg = "p ≈ (" + ", ".join(f"{v:.4g}" for v in point) + ")"
         l1_why = "concave maximization over the simplex, solved numerically (SLSQP)"
         exact = False
     else:
         raise NotDerivable("the worst-case ℓ1 risk of this explicit channel needs numeric parameters")
     return Risk(model, variances[0], total, l2, arg, why, l1, l1_arg, l1_why, variances=variances, exact_l1=exact)
+
+
+def _numerically_equal(a, b, back) -> bool:
+    """Equal as functions: exactly when sympy can tell, else at three sample points."""
+    diff = a - b
+    try:
+        if sp.cancel(sp.together(diff)) == 0:
+            return True
+    except (TypeError, sp.PolynomialError):
+        pass
+    syms = sorted(diff.free_symbols, key=str)
+    for value in (sp.Rational(3, 2), sp.Rational(7, 3), 5):
+        v = sp.N(diff.subs({s: value for s in syms}), 30)
+        if abs(v) > 1e-20:
+            return False
+    return True
 
 
 def project_to_simplex(v: list) -> list:
