@@ -186,7 +186,7 @@ def verify(
         problem = build(mech)
     except Unsupported as exc:
         return _unknown(mech, claim, str(exc), start)
-    if problem.numeric:
+    if problem.numeric and not claim.free_symbols:
         return _verify_numeric(problem, claim, timeout_ms=timeout_ms, start=start)
     return _verify_symbolic(problem, claim, timeout_ms=timeout_ms, start=start, tight=tight)
 
@@ -307,14 +307,18 @@ def witness_proof(name: str, witness: Witness) -> tuple:
     """A query z3 must answer unsat: the claim holding at the witness contradicts the exact
     values of Q(y|x) and Q(y|x') (for a certificate of a refutation)."""
     bound = sp.exp(witness.claim)
+    if witness.ratio != sp.oo:  # the ratio, simplified (constants such as 1/sqrt(2 pi) cancel)
+        num_e, den_e = witness.ratio, sp.Integer(1)
+    else:
+        num_e, den_e = witness.numerator, witness.denominator
     try:
-        enc = smt.Encoder((), [witness.numerator, witness.denominator, bound])
-        num, den, c = (enc.z3(enc.poly(e)) for e in (witness.numerator, witness.denominator, bound))
+        enc = smt.Encoder((), [num_e, den_e, bound])
+        num, den, c = (enc.z3(enc.poly(e)) for e in (num_e, den_e, bound))
+        assertions = enc.constraints() + [num <= c * den]
+        comment = f"{name}: the claim at the witness {witness}\n{enc.legend()}"
+        out = smt.check(assertions, comment=comment)
     except Unsupported:
         return ()
-    assertions = enc.constraints() + [num <= c * den]
-    comment = f"{name}: the claim at the witness {witness}\n{enc.legend()}"
-    out = smt.check(assertions, comment=comment)
     return (("the claim holds at the witness", out.smt2, "unsat", out.result),)
 
 
