@@ -162,7 +162,7 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
         hit_what = "y = x" if stat.statistic == "1{y = j}" else "x in y"
         text = (f"For an input distribution p, an output y has probability m(y) = Σ_x p_x Q(y|x). Every input "
                 f"with {hit_what} gives y the weight of that class and every other input the other class's weight, so "
-                f"with π(y) = P(X hits y) = Σ_{{x: {hit_what}}} p_x the marginal per output class is")
+                f"with π(y) = P(X hits y) = Σ_{{x: {hit_what}}} p_x the marginal per output class is m(y) below;")
         eqs = [_eq("m(y)", "m(y)", m_y)]
         results["marginal"] = m_y
     else:
@@ -171,7 +171,7 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
         eqs = []
         results["marginal"] = est.mean_equation
     eqs.append(_eq("E[f_j]", r"\mathbb{E}[f_j]", est.mean_equation))
-    steps.append(Step("Marginal", text + (" and the item frequency f_j = F_j/n has mean (both sampling models)"
+    steps.append(Step("Marginal", text + (" the item frequency f_j = F_j/n has mean E[f_j] (both sampling models):"
                                           if stat.source == "structured" else ""), tuple(eqs)))
     # estimator
     steps.append(Step(
@@ -199,8 +199,8 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
     steps.append(Step(
         "Worst-case ℓ2² risk",
         f"Var(p̂_j) = α + β p_j + γ p_j² with the coefficients below, so the total risk is "
-        f"E‖p̂ - p‖² = Σ_j Var(p̂_j) = dα + β + γ Σ_j p_j² (using Σ_j p_j = 1). {risk.l2_reason[0].upper()}"
-        f"{risk.l2_reason[1:]}; the supremum is attained at {risk.l2_argmax}:",
+        f"E‖p̂ - p‖² = Σ_j Var(p̂_j) = dα + β + γ Σ_j p_j² (using Σ_j p_j = 1). Here "
+        f"{risk.l2_reason}; the supremum is attained at {risk.l2_argmax}:",
         (_eq("α", r"\alpha", alpha), _eq("β", r"\beta", beta), _eq("γ", r"\gamma", gamma),
          _eq("E‖p̂ - p‖²", r"\mathbb{E}\|\hat p - p\|_2^2", risk.total.subs(S2, sp.Symbol("S_2"))),
          _eq("sup_p E‖p̂ - p‖²", r"\sup_p \mathbb{E}\|\hat p - p\|_2^2", risk.l2_worst)),
@@ -211,7 +211,8 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
     steps.append(Step(
         "Worst-case ℓ1 risk (large n)",
         "For large n, p̂_j - p_j is approximately N(0, Var p̂_j), and E|N(0, σ²)| = σ·c with c obtained by "
-        f"integrating |z| against the standard normal density. {risk.l1_reason[0].upper()}{risk.l1_reason[1:]}:",
+        f"integrating |z| against the standard normal density. The sum "
+        f"{risk.l1_reason[len('Σ_j sqrt(2 Var(p̂_j)/π) '):] if risk.l1_reason.startswith('Σ_j') else risk.l1_reason}:",
         (_eq("c", "c", c), _eq("sup_p E‖p̂ - p‖₁", r"\sup_p \mathbb{E}\|\hat p - p\|_1", risk.l1_worst, "≈")),
     ))
     results["l1_worst"] = risk.l1_worst
@@ -318,7 +319,7 @@ def _matrix_steps(mech, est: MatrixEstimator, model, steps, results):
             _skip(results, key, risk.l2_reason)
         return
     steps.append(Step(
-        "Worst-case ℓ2² risk", f"{risk.l2_reason[0].upper()}{risk.l2_reason[1:]}; attained at {risk.l2_argmax}:",
+        "Worst-case ℓ2² risk", f"Summing the variances, {risk.l2_reason}; the supremum is attained at {risk.l2_argmax}:",
         (_eq("E‖p̂ - p‖²", r"\mathbb{E}\|\hat p - p\|_2^2", risk.total),
          _eq("sup_p E‖p̂ - p‖²", r"\sup_p \mathbb{E}\|\hat p - p\|_2^2", risk.l2_worst)),
     ))
@@ -326,7 +327,7 @@ def _matrix_steps(mech, est: MatrixEstimator, model, steps, results):
     results["l2_argmax"] = risk.l2_argmax
     steps.append(Step(
         "Worst-case ℓ1 risk (large n)",
-        f"With E|N(0, σ²)| = σ·sqrt(2/π): {risk.l1_reason}; attained at {risk.l1_argmax}:",
+        f"With E|N(0, σ²)| = σ·sqrt(2/π): {risk.l1_reason}; the supremum is attained at {risk.l1_argmax}:",
         (_eq("sup_p E‖p̂ - p‖₁", r"\sup_p \mathbb{E}\|\hat p - p\|_1", risk.l1_worst, "≈"),),
     ))
     results["l1_worst"] = risk.l1_worst

@@ -1,0 +1,99 @@
+"""``ldpaudit derive SPEC [-p name=value ...] [--model iid|fixed] [--format text|md|latex|json]``.
+
+CLI glue only: parse, load, bind, call :func:`ldpaudit.derive.derive`, render with
+:mod:`ldpaudit.report.render` (imported when the command runs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sympy as sp
+
+from ldpaudit.derive.algebra import N_USERS
+from ldpaudit.derive.derivation import derive
+from ldpaudit.errors import InvalidParameter, LdpAuditError
+from ldpaudit.spec.model import Mechanism
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "derive",
+        help="derive marginal, unbiased estimator, variance, worst-case risks, optimal parameters, information",
+        description="Derive, from the channel, the marginal, the unbiased estimator and its unbiasedness proof, "
+        "variances, worst-case l2^2 and l1 risks, effective samples, optimal integer parameters and mutual "
+        "information of a mechanism.",
+    )
+    p.add_argument("spec", help="a spec file (.toml) or a catalog name such as krr, ksubset")
+    p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
+    p.add_argument("--model", choices=("iid", "fixed"), default="iid", help="sampling model (default: iid)")
+    p.add_argument("--format", choices=("text", "md", "latex", "json"), default="text")
+    p.add_argument("-n", "--users", metavar="N", help="bind the number of users n (default: symbolic)")
+    p.set_defaults(func=run)
+
+
+def parse_params(items) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items or []:
+        for part in item.split(","):
+            name, sep, value = part.partition("=")
+            if not sep or not name.strip() or not value.strip():
+                raise InvalidParameter(f"-p {part!r} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
+            out[name.strip()] = value.strip()
+    return out
+
+
+def load_family(spec: str) -> Mechanism:
+    """A spec file, or a catalog constructor by its spec stem (krr, ksubset, ...)."""
+    path = Path(spec)
+    if path.exists():
+        from ldpaudit.spec import load_spec
+
+        return load_spec(path)
+    from ldpaudit.spec.catalog import CATALOG
+
+    if spec in CATALOG:
+        return CATALOG[spec]()
+    raise InvalidParameter(
+        f"spec {spec!r} is neither a file nor a catalog name; give a .toml path or one of {', '.join(CATALOG)}"
+    )
+
+
+def run(args) -> int:
+    from ldpaudit.report.render import render
+
+    family = load_family(args.spec)
+    mech = family.bind(parse_params(args.param))
+    dv = derive(mech, model=args.model, family=family)
+    if args.users is not None:
+        try:
+            n = int(args.users)
+        except ValueError:
+            raise InvalidParameter(f"--users {args.users!r} is not an integer; give the number of users, e.g. -n 10000") from None
+        if n < 1:
+            raise InvalidParameter(f"--users {n} must be at least 1")
+        dv = _bind_users(dv, n)
+    print(render(dv, args.format), end="")
+    return 0
+
+
+def _bind_users(dv, n: int):
+    from dataclasses import replace
+
+    from ldpaudit.derive.derivation import Equation, Step
+
+    def sub(v):
+        if isinstance(v, sp.Basic):
+            return v.subs(N_USERS, n)
+        if isinstance(v, dict):
+            return {k: sub(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [sub(x) for x in v]
+        return v
+
+    steps = tuple(Step(s.title, s.text, tuple(Equation(e.lhs, e.lhs_latex, sub(e.expr), e.relation) for e in s.equations))
+                  for s in dv.steps)
+    results = {k: sub(v) for k, v in dv.results.items()}
+    return replace(dv, steps=steps, results=results, params=dv.params + (("n", sp.Integer(n)),))
+
+
+__all__ = ["add_parser", "run", "LdpAuditError"]
