@@ -35,7 +35,7 @@ def smt2_script(verdict: Verdict) -> str:
     parts = []
     for i, (description, text, expected, _result) in enumerate(verdict.proof):
         header = f"; query {i + 1}: {description} (expected: {expected})\n"
-        parts.append(header + text.rstrip() + "\n")
+        parts.append(header + str(text).rstrip() + "\n")
     return "(reset)\n".join(parts)
 
 

@@ -38,7 +38,7 @@ class Fact:
 @dataclass
 class Query:
     description: str
-    smt2: str
+    smt2: object  # smt.Script: str() gives the SMT-LIB text
     expected: str  # what z3 must answer for the verdict to stand ('unsat')
     result: str
 

@@ -435,7 +435,7 @@ class Outcome:
     result: str  # 'unsat' | 'sat' | 'unknown'
     model: z3.ModelRef | None = None
     reason: str = ""
-    smt2: str = ""
+    smt2: object = ""  # a Script
     seconds: float = 0.0
 
 
@@ -464,18 +464,56 @@ def check(assertions: list[z3.BoolRef], *, timeout_ms: int | None = DEFAULT_TIME
         out.model = s.model()
     elif r == z3.unknown:
         out.reason = s.reason_unknown() or "unknown"
-    out.smt2 = smt2_text(assertions, comment)
+    out.smt2 = Script(list(assertions), comment)
     return out
 
 
+class Script:
+    """The SMT-LIB 2 text of one query, printed only when asked for (certificates)."""
+
+    def __init__(self, assertions: list[z3.BoolRef], comment: str = ""):
+        self.assertions = assertions
+        self.comment = comment
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            self._text = smt2_text(self.assertions, self.comment)
+        return self._text
+
+    def rstrip(self) -> str:
+        return str(self).rstrip()
+
+
 def smt2_text(assertions: list[z3.BoolRef], comment: str = "") -> str:
-    """A self-contained SMT-LIB 2 script with one ``(check-sat)``."""
-    s = z3.Solver()
-    s.add(*assertions)
-    body = s.to_smt2()
+    """A self-contained SMT-LIB 2 script with one ``(check-sat)``.
+
+    The assertions are copied into a fresh z3 context first: z3 prints shared subterms as
+    ``let`` bindings named after internal ids and chosen by reference counts, both of which
+    depend on everything else alive in the process. A fresh context makes the text a function
+    of the query alone (certificates are regenerated and diffed)."""
+    ctx = z3.Context()
+    s = z3.Solver(ctx=ctx)
+    s.add(*[a.translate(ctx) for a in assertions])
+    body = _canonical_lets(s.to_smt2())
     lines = [f"; {line}" for line in comment.splitlines()] if comment else []
     lines.append(f"(set-option :smt.random_seed {SEED})")
     return "\n".join(lines) + "\n" + body
+
+
+def _canonical_lets(text: str) -> str:
+    """z3 names shared subterms after internal AST ids (``?x127``), which depend on everything
+    created earlier in the process; renumber them in order of appearance so that the same
+    query always prints the same text."""
+    names: dict[str, str] = {}
+
+    def rename(m: re.Match) -> str:
+        token = m.group(0)
+        if token not in names:
+            names[token] = f"{token[0]}t{len(names)}"
+        return names[token]
+
+    return re.sub(r"[?$]x\d+\b", rename, text)
 
 
 def model_value(model: z3.ModelRef, v: z3.ArithRef) -> Fraction | None:

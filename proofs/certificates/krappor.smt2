@@ -17,13 +17,9 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let ((?x5 (+ 1.0 u_epsilon)))
-(let ((?x18 (* ?x5 ?x5)))
-(let ((?x27 (* u_epsilon u_epsilon)))
-(let ((?x16 (* ?x27 u_epsilon ?x18)))
-(let ((?x11 (* u_epsilon ?x18 1.0)))
-(let (($x38 (> ?x11 ?x16)))
-(let (($x32 (> (* ?x27 ?x18 1.0) (* ?x27 1.0 ?x18))))
-(let (($x35 (> (* 1.0 ?x18 1.0) (* ?x27 ?x27 ?x18))))
-(or $x38 $x35 $x32 $x38))))))))))
+ (let ((?t0 (+ 1.0 u_epsilon)))
+(let ((?t1 (* ?t0 ?t0)))
+(let ((?t2 (* u_epsilon u_epsilon)))
+(let (($t3 (> (* u_epsilon ?t1 1.0) (* ?t2 u_epsilon ?t1))))
+(or $t3 (> (* 1.0 ?t1 1.0) (* ?t2 ?t2 ?t1)) (> (* ?t2 ?t1 1.0) (* ?t2 1.0 ?t1)) $t3))))))
 (check-sat)

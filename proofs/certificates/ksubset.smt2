@@ -17,23 +17,24 @@
 (declare-fun C_0 () Real)
 (declare-fun u_epsilon () Real)
 (assert
- (let (($x35 (>= C_1 0.0)))
- (let ((?x76 (+ (- 1.0) d)))
- (let (($x105 (>= ?x76 0.0)))
- (=> $x105 $x35)))))
+ (let (($t0 (>= C_1 0.0)))
+ (let ((?t1 (+ (- 1.0) d)))
+ (let (($t2 (>= ?t1 0.0)))
+ (=> $t2 $t0)))))
 (assert
- (let (($x80 (>= C_1 1.0)))
- (=> (and (>= k 0.0) (<= k (+ (- 1.0) d))) $x80)))
+ (let (($t3 (>= C_1 1.0)))
+ (=> (and (>= k 0.0) (<= k (+ (- 1.0) d))) $t3)))
 (assert
- (= (* C_1 k) (* C_0 (+ (- (+ (- 1.0) d) k) 1.0))))
+ (let ((?t4 (* C_1 k)))
+ (= ?t4 (* C_0 (+ (- (+ (- 1.0) d) k) 1.0)))))
 (assert
- (let (($x38 (>= C_0 0.0)))
- (let ((?x76 (+ (- 1.0) d)))
- (let (($x105 (>= ?x76 0.0)))
- (=> $x105 $x38)))))
+ (let (($t5 (>= C_0 0.0)))
+ (let ((?t1 (+ (- 1.0) d)))
+ (let (($t2 (>= ?t1 0.0)))
+ (=> $t2 $t5)))))
 (assert
- (let (($x18 (>= C_0 1.0)))
- (=> (and (>= (+ (- 1.0) k) 0.0) (<= (+ (- 1.0) k) (+ (- 1.0) d))) $x18)))
+ (let (($t6 (>= C_0 1.0)))
+ (=> (and (>= (+ (- 1.0) k) 0.0) (<= (+ (- 1.0) k) (+ (- 1.0) d))) $t6)))
 (assert
  (> u_epsilon 0.0))
 (assert
@@ -43,10 +44,11 @@
 (assert
  (<= 1.0 k))
 (assert
- (let ((?x76 (+ (- 1.0) d)))
- (<= k ?x76)))
+ (let ((?t1 (+ (- 1.0) d)))
+ (<= k ?t1)))
 (assert
- (or (= (+ C_1 (* C_0 u_epsilon)) 0.0)))
+ (let (($t7 (= (+ C_1 (* C_0 u_epsilon)) 0.0)))
+(or $t7)))
 (check-sat)
 (reset)
 ; query 2: no obligation can fail (expected: unsat)
@@ -66,23 +68,24 @@
 (declare-fun C_0 () Real)
 (declare-fun u_epsilon () Real)
 (assert
- (let (($x35 (>= C_1 0.0)))
- (let ((?x76 (+ (- 1.0) d)))
- (let (($x105 (>= ?x76 0.0)))
- (=> $x105 $x35)))))
+ (let (($t0 (>= C_1 0.0)))
+ (let ((?t1 (+ (- 1.0) d)))
+ (let (($t2 (>= ?t1 0.0)))
+ (=> $t2 $t0)))))
 (assert
- (let (($x80 (>= C_1 1.0)))
- (=> (and (>= k 0.0) (<= k (+ (- 1.0) d))) $x80)))
+ (let (($t3 (>= C_1 1.0)))
+ (=> (and (>= k 0.0) (<= k (+ (- 1.0) d))) $t3)))
 (assert
- (= (* C_1 k) (* C_0 (+ (- (+ (- 1.0) d) k) 1.0))))
+ (let ((?t4 (* C_1 k)))
+ (= ?t4 (* C_0 (+ (- (+ (- 1.0) d) k) 1.0)))))
 (assert
- (let (($x38 (>= C_0 0.0)))
- (let ((?x76 (+ (- 1.0) d)))
- (let (($x105 (>= ?x76 0.0)))
- (=> $x105 $x38)))))
+ (let (($t5 (>= C_0 0.0)))
+ (let ((?t1 (+ (- 1.0) d)))
+ (let (($t2 (>= ?t1 0.0)))
+ (=> $t2 $t5)))))
 (assert
- (let (($x18 (>= C_0 1.0)))
- (=> (and (>= (+ (- 1.0) k) 0.0) (<= (+ (- 1.0) k) (+ (- 1.0) d))) $x18)))
+ (let (($t6 (>= C_0 1.0)))
+ (=> (and (>= (+ (- 1.0) k) 0.0) (<= (+ (- 1.0) k) (+ (- 1.0) d))) $t6)))
 (assert
  (> u_epsilon 0.0))
 (assert
@@ -92,19 +95,17 @@
 (assert
  (<= 1.0 k))
 (assert
- (let ((?x76 (+ (- 1.0) d)))
- (<= k ?x76)))
+ (let ((?t1 (+ (- 1.0) d)))
+ (<= k ?t1)))
 (assert
- (let ((?x53 (* C_0 u_epsilon)))
-(let ((?x5 (+ C_1 ?x53)))
-(let ((?x58 (* u_epsilon u_epsilon ?x5)))
-(let ((?x46 (* 1.0 ?x5 1.0)))
-(let ((?x184 (* ?x5 ?x5)))
-(let (($x65 (< ?x184 0.0)))
-(let (($x14 (or (and (> ?x184 0.0) (> ?x46 ?x58)) (and $x65 (< ?x46 ?x58)))))
-(let (($x55 (and $x65 (< (* u_epsilon ?x5 1.0) (* u_epsilon 1.0 ?x5)))))
-(let (($x34 (> ?x184 0.0)))
-(let (($x31 (and $x34 (> (* u_epsilon ?x5 1.0) (* u_epsilon 1.0 ?x5)))))
-(let (($x29 (or $x31 $x55)))
-(or $x29 $x14)))))))))))))
+ (let ((?t7 (* C_0 u_epsilon)))
+(let ((?t8 (+ C_1 ?t7)))
+(let ((?t9 (* u_epsilon u_epsilon ?t8)))
+(let ((?t10 (* 1.0 ?t8 1.0)))
+(let ((?t11 (* ?t8 ?t8)))
+(let (($t12 (< ?t11 0.0)))
+(let (($t13 (and $t12 (< (* u_epsilon ?t8 1.0) (* u_epsilon 1.0 ?t8)))))
+(let (($t14 (> ?t11 0.0)))
+(let (($t15 (and $t14 (> (* u_epsilon ?t8 1.0) (* u_epsilon 1.0 ?t8)))))
+(or (or $t15 $t13) (or (and $t14 (> ?t10 ?t9)) (and $t12 (< ?t10 ?t9))))))))))))))
 (check-sat)

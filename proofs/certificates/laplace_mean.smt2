@@ -14,30 +14,21 @@
 (assert
  (< 0.0 epsilon))
 (assert
- (let ((?x120 (* (- 1.0) M)))
- (>= xa ?x120)))
+ (let ((?t0 (* (- 1.0) M)))
+ (>= xa ?t0)))
 (assert
  (<= xa M))
 (assert
- (let ((?x120 (* (- 1.0) M)))
- (>= xb ?x120)))
+ (let ((?t0 (* (- 1.0) M)))
+ (>= xb ?t0)))
 (assert
  (<= xb M))
 (assert
  (< 0.0 M))
 (assert
- (let ((?x54 (* 2.0 M)))
-(let ((?x190 (* epsilon ?x54)))
-(let ((?x99 (* (- 1.0) z0)))
-(let ((?x97 (+ xb ?x99)))
-(let (($x209 (>= ?x97 0.0)))
-(let ((?x12 (ite $x209 ?x97 (- ?x97))))
-(let ((?x107 (+ xa ?x99)))
-(let (($x21 (>= ?x107 0.0)))
-(let ((?x164 (ite $x21 ?x107 (- ?x107))))
-(let ((?x17 (* (- 1.0) ?x164)))
-(let ((?x88 (+ ?x17 ?x12)))
-(let ((?x38 (* epsilon ?x88)))
-(let ((?x45 (* ?x38 1.0)))
-(> ?x45 ?x190)))))))))))))))
+ (let ((?t1 (* (- 1.0) z0)))
+(let ((?t2 (+ xb ?t1)))
+(let (($t3 (>= ?t2 0.0)))
+(let ((?t4 (* (- 1.0) (ite (>= (+ xa ?t1) 0.0) (+ xa ?t1) (- (+ xa ?t1))))))
+(> (* (* epsilon (+ ?t4 (ite $t3 ?t2 (- ?t2)))) 1.0) (* epsilon (* 2.0 M))))))))
 (check-sat)

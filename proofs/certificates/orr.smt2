@@ -15,11 +15,7 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let ((?x167 (* 3.0 u_epsilon)))
-(let ((?x87 (+ 6.0 ?x167)))
-(let ((?x173 (* u_epsilon u_epsilon ?x87)))
-(let ((?x12 (* 1.0 ?x87 1.0)))
-(let (($x107 (> ?x12 ?x173)))
-(let (($x190 (> (* u_epsilon ?x87 1.0) (* u_epsilon 1.0 ?x87))))
-(or $x190 $x107))))))))
+ (let (($t0 (> (* 1.0 (+ 6.0 (* 3.0 u_epsilon)) 1.0) (* u_epsilon u_epsilon (+ 6.0 (* 3.0 u_epsilon))))))
+(let (($t1 (> (* u_epsilon (+ 6.0 (* 3.0 u_epsilon)) 1.0) (* u_epsilon 1.0 (+ 6.0 (* 3.0 u_epsilon))))))
+(or $t1 $t0))))
 (check-sat)

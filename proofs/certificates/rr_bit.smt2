@@ -15,10 +15,7 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let ((?x122 (+ 1.0 u_epsilon)))
-(let ((?x52 (* u_epsilon u_epsilon ?x122)))
-(let ((?x54 (* 1.0 ?x122 1.0)))
-(let (($x117 (> ?x54 ?x52)))
-(let (($x178 (> (* u_epsilon ?x122 1.0) (* u_epsilon 1.0 ?x122))))
-(or $x178 $x117)))))))
+ (let (($t0 (> (* 1.0 (+ 1.0 u_epsilon) 1.0) (* u_epsilon u_epsilon (+ 1.0 u_epsilon)))))
+(let (($t1 (> (* u_epsilon (+ 1.0 u_epsilon) 1.0) (* u_epsilon 1.0 (+ 1.0 u_epsilon)))))
+(or $t1 $t0))))
 (check-sat)

@@ -9,8 +9,6 @@
 ; benchmark generated from python API
 (set-info :status unknown)
 (assert
- (let ((?x164 (* 3.0 1.0 4.0)))
-(let ((?x61 (* 3.0 4.0 1.0)))
-(let (($x33 (> ?x61 ?x164)))
-(or $x33 $x33)))))
+ (let (($t0 (> (* 3.0 4.0 1.0) (* 3.0 1.0 4.0))))
+(or $t0 $t0)))
 (check-sat)

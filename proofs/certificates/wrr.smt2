@@ -15,10 +15,7 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let ((?x173 (+ 1.0 u_epsilon)))
-(let ((?x87 (* u_epsilon u_epsilon ?x173)))
-(let ((?x118 (* 1.0 ?x173 1.0)))
-(let (($x45 (> ?x118 ?x87)))
-(let (($x159 (> (* u_epsilon ?x173 1.0) (* u_epsilon 1.0 ?x173))))
-(or $x159 $x45)))))))
+ (let (($t0 (> (* 1.0 (+ 1.0 u_epsilon) 1.0) (* u_epsilon u_epsilon (+ 1.0 u_epsilon)))))
+(let (($t1 (> (* u_epsilon (+ 1.0 u_epsilon) 1.0) (* u_epsilon 1.0 (+ 1.0 u_epsilon)))))
+(or $t1 $t0))))
 (check-sat)
