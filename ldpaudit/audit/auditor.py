@@ -275,7 +275,7 @@ def _budget(samples: int, fraction: float, width: int, n_inputs: int) -> tuple[i
 def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10**6, alpha: float = 0.05,
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
-          max_confirm: int = MAX_CONFIRM) -> AuditResult:
+          max_confirm: int = MAX_CONFIRM, looks=None) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -286,6 +286,8 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     events: precomputed candidates [(pair, predicate, p, q)], used instead of exploration.
     progress: True for a rich progress bar (shown after about a second), or a callable
     ``progress(done, total)``. seed: the same seed gives the same result (None: fresh entropy).
+    looks: for sequential audits, [(cumulative confirmation draws per input, α of that look)];
+    the audit stops at the first look whose bound exceeds ``epsilon`` (see sequential.py).
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
@@ -297,7 +299,7 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
 
         return guided_audit(sampler, inputs=inputs, pairs=ordered, epsilon=eps, samples=int(samples),
                             alpha=alpha, seed=seed, spec=spec, events=events, workers=workers,
-                            progress=progress, max_confirm=max_confirm, t0=t0)
+                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks)
     used = sorted({i for p in ordered for i in p}, key=inputs.index)
     index = {x: i for i, x in enumerate(inputs)}
     prog = _Progress(progress, 0)
@@ -305,14 +307,14 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     try:
         return _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
                           samples=int(samples), alpha=alpha, fraction=float(explore_fraction),
-                          max_confirm=max_confirm, t0=t0)
+                          max_confirm=max_confirm, t0=t0, looks=looks)
     finally:
         engine.close()
         prog.close()
 
 
 def _black_box(engine: _Engine, prog: _Progress, *, inputs, index, pairs, epsilon, samples, alpha,
-               fraction, max_confirm, t0) -> AuditResult:
+               fraction, max_confirm, t0, looks=None) -> AuditResult:
     # Pilot: the first exploration chunk of every input fits the featurizer.
     half, _ = _budget(samples, fraction, 1, len(inputs))
     pilot_n = min(PILOT, half)
@@ -349,15 +351,19 @@ def _black_box(engine: _Engine, prog: _Progress, *, inputs, index, pairs, epsilo
     chosen = choose(candidates, max_confirm)
     explored = (f"exploration: {2 * half} draws per input ({len(pairs)} ordered pairs, "
                 f"{len(candidates)} candidate events, half to fit and half to rank them)")
+    if looks:  # the looks' sizes are relative to the confirmation budget
+        looks = looks.rescaled(n_confirm)
     return _confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
-                    n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0)
+                    n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks)
 
 
 def _confirm(engine, prog, transform, chosen: list[Candidate], *, index, epsilon, samples, n_confirm,
-             alpha, explored, t0) -> AuditResult:
-    """Count the chosen events on fresh samples and turn the counts into the certified bound."""
+             alpha, explored, t0, looks=None) -> AuditResult:
+    """Count the chosen events on fresh samples and turn the counts into the certified bound.
+    ``looks`` [(cumulative draws, α)] stop at the first look that certifies a violation."""
     k = max(1, len(chosen))
-    alpha_each = alpha / (2 * k)
+    looks = looks or [(n_confirm, alpha)]
+    alpha_each = looks[-1][1] / (2 * k)
     detectable = bounds.detectable_epsilon(n_confirm, alpha_each)
     method = (f"{explored}; confirmation: {n_confirm} fresh draws per input for the {len(chosen)} "
               f"best candidate(s); one-sided exact Clopper-Pearson bounds at α/(2·{k}) = {alpha_each:.3g} "
@@ -368,22 +374,32 @@ def _confirm(engine, prog, transform, chosen: list[Candidate], *, index, epsilon
                            time.perf_counter() - t0, detectable, None, method)
     needed = sorted({u for c in chosen for u in c.pair}, key=lambda u: index[u])
     hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
-    jobs = [(index[u], u, n, _PHASE_CONFIRM) for u in needed for n in _chunks(n_confirm)]
-    prog.add_total(sum(j[2] for j in jobs))
     by_index = {index[u]: u for u in needed}
-    for i, out in engine.draw(jobs):
-        u = by_index[i]
-        view = transform(out, u) if callable(transform) else transform.transform(out, u)
+    done = 0
+    for n_look, alpha_look in looks:
+        jobs = [(index[u], u, n, _PHASE_CONFIRM) for u in needed for n in _chunks(n_look - done)]
+        prog.add_total(sum(j[2] for j in jobs))
+        for i, out in engine.draw(jobs):
+            u = by_index[i]
+            view = transform(out, u) if callable(transform) else transform.transform(out, u)
+            for ci, c in enumerate(chosen):
+                for role in (0, 1):
+                    if c.pair[role] == u:
+                        hits[(ci, role)] += view.count(c.event.mask(view))
+        done = n_look
+        alpha_each = alpha_look / (2 * k)
+        best = None
         for ci, c in enumerate(chosen):
-            for role in (0, 1):
-                if c.pair[role] == u:
-                    hits[(ci, role)] += view.count(c.event.mask(view))
-    best = None
-    for ci, c in enumerate(chosen):
-        a, b = hits[(ci, 0)], hits[(ci, 1)]
-        lb, p_low, q_up = bounds.epsilon_lower_bound(a, n_confirm, b, n_confirm, alpha_each)
-        if best is None or lb > best[0]:
-            best = (lb, c, a, b, p_low, q_up)
+            a, b = hits[(ci, 0)], hits[(ci, 1)]
+            lb, p_low, q_up = bounds.epsilon_lower_bound(a, done, b, done, alpha_each)
+            if best is None or lb > best[0]:
+                best = (lb, c, a, b, p_low, q_up)
+        if hasattr(looks, "record"):
+            looks.record(done, alpha_look, best[0])
+        if best[0] > epsilon:
+            break
+    samples = samples - n_confirm + done
+    n_confirm = done
     lb, c, a, b, p_low, q_up = best
     witness = None
     if lb > 0:

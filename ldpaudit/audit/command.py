@@ -224,7 +224,7 @@ def _render(payload: dict) -> None:
     if payload.get("conformance"):
         print("  conformance: " + json.dumps(payload["conformance"], default=str)[:400])
     for r in payload.get("rounds") or []:
-        print(f"  round {r['number']}: {r['samples_per_input']:,} draws, α_r = {r['alpha']:.3g}, ε_lb = {r['epsilon_lower_bound']:.4f}")
+        print(f"  look {r['number']}: {r['samples_per_input']:,} confirmation draws, α_r = {r['alpha']:.3g}, ε_lb = {r['epsilon_lower_bound']:.4f}")
     if payload.get("report"):
         print(f"  report: {payload['report']['markdown']}")
     print(f"  method: {payload['method']}")

@@ -589,7 +589,10 @@ def _holm(pvalues: list[float], alpha: float) -> list[bool]:
 
 
 def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, seed, spec, events,
-                 workers, progress, max_confirm, t0):
+                 workers, progress, max_confirm, t0, looks=None):
+    """Audit with candidate events fixed before sampling. ``looks`` (cumulative draws per
+    input, α of that look) lets a sequential audit stop at the first look that certifies a
+    violation; by default there is one look at (samples, alpha)."""
     from ldpaudit.audit.auditor import AuditResult, _Engine, _Progress, _chunks
 
     index = {x: i for i, x in enumerate(inputs)}
@@ -627,31 +630,41 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
     engine = _Engine(sampler, seed, int(workers), prog)
     hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
     test_hits = [0] * len(tests)
+    looks = looks or [(n, alpha)]
+    k = max(1, len(chosen))
+    done = 0
+    best = None
     try:
-        jobs = [(index[u], u, m, _PHASE_GUIDED) for u in used for m in _chunks(n)]
-        prog.add_total(sum(j[2] for j in jobs))
-        for i, out in engine.draw(jobs):
-            u = inputs[i]
-            view = plan.view(out, u) if plan is not None else SpecView(out.n, out.counts, raw=out)
+        for n_look, alpha_look in looks:
+            jobs = [(index[u], u, m, _PHASE_GUIDED) for u in used for m in _chunks(n_look - done)]
+            prog.add_total(sum(j[2] for j in jobs))
+            for i, out in engine.draw(jobs):
+                u = inputs[i]
+                view = plan.view(out, u) if plan is not None else SpecView(out.n, out.counts, raw=out)
+                for ci, c in enumerate(chosen):
+                    for role in (0, 1):
+                        if c.pair[role] == u:
+                            hits[(ci, role)] += view.count(c.event.mask(view))
+                for ti, (tu, ev, _, _) in enumerate(tests):
+                    if tu == u:
+                        test_hits[ti] += ev.hits(view) if isinstance(ev, _OffColumns) else view.count(ev.mask(view))
+            done = n_look
+            alpha_each = alpha_look / (2 * k)
+            best = None
             for ci, c in enumerate(chosen):
-                for role in (0, 1):
-                    if c.pair[role] == u:
-                        hits[(ci, role)] += view.count(c.event.mask(view))
-            for ti, (tu, ev, _, _) in enumerate(tests):
-                if tu == u:
-                    test_hits[ti] += ev.hits(view) if isinstance(ev, _OffColumns) else view.count(ev.mask(view))
+                a, b = hits[(ci, 0)], hits[(ci, 1)]
+                lb, p_low, q_up = bounds.epsilon_lower_bound(a, done, b, done, alpha_each)
+                if best is None or lb > best[0]:
+                    best = (lb, c, a, b, p_low, q_up)
+            if hasattr(looks, "record"):
+                looks.record(done, alpha_look, best[0] if best is not None else 0.0)
+            if best is not None and best[0] > epsilon:
+                break
     finally:
         engine.close()
         prog.close()
 
-    k = max(1, len(chosen))
-    alpha_each = alpha / (2 * k)
-    best = None
-    for ci, c in enumerate(chosen):
-        a, b = hits[(ci, 0)], hits[(ci, 1)]
-        lb, p_low, q_up = bounds.epsilon_lower_bound(a, n, b, n, alpha_each)
-        if best is None or lb > best[0]:
-            best = (lb, c, a, b, p_low, q_up)
+    n = done
     witness = None
     lb = 0.0
     if best is not None:

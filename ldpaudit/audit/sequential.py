@@ -1,20 +1,22 @@
-"""Sequential auditing: sample in growing rounds until the verdict is settled or the budget
-is spent, with false-alarm control that survives optional stopping.
+"""Sequential auditing: keep sampling until the verdict is settled or the budget is spent,
+with false-alarm control that survives optional stopping.
 
-Method (alpha spending over rounds): round r is a complete audit (exploration, selection and
-confirmation) on fresh draws, at level α_r = α · 6 / (π² r²), so Σ_r α_r <= α. A truly
-ε-LDP randomizer is flagged in round r with probability at most α_r, whatever happened in
-earlier rounds, so by the union bound the probability that *any* round flags it — and hence
-that the sequential audit ever reports a VIOLATION, however it decides to stop — is at most α.
-The audit stops at the first round that certifies a violation; otherwise it runs until the
-budget of draws per input is used up. Round sizes grow geometrically, so a gross fault is
-caught by the first, small rounds while a subtle one gets the large rounds.
+Method (alpha spending over looks). The candidate events are chosen once — from a fresh
+exploration sample (black box) or from the spec (guided) — and are then counted on one
+growing confirmation sample. At look r, after n_r cumulative confirmation draws per input,
+the certified bound is computed at level α_r = α · 6/(π² r²), so Σ_r α_r <= α. For a truly
+ε-LDP randomizer, the chance that look r certifies a violation is at most α_r whatever
+happened at other looks (the events do not depend on the confirmation sample), so by the
+union bound the chance that *any* look does — and hence that the audit ever reports a
+VIOLATION, however it decides to stop — is at most α. The audit stops at the first look that
+certifies a violation; otherwise it runs until the budget of draws per input is spent. Look
+sizes grow geometrically, so a gross fault stops the audit after a few thousand draws while
+a subtle one still gets the whole budget, at the price of a slightly smaller α per look.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import asdict, dataclass, replace
 
 import numpy as np
@@ -25,12 +27,13 @@ from ldpaudit.errors import InvalidParameter
 
 @dataclass(frozen=True)
 class Round:
+    """One look: cumulative confirmation draws per input, its α and the bound it certified."""
+
     number: int
     samples_per_input: int
     alpha: float
-    verdict: str
     epsilon_lower_bound: float
-    detectable_epsilon: float
+    verdict: str
 
 
 def round_alpha(alpha: float, r: int) -> float:
@@ -39,8 +42,8 @@ def round_alpha(alpha: float, r: int) -> float:
 
 
 def schedule(budget: int, first: int, growth: float) -> list[int]:
-    """Round sizes first, first·growth, ... whose sum is exactly ``budget`` (the last round
-    takes what is left, and is merged into the previous one when that remainder is tiny)."""
+    """Look increments first, first·growth, ... summing to exactly ``budget`` (a small
+    remainder is merged into the last look)."""
     sizes, used, n = [], 0, first
     while used + n < budget:
         sizes.append(int(n))
@@ -54,6 +57,43 @@ def schedule(budget: int, first: int, growth: float) -> list[int]:
     return sizes
 
 
+class Looks:
+    """The plan of looks [(cumulative draws, α_r)], and what each look certified."""
+
+    def __init__(self, increments: list[int], alpha: float, epsilon: float):
+        self.alpha = alpha
+        self.epsilon = epsilon
+        self.points = []
+        total = 0
+        for r, inc in enumerate(increments, start=1):
+            total += inc
+            self.points.append((total, round_alpha(alpha, r)))
+        self.rounds: list[Round] = []
+
+    def __iter__(self):
+        return iter(self.points)
+
+    def __len__(self):
+        return len(self.points)
+
+    def __getitem__(self, i):
+        return self.points[i]
+
+    def rescaled(self, total: int) -> Looks:
+        """The same plan stretched to a confirmation sample of ``total`` draws per input."""
+        scale = total / self.points[-1][0]
+        new = Looks([], self.alpha, self.epsilon)
+        new.points = [(total if i + 1 == len(self.points) else max(1, int(round(n * scale))), a)
+                      for i, (n, a) in enumerate(self.points)]
+        new.rounds = self.rounds
+        return new
+
+    def record(self, n: int, alpha: float, lb: float) -> None:
+        lb = max(lb, 0.0)
+        self.rounds.append(Round(len(self.rounds) + 1, int(n), alpha, lb,
+                                 "VIOLATION" if lb > self.epsilon else "NO_EVIDENCE"))
+
+
 def sequential_audit(
     randomizer,
     *,
@@ -63,51 +103,42 @@ def sequential_audit(
     alpha: float = 0.05,
     seed: int = 0,
     first: int | None = None,
-    growth: float = 2.0,
+    growth: float = 1.5,
+    explore: int | None = None,
+    spec=None,
     **options,
 ) -> tuple[AuditResult, list[Round]]:
-    """Audit in rounds of fresh draws until a violation is certified or ``budget`` draws per
-    input are used. Returns the final result (with ``samples_per_input`` = draws actually used
-    per input, ``confidence`` = 1 - α overall) and the rounds."""
+    """Audit with looks of growing size until a violation is certified or ``budget`` draws per
+    input are used. ``first`` is the size of the first look, ``explore`` the exploration draws
+    per input (black box only). Returns the result (``samples_per_input`` = draws actually
+    used per input) and the looks."""
     if not isinstance(budget, int | np.integer) or budget < 200:
         raise InvalidParameter(f"budget={budget!r} must be an integer >= 200 (draws per input)")
     if growth <= 1:
         raise InvalidParameter(f"growth={growth!r} must be > 1")
-    first = int(first or max(2_000, budget // 64))
-    if first < 100 or first > budget:
-        raise InvalidParameter(f"first={first!r} must be between 100 and the budget {budget}")
-    t0 = time.perf_counter()
-    rounds: list[Round] = []
-    used = 0
-    best: AuditResult | None = None
-    seeds = np.random.SeedSequence(seed).spawn(64)
-    for r, n in enumerate(schedule(int(budget), first, growth), start=1):
-        a_r = round_alpha(float(alpha), r)
-        round_seed = int(seeds[r - 1].generate_state(1, np.uint64)[0] >> np.uint64(1))
-        result = audit(randomizer, domain=domain, epsilon=epsilon, samples=int(n), alpha=a_r,
-                       seed=round_seed, **options)
-        used += n
-        rounds.append(Round(r, int(n), a_r, result.verdict, result.epsilon_lower_bound, result.detectable_epsilon))
-        if best is None or result.epsilon_lower_bound > best.epsilon_lower_bound:
-            best = result
-        if result.verdict == "VIOLATION":
-            best = result
-            break
+    budget = int(budget)
+    explore = 0 if spec is not None else int(explore or max(1_000, min(budget // 32, 50_000)))
+    confirm = budget - explore
+    first = int(first or max(1_000, confirm // 128))
+    if explore and confirm < 100:
+        raise InvalidParameter(f"budget={budget} leaves no draws to confirm after {explore} to explore")
+    if first < 50 or first > confirm:
+        raise InvalidParameter(f"first={first!r} must be between 50 and the confirmation budget {confirm}")
+    looks = Looks(schedule(confirm, first, growth), float(alpha), float(epsilon))
+    fraction = explore / budget if explore else 0.25
+    result = audit(randomizer, domain=domain, epsilon=epsilon, samples=budget, alpha=alpha, seed=seed,
+                   spec=spec, explore_fraction=fraction, looks=looks, **options)
+    rounds = looks.rounds
+    stopped = "at the first look that certified a violation" if result.verdict == "VIOLATION" else \
+        "when the budget was spent"
     method = (
-        f"sequential: {len(rounds)} round(s) of fresh draws ({', '.join(str(x.samples_per_input) for x in rounds)} per input), "
-        f"round r at level α·6/(π²r²) so that the levels sum to α = {alpha:g} (alpha spending; valid under optional "
-        f"stopping by the union bound); stopped {'at the first certified violation' if best.verdict == 'VIOLATION' else 'when the budget was spent'}. "
-        f"Deciding round: {best.method}"
+        f"sequential: {'events chosen from the spec' if spec is not None else f'events chosen once on {explore} exploration draws per input'}, "
+        f"then counted on one growing confirmation sample with looks at "
+        f"{', '.join(f'{r.samples_per_input:,}' for r in rounds)} draws per input; look r is tested at "
+        f"α·6/(π²r²), so the levels sum to α = {alpha:g} (alpha spending; valid under optional stopping by the "
+        f"union bound); stopped {stopped}. Per look: {result.method}"
     )
-    final = replace(
-        best,
-        confidence=1 - float(alpha),
-        samples_per_input=used,
-        seconds=time.perf_counter() - t0,
-        detectable_epsilon=max(x.detectable_epsilon for x in rounds),
-        method=method,
-    )
-    return final, rounds
+    return replace(result, method=method), rounds
 
 
 def rounds_json(rounds: list[Round]) -> list[dict]:

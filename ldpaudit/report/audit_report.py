@@ -229,11 +229,8 @@ def write_report(
              "privacy_loss": out / "privacy_loss.png", "bound": out / "bound_vs_samples.png"}
     _plot_loss(loss, result.epsilon_claimed, files["privacy_loss"], pair)
     if rounds:
-        points, label = [], "sequential rounds (cumulative draws)"
-        total = 0
-        for r in rounds:
-            total += r.samples_per_input
-            points.append((total, r.epsilon_lower_bound))
+        label = "sequential looks (cumulative confirmation draws)"
+        points = [(r.samples_per_input, r.epsilon_lower_bound) for r in rounds]
     else:
         event, points = _bound_curve(loss, sampler, pair, seed, alpha)
         label = f"diagnostic event {event!s:.30}"
@@ -271,7 +268,7 @@ def write_report(
         md += ["", "## Conformance with the spec", "", "```json", json.dumps(result.conformance, indent=2, default=str), "```"]
     md += ["", "## Method", "", result.method, ""]
     if rounds:
-        md += ["## Sequential rounds", "", "| round | draws per input | α_r | ε_lb | verdict |", "|---|---|---|---|---|"]
+        md += ["## Sequential looks", "", "| look | cumulative confirmation draws per input | α_r | ε_lb | verdict |", "|---|---|---|---|---|"]
         md += [f"| {r.number} | {r.samples_per_input:,} | {r.alpha:.3g} | {r.epsilon_lower_bound:.4f} | {r.verdict} |" for r in rounds]
         md.append("")
     md += ["## Plots", "", "Diagnostics from a fresh sample of "
@@ -303,7 +300,7 @@ def _html(facts, result, rounds, files, versions, pair, spec_note) -> str:
         parts.append(f"<h2>Conformance with the spec</h2><pre>{e(json.dumps(result.conformance, indent=2, default=str))}</pre>")
     parts.append(f"<h2>Method</h2><p>{e(result.method)}</p>")
     if rounds:
-        parts.append("<h2>Sequential rounds</h2><table><tr><th>round</th><th>draws per input</th><th>α_r</th><th>ε_lb</th><th>verdict</th></tr>")
+        parts.append("<h2>Sequential looks</h2><table><tr><th>look</th><th>cumulative confirmation draws per input</th><th>α_r</th><th>ε_lb</th><th>verdict</th></tr>")
         parts += [f"<tr><td>{r.number}</td><td>{r.samples_per_input}</td><td>{r.alpha:.3g}</td><td>{r.epsilon_lower_bound:.4f}</td><td>{r.verdict}</td></tr>" for r in rounds]
         parts.append("</table>")
     parts.append(f"<h2>Plots</h2><p>Diagnostics from a fresh sample of the pair {e(repr(pair))}; not used to certify.</p>")
