@@ -37,11 +37,11 @@ def simplify(expr: sp.Basic) -> sp.Basic:
     expr = sp.sympify(expr)
     if expr.is_number and expr.is_Rational:
         return expr
-    if expr.has(sp.binomial, sp.factorial, sp.gamma):
-        expr = sp.combsimp(expr)
     if expr.has(sp.Piecewise, sp.Sum, sp.Integral):
-        return expr
+        return combsimp(expr) if expr.has(sp.binomial) else expr
     expr_u, back = to_exp_base(expr)
+    if expr_u.has(sp.binomial, sp.factorial, sp.gamma):
+        expr_u = combsimp(expr_u)
     out = sp.cancel(sp.together(expr_u))
     try:
         factored = sp.factor(out)
@@ -50,6 +50,22 @@ def simplify(expr: sp.Basic) -> sp.Basic:
     except (sp.PolynomialError, NotImplementedError, TypeError):
         pass
     return out.xreplace(back) if back else out
+
+
+def combsimp(expr: sp.Basic) -> sp.Basic:
+    """sympy's combsimp, made fast for binomials with a numeric top and symbolic bottom
+    (C(255, k-1) at d = 256): the tops are written as D + offset for a dummy D, the
+    identity is simplified for all D, and D is put back."""
+    tops = {b.args[0] for b in expr.atoms(sp.binomial) if b.args[0].is_Integer and not b.args[1].is_number}
+    if not tops or max(tops) <= 8:
+        return sp.combsimp(expr)
+    top = max(tops)
+    D = sp.Dummy("D", integer=True, positive=True)
+    general = expr.replace(
+        lambda a: isinstance(a, sp.binomial) and a.args[0].is_Integer and not a.args[1].is_number,
+        lambda a: sp.binomial(D + (a.args[0] - top), a.args[1]),
+    )
+    return sp.combsimp(general).subs(D, top)
 
 
 _U = sp.Symbol("u_exp", positive=True)
@@ -84,9 +100,9 @@ def positive_sqrt(expr: sp.Basic) -> sp.Basic:
     root with the sign that makes them positive (checked at a sample point), so
     sqrt((e^ε - 1)^2) is e^ε - 1 and not Abs(e^ε - 1)."""
     expr = sp.sympify(expr)
-    if expr.has(sp.binomial):
-        expr = sp.combsimp(expr)
     expr_u, back = to_exp_base(expr)
+    if expr_u.has(sp.binomial):
+        expr_u = combsimp(expr_u)
     num, den = sp.fraction(sp.cancel(sp.together(expr_u)))
     outside, inside = sp.Integer(1), sp.Integer(1)
     for part, power in ((num, 1), (den, -1)):

@@ -60,13 +60,14 @@ def _structured(stat: ItemStatistic) -> MutualInformation:
         raise NotDerivable("the output classes do not split into a 'hit' and a 'miss' orbit")
     w_hit, w_miss = hit[0].weight, miss[0].weight
     size = stat.hit_set_size
-    m_y = simplify((size * w_hit + (d - size) * w_miss) / d)
+    m_y = (size * w_hit + (d - size) * w_miss) / d
     terms = []
     for o in stat.same:
         mass = simplify(o.count * o.weight)
         terms.append(mass * sp.log(simplify(o.weight / m_y)))
     value = sp.Add(*terms)
-    return MutualInformation(value, "closed form over output orbits (m_y is the same for every y)", m_y)
+    shown = simplify(m_y) if d.free_symbols else None  # numeric d: m_y is 1/(huge integer), not shown
+    return MutualInformation(value, "closed form over output orbits (m_y is the same for every y)", shown)
 
 
 def _product(mech: Mechanism, ch: ProductChannel) -> MutualInformation:
