@@ -136,25 +136,24 @@ def _render_check(rows: list[dict]) -> None:
     from rich.table import Table
 
     table = Table(title="ldpaudit check", show_lines=True)
-    columns = ["mechanism", "form", "parameters", "claimed ε", "row-stochastic"]
+    columns = ["mechanism", "parameters", "claimed ε", "rows sum to 1"]
     extra = [k for k in ("verification", "derivation", "audit") if any(k in r for r in rows)]
     for name in columns + extra:
         table.add_column(name, overflow="fold")
     for r in rows:
         if not r["ok"]:
-            table.add_row(r["mechanism"], "", "", "", f"[red]INVALID[/red]: {r['error']}", *["" for _ in extra])
+            table.add_row(r["mechanism"], "", "", f"[red]INVALID[/red]: {r['error']}", *["" for _ in extra])
             continue
         params = ", ".join(r["parameters"]) or "(none)"
         example = ", ".join(f"{k}={v}" for k, v in r["example"].items())
         table.add_row(
-            r["mechanism"],
-            r["form"],
+            f"{r['mechanism']}\n[dim]{r['form']}[/dim]",
             params + (f"\nexample: {example}" if example else ""),
             r["claimed_epsilon"],
             f"[green]{r['stochastic']}[/green]",
             *[str(r.get(k, "")) for k in extra],
         )
-    Console(width=max(120, Console().width)).print(table)
+    Console(width=max(150, Console().width)).print(table)
 
 
 # --- show -------------------------------------------------------------------------------------
