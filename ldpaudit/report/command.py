@@ -1,0 +1,69 @@
+"""``ldpaudit reproduce [NAME|all] [--out proofs/] [--json]``: regenerate the papers' results
+and every bundled spec's derivation as Markdown + LaTeX (+ JSON, + PNG where a figure fits)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+from ldpaudit.errors import LdpAuditError
+
+#: name -> (module, description)
+TARGETS = {
+    "derivations": ("ldpaudit.report.derivations", "every bundled spec's derivation"),
+    "kairouz2016": ("ldpaudit.report.kairouz2016", "Kairouz et al. ICML 2016 utility table"),
+    "wang2017": ("ldpaudit.report.wang2017", "Wang et al. Table 1: k*, k# and the simulation"),
+    "yebarg2017": ("ldpaudit.report.yebarg2017", "Ye & Barg medium-privacy risk ratios"),
+    "duchi2013": ("ldpaudit.report.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
+    "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
+}
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("reproduce", help="regenerate the papers' results and the derivations under proofs/")
+    p.add_argument("name", nargs="?", default="all", choices=[*TARGETS, "all"], help="what to regenerate (default: all)")
+    p.add_argument("--out", default="proofs", help="output directory (default: proofs/)")
+    p.add_argument("--json", action="store_true", help="also print the results as JSON on stdout")
+    p.set_defaults(func=run)
+
+
+def reproduce(name: str, out_dir) -> tuple[list, object]:
+    out_dir = Path(out_dir)
+    if name == "certificates":
+        try:
+            module = importlib.import_module("ldpaudit.verify.command")
+        except ImportError:
+            raise LdpAuditError("reproduce certificates needs ldpaudit.verify.command, which is not installed") from None
+        func = getattr(module, "reproduce_certificates", None)
+        if func is None:
+            raise LdpAuditError("ldpaudit.verify.command has no reproduce_certificates(out_dir); nothing to regenerate")
+        result = func(out_dir)
+        return (list(result) if isinstance(result, (list, tuple)) else []), None
+    module = importlib.import_module(TARGETS[name][0])
+    return module.reproduce(out_dir)
+
+
+def run(args) -> int:
+    names = list(TARGETS) if args.name == "all" else [args.name]
+    results = {}
+    for name in names:
+        if args.name == "all" and name == "certificates" and importlib.util.find_spec("ldpaudit.verify.command") is None:
+            continue
+        paths, payload = reproduce(name, args.out)
+        for p in paths:
+            print(f"wrote {p}", file=sys.stderr if args.json else sys.stdout)
+        results[name] = payload
+    if args.json:
+        if len(names) == 1:
+            print(json.dumps(_json_payload(names[0], results[names[0]]), indent=2, ensure_ascii=False, default=str))
+        else:
+            print(json.dumps({k: _json_payload(k, v) for k, v in results.items()}, indent=2, ensure_ascii=False, default=str))
+    return 0
+
+
+def _json_payload(name, payload):
+    if name == "wang2017" and payload is not None:
+        return payload["rows"]
+    return payload

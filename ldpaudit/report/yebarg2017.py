@@ -1,0 +1,123 @@
+"""Ye & Barg, "Optimal Schemes for Discrete Distribution Estimation under Locally
+Differential Privacy" (arXiv 1702.00610, seed document 000): in the medium-privacy regime
+3.8 < ε < ln(d/9) the k-subset scheme's worst-case ℓ2² risk is at most 50% of the better of
+k-RR and k-RAPPOR, and its ℓ1 risk at most 70%.
+
+All risks are the derived worst cases under the i.i.d. model (the paper's), k-subset at its
+derived optimal integer k (floor or ceil of the stationary point, whichever is better, for
+each loss)."""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import sympy as sp
+
+from ldpaudit.derive import N_USERS, compiled_rule, hit_risk, unbiased_estimator
+from ldpaudit.report.documents import Document, fmt, save_png, write_outputs
+from ldpaudit.spec.catalog import k_rappor, k_rr, k_subset
+
+DS = (500, 1000, 2000, 5000, 10_000, 100_000)
+POINTS_PER_D = 6
+EXAMPLE = (1000, 4)
+
+
+@lru_cache(maxsize=1)
+def _functions():
+    """Worst-case ℓ2² and ℓ1 risks (n = 1) of the three schemes, derived and compiled."""
+    out = {}
+    for name, mech in (("k-RR", k_rr()), ("k-RAPPOR", k_rappor()), ("k-subset", k_subset())):
+        S = mech.symbols
+        risk = hit_risk(unbiased_estimator(mech), "iid")
+        args = [S["d"], S.get("k", sp.Symbol("k_unused")), S["epsilon"]]
+        out[name] = {
+            "l2": sp.lambdify(args, risk.l2_worst.subs(N_USERS, 1), "math"),
+            "l1": sp.lambdify(args, risk.l1_worst.subs(N_USERS, 1), "math"),
+            "l2_expr": risk.l2_worst, "l1_expr": risk.l1_worst,
+        }
+    return out
+
+
+def ratios(d: int, epsilon: float) -> dict:
+    f = _functions()
+    eps = sp.Rational(str(epsilon)) if not isinstance(epsilon, sp.Basic) else epsilon
+    out = {"d": d, "epsilon": float(epsilon)}
+    for loss in ("l2", "l1"):
+        k, point = compiled_rule("ksubset", "k", loss).optimum(d=d, epsilon=eps)
+        ss = f["k-subset"][loss](d, k, float(epsilon))
+        rr = f["k-RR"][loss](d, 1, float(epsilon))
+        rap = f["k-RAPPOR"][loss](d, 1, float(epsilon))
+        out[loss] = {"k": k, "stationary": point, "k-subset": ss, "k-RR": rr, "k-RAPPOR": rap,
+                     "ratio": ss / min(rr, rap), "better": "k-RR" if rr < rap else "k-RAPPOR"}
+    return out
+
+
+def grid() -> list[dict]:
+    rows = []
+    for d in DS:
+        hi = math.log(d / 9)
+        for i in range(1, POINTS_PER_D + 1):
+            eps = round(3.8 + (hi - 3.8) * i / (POINTS_PER_D + 1), 4)
+            rows.append(ratios(d, eps))
+    return rows
+
+
+def reproduce(out_dir) -> tuple[list, dict]:
+    out_dir = Path(out_dir) / "yebarg2017"
+    rows = grid()
+    example = ratios(*EXAMPLE)
+    max_l2 = max(r["l2"]["ratio"] for r in rows)
+    max_l1 = max(r["l1"]["ratio"] for r in rows)
+    f = _functions()
+    doc = Document("Ye & Barg (2017): k-subset against k-RR and k-RAPPOR in the medium-privacy regime")
+    doc.para("Source: M. Ye and A. Barg, \"Optimal Schemes for Discrete Distribution Estimation under Locally "
+             "Differential Privacy\" (seed document 000), abstract and Proposition III.5: for 3.8 < ε < ln(d/9) the "
+             "k-subset scheme's worst-case ℓ2² risk is at most 50% of the better of k-RR and k-RAPPOR, and its "
+             "ℓ1 risk at most 70%.")
+    doc.para("Risks are derived under the i.i.d. model (the paper's) from the catalog channels: the worst case over "
+             "the simplex is at the uniform p for all three schemes (concave and symmetric). The derived worst-case "
+             "ℓ2² risk of k-subset is")
+    doc.equation(r"\sup_p \mathbb{E}\|\hat p - p\|_2^2 = " + sp.latex(f["k-subset"]["l2_expr"]))
+    doc.para("and k is the better of floor and ceil of the derived stationary point d/(e^ε + 1) for each loss "
+             "(compared exactly, not rounded). The ratio is the k-subset risk over the smaller of the k-RR and "
+             "k-RAPPOR risks (n cancels).")
+    doc.para(f"Example d = {EXAMPLE[0]}, ε = {EXAMPLE[1]}: ℓ2² ratio {fmt(example['l2']['ratio'], 3)} "
+             f"(k = {example['l2']['k']}), ℓ1 ratio {fmt(example['l1']['ratio'], 3)} (k = {example['l1']['k']}).")
+    doc.table(["d", "ε", "k (ℓ2)", "ℓ2² ratio", "better of RR/RAPPOR (ℓ2)", "k (ℓ1)", "ℓ1 ratio", "better (ℓ1)"],
+              [[r["d"], fmt(r["epsilon"], 5), r["l2"]["k"], fmt(r["l2"]["ratio"], 4), r["l2"]["better"], r["l1"]["k"],
+                fmt(r["l1"]["ratio"], 4), r["l1"]["better"]] for r in rows],
+              caption="Grid: for each d, six ε evenly inside (3.8, ln(d/9))")
+    doc.para(f"Over the grid the largest ℓ2² ratio is {fmt(max_l2, 4)} ({'≤' if max_l2 <= 0.5 else '>'} 0.5) and the "
+             f"largest ℓ1 ratio is {fmt(max_l1, 4)} ({'≤' if max_l1 <= 0.7 else '>'} 0.7): the paper's claim "
+             f"{'holds' if max_l2 <= 0.5 and max_l1 <= 0.7 else 'does not hold'} on every grid point.")
+    png = _plot(rows, out_dir / "ratios.png")
+    doc.figure("ratios.png", "Ratio of the k-subset worst-case risk to the better of k-RR and k-RAPPOR")
+    payload = {"paper": "Ye & Barg 2017", "sampling_model": "iid", "example": example, "max_l2_ratio": max_l2,
+               "max_l1_ratio": max_l1, "rows": rows}
+    return write_outputs(out_dir, "ratios", doc, payload) + [png], payload
+
+
+def _plot(rows, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+    for ax, loss, bound in ((axes[0], "l2", 0.5), (axes[1], "l1", 0.7)):
+        for d in DS:
+            pts = [r for r in rows if r["d"] == d]
+            ax.plot([r["epsilon"] for r in pts], [r[loss]["ratio"] for r in pts], "o-", label=f"d = {d}", markersize=3)
+        ax.axhline(bound, color="k", linestyle="--", linewidth=0.8)
+        ax.set_xlabel("ε")
+        ax.set_title("ℓ2² ratio" if loss == "l2" else "ℓ1 ratio")
+    axes[0].set_ylabel("k-subset / min(k-RR, k-RAPPOR)")
+    axes[1].legend(fontsize=8)
+    fig.suptitle("Ye & Barg: medium-privacy regime 3.8 < ε < ln(d/9), i.i.d. worst case")
+    return save_png(fig, path)
+
+
+__all__ = ["reproduce", "ratios", "grid", "np"]
