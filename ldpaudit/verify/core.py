@@ -239,10 +239,14 @@ def _verify_numeric(problem: Problem, claim, *, timeout_ms, start, bits: int = 9
     if not python_holds:
         witness = _witness(problem, problem.best[0], claim)
         if witness is not None:
+            proof = witness_proof(mech.name, witness)
+            if proof and proof[0][3] == "sat":  # z3 finds the claim consistent with the witness
+                return _unknown(mech, claim, "z3 disagrees with the exact witness check", start, problem.method,
+                                proof=proof)
             return Verdict(
                 Status.REFUTED, mech.name, claim, tight_epsilon=tight, witness=witness, method=problem.method,
                 scope=scope_of(mech), seconds=time.perf_counter() - start, notes=tuple(problem.notes),
-                params=mech.bindings, proof=witness_proof(mech.name, witness),
+                params=mech.bindings, proof=proof,
             )
         return _unknown(mech, claim, "a violation was found but its witness did not re-check", start, problem.method)
     decision = decide(mech.parameters, problem.facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP", bits=bits)
@@ -311,14 +315,18 @@ def witness_proof(name: str, witness: Witness) -> tuple:
         num_e, den_e = witness.ratio, sp.Integer(1)
     else:
         num_e, den_e = witness.numerator, witness.denominator
-    try:
-        enc = smt.Encoder((), [num_e, den_e, bound])
-        num, den, c = (enc.z3(enc.poly(e)) for e in (num_e, den_e, bound))
-        assertions = enc.constraints() + [num <= c * den]
-        comment = f"{name}: the claim at the witness {witness}\n{enc.legend()}"
-        out = smt.check(assertions, comment=comment)
-    except Unsupported:
-        return ()
+    out = None
+    for bits in (96, 384, 1536, 6144):  # tighten the enclosures until z3 sees the gap
+        try:
+            enc = smt.Encoder((), [num_e, den_e, bound], bits=bits)
+            num, den, c = (enc.z3(enc.poly(e)) for e in (num_e, den_e, bound))
+            assertions = enc.constraints() + [num <= c * den]
+            comment = f"{name}: the claim at the witness {witness}\n{enc.legend()}"
+            out = smt.check(assertions, comment=comment)
+        except Unsupported:
+            return ()
+        if out.result != "sat":
+            break
     return (("the claim holds at the witness", out.smt2, "unsat", out.result),)
 
 
