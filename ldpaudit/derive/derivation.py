@@ -30,6 +30,7 @@ from ldpaudit.derive.information import mutual_information, subset_information
 from ldpaudit.derive.optimize import TARGETS, integer_optimum, stationary_point
 from ldpaudit.derive.risk import (
     MODEL_NAMES,
+    MODEL_SHORT,
     S2,
     check_model,
     effective_samples,
@@ -192,7 +193,7 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
     else:
         vtext = ("Under the fixed-population model n p_j users hold j, so F_j is a sum of independent reports and "
                  "Var F_j = n p_j Var(T | x = j) + n (1 - p_j) Var(T | x ≠ j); Var p̂_j = Var(F_j)/(n (g - h))^2:")
-    steps.append(Step(f"Variance ({MODEL_NAMES[model]})", vtext,
+    steps.append(Step(f"Variance ({MODEL_SHORT[model]})", vtext,
                       (_eq("Var(T_j)", r"\operatorname{Var}(T_j)", simplify(risk.per_user_variance)),
                        _eq("Var(p̂_j)", r"\operatorname{Var}(\hat p_j)", risk.variance))))
     results["variance"] = risk.variance
@@ -308,7 +309,7 @@ def _matrix_steps(mech, est: MatrixEstimator, model, steps, results):
     cov = ("(diag m - mᵀm)/n (multinomial counts)" if model == "iid"
            else "(diag m - Σ_x p_x Q_xᵀQ_x)/n (a sum of independent multinomial rows)")
     steps.append(Step(
-        f"Variance ({MODEL_NAMES[model]})",
+        f"Variance ({MODEL_SHORT[model]})",
         f"The output frequencies m̂ have covariance {cov}, so Var p̂_j = R_jᵀ Cov(m̂) R_j:",
         tuple(_eq(f"Var(p̂_{x})", rf"\operatorname{{Var}}(\hat p_{{{x}}})", v) for x, v in zip(ch.inputs, risk.variances)),
     ))
@@ -462,7 +463,7 @@ def _derive_density(mech, model, steps, results):
     text = ("Under the i.i.d. model, by the law of total variance Var Z = Var E[Z|X] + E Var(Z|X) = V(X) + Var W, "
             "so Var μ̂ = (V(X) + Var W)/n:" if model == "iid" else
             "Under the fixed-population model only the noise is random: Var μ̂ = Var W / n:")
-    steps.append(Step(f"Variance ({MODEL_NAMES[model]})", text, (_eq("Var(μ̂)", r"\operatorname{Var}(\hat\mu)", var),)))
+    steps.append(Step(f"Variance ({MODEL_SHORT[model]})", text, (_eq("Var(μ̂)", r"\operatorname{Var}(\hat\mu)", var),)))
     results["variance"] = var
     if model == "iid":
         worst = me.l2_worst_iid

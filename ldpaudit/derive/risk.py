@@ -43,6 +43,7 @@ MODEL_NAMES = {
     "iid": "i.i.d. inputs (each user's input drawn from p; Kairouz et al., Ye & Barg)",
     "fixed": "fixed population (n p_j users hold j; only the randomizer is random; Wang et al.)",
 }
+MODEL_SHORT = {"iid": "i.i.d. model", "fixed": "fixed-population model"}
 #: Σ_j p_j², the only way the total ℓ2² risk depends on p
 S2 = sp.Symbol("S_2", positive=True)
 
@@ -254,6 +255,8 @@ def project_to_simplex(v: list) -> list:
 
 
 def _maximize_quadratic(total, p, diag_h):
+    total = total.subs(N_USERS, 1)
+    diag_h = sp.sympify(diag_h).subs(N_USERS, 1)
     if diag_h == 0:
         best = max(range(len(p)), key=lambda i: float(total.subs({q: int(q == p[i]) for q in p})))
         return {q: sp.Integer(int(q == p[best])) for q in p}

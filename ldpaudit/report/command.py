@@ -39,7 +39,7 @@ def reproduce(name: str, out_dir) -> tuple[list, object]:
         func = getattr(module, "reproduce_certificates", None)
         if func is None:
             raise LdpAuditError("ldpaudit.verify.command has no reproduce_certificates(out_dir); nothing to regenerate")
-        result = func(out_dir)
+        result = func(out_dir / "certificates")  # its argument is the certificates directory itself
         return (list(result) if isinstance(result, (list, tuple)) else []), None
     module = importlib.import_module(TARGETS[name][0])
     return module.reproduce(out_dir)
