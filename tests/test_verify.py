@@ -46,6 +46,7 @@ def check_witness(original: Mechanism, verdict, claim=None):
     e^claim (compared in 50-digit arithmetic) and equals the reported ratio."""
     w = verdict.witness
     assert w is not None, verdict
+    assert w.x != w.x_prime
     params = dict(w.params)
     unbound = {k: v for k, v in params.items() if k in original.parameter_names}
     mech = original.bind(unbound) if unbound else original
@@ -147,6 +148,19 @@ def test_verdict_prints_like_a_hand_check():
     assert str(v) == "REFUTED: Q(y=0|x=1)/Q(y=0|x=2) = 7/2 > e^1"
     assert v.tight_epsilon == sp.log(sp.Rational(7, 2))
     assert verify(m, epsilon="log(7/2)").status is PROVED
+
+
+def test_claims_negative_somewhere_are_refuted_where_they_are_negative():
+    """A constant channel is 0-LDP, but no channel is (-δ)-LDP: epsilon - 1/1000 fails for
+    small ε even though every column is constant."""
+    eps = Parameter("epsilon", "real", sp.Integer(0), lower_strict=True)
+    half = sp.Rational(1, 2)
+    mech = Mechanism("constant", (eps,), FiniteDomain(sp.Integer(2), (0, 1)),
+                     ExplicitChannel((0, 1), (0, 1), ((half, half), (half, half))), eps.symbol)
+    assert verify(mech).status is PROVED
+    v = verify(mech, epsilon="epsilon - 1/1000")
+    assert v.status is REFUTED and v.witness.ratio == 1
+    check_witness(mech, v)
 
 
 def test_large_families_are_fast_and_exact():

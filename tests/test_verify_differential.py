@@ -103,6 +103,7 @@ def check_case(rows, claim):
         assert sp.exp(v.tight_epsilon) == sp.Rational(ratio.numerator, ratio.denominator), (rows, v.tight_epsilon)
     if v.status is REFUTED:
         w = v.witness
+        assert w.x != w.x_prime
         qa, qb = rows[w.x][w.y], rows[w.x_prime][w.y]
         assert sp.Rational(qa.numerator, qa.denominator) == w.numerator
         assert sp.Rational(qb.numerator, qb.denominator) == w.denominator

@@ -336,7 +336,12 @@ def witness_proof(name: str, witness: Witness) -> tuple:
 def _verify_symbolic(problem: Problem, claim, *, timeout_ms, start, tight: bool) -> Verdict:
     mech = problem.mech
     bound = sp.exp(claim)
-    decision = decide(mech.parameters, problem.facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP")
+    facts = list(problem.facts)
+    if not claim.is_positive:
+        # equal positive entries (ratio 1) need e^claim >= 1; implied by the pairs above except
+        # in all-constant columns, so state it for claims that may be <= 0 somewhere
+        facts.append(Fact(sp.Integer(1), sp.Integer(1), ("claim >= 0",), where="e^claim >= 1"))
+    decision = decide(mech.parameters, facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP")
     notes = tuple(problem.notes + decision.notes)
     if decision.result == "unsat":
         tight_value = None
@@ -384,7 +389,7 @@ def candidate_points(mech: Mechanism, decision: Decision | None = None) -> list[
         points.append({k: example[k] for k in mech.parameter_names})
     if decision is not None and decision.model_params:
         # the point z3's model suggests, rounded coarsely first so witnesses stay readable
-        for level in (1, 10, 1000):
+        for level in (1, 10, 1000, 10**40):
             point = {}
             for p in mech.parameters:
                 entry_ = decision.model_params.get(p.name)
@@ -405,21 +410,27 @@ def candidate_points(mech: Mechanism, decision: Decision | None = None) -> list[
 def _rounded(p, entry_, level: int) -> sp.Basic:
     import math
 
+    import mpmath
+
     kind, v, L = entry_
-    value = float(v)
-    if kind == "exp":
-        value = L * math.log(value) if value > 0 else 1.0
+    with mpmath.workdps(60):
+        exact_value = mpmath.mpf(v.numerator) / v.denominator
+        if kind == "exp":
+            exact_value = L * mpmath.log(exact_value) if exact_value > 0 else mpmath.mpf(1)
+        value = Fraction(str(mpmath.nstr(exact_value, 50)))
     if p.kind == "integer":
         low = int(p.lower) if p.lower is not None and p.lower.is_Integer else None
         r = round(value)
         return sp.Integer(max(r, low) if low is not None else r)
     if level == 1:
-        r = math.ceil(value) if value > 0 else math.floor(value)
-        return sp.Integer(r)
-    return sp.Rational(Fraction(value).limit_denominator(level))
+        return sp.Integer(math.ceil(value) if value > 0 else math.floor(value))
+    return sp.Rational(value.limit_denominator(level))
 
 
 def _refute_at_points(mech: Mechanism, claim, decision: Decision | None, *, timeout_ms) -> Verdict | None:
+    """An exact witness at some admissible point: points where the claim is positive first;
+    where it is not, any pair of inputs sharing a positive output already refutes it."""
+    later = []
     for point in candidate_points(mech, decision):
         try:
             bound_mech = mech.bind(point)
@@ -428,17 +439,27 @@ def _refute_at_points(mech: Mechanism, claim, decision: Decision | None, *, time
         subs = {mech.symbols[k]: v for k, v in point.items()}
         claim_at = sp.sympify(claim).xreplace(subs)
         if exact.sign(claim_at) != 1:
+            later.append((bound_mech, claim_at))
             continue
-        try:
-            problem = build(bound_mech)
-        except Unsupported:
-            continue
-        if not problem.numeric:
-            continue
-        verdict = _verify_numeric(problem, claim_at, timeout_ms=timeout_ms, start=time.perf_counter())
-        if verdict.status is Status.REFUTED:
+        verdict = _refute_instance(bound_mech, claim_at, timeout_ms=timeout_ms)
+        if verdict is not None:
+            return verdict
+    for bound_mech, claim_at in later:
+        verdict = _refute_instance(bound_mech, claim_at, timeout_ms=timeout_ms)
+        if verdict is not None:
             return verdict
     return None
+
+
+def _refute_instance(bound_mech: Mechanism, claim_at, *, timeout_ms) -> Verdict | None:
+    try:
+        problem = build(bound_mech)
+    except Unsupported:
+        return None
+    if not problem.numeric:
+        return None
+    verdict = _verify_numeric(problem, claim_at, timeout_ms=timeout_ms, start=time.perf_counter())
+    return verdict if verdict.status is Status.REFUTED else None
 
 
 # --- tight epsilon ----------------------------------------------------------------------------

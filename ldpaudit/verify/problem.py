@@ -130,9 +130,11 @@ def _explicit_numeric(mech: Mechanism, ch: ExplicitChannel, method: str) -> Prob
                     hi = v
                 if c_lo < 0:
                     lo = v
-            if hi == 0 or hi == lo:
+            if hi == 0 or len(inputs) < 2:
                 continue
-            tag = (inputs[column.index(hi)], inputs[column.index(lo)], y)
+            i_hi = column.index(hi)
+            i_lo = column.index(lo) if lo != hi else (1 if i_hi == 0 else 0)
+            tag = (inputs[i_hi], inputs[i_lo], y)
             ratio = sp.oo if lo == 0 else hi / lo
             facts.append(Fact(hi, lo, tag, where=f"column y={y}"))
             if best is None or _greater(ratio, best[1]):
@@ -170,8 +172,10 @@ def _rational_columns(inputs, outputs, matrix):
                 hi, hp, hq = i, p, q
             elif p * lq < lp * q:
                 lo, lp, lq = i, p, q
-        if hp == 0:
+        if hp == 0 or n_in < 2:
             continue
+        if hi == lo:  # a constant column: any other input attains the minimum
+            lo = 1 if hi == 0 else 0
         tag = (inputs[hi], inputs[lo], y)
         facts.append(Fact(sp.Rational(hp, hq), sp.Rational(lp, lq), tag, where=f"column y={y}"))
         # ratio (hp/hq)/(lp/lq) = hp*lq / (hq*lp)
