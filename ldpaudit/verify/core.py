@@ -283,7 +283,7 @@ def _witness(problem: Problem, tag, claim) -> Witness | None:
         ratio = _simplify_ratio(num / den)
         if exact.compare(ratio, bound) != 1:
             return None
-        if not _sympy_exceeds(num, den, bound):
+        if not sympy_exceeds(num, den, bound):
             return None
     return Witness(x, xp, y, ratio, num, den, claim, params=mech.bindings, y_text=text)
 
@@ -295,7 +295,7 @@ def _simplify_ratio(r):
     return s if sp.count_ops(s) <= sp.count_ops(r) else r
 
 
-def _sympy_exceeds(num, den, bound) -> bool:
+def sympy_exceeds(num, den, bound) -> bool:
     """Independent re-check with sympy's own arithmetic: num > bound * den."""
     diff = num - bound * den
     try:

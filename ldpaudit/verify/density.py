@@ -100,13 +100,10 @@ class _Setup:
         ratio = sp.simplify(sp.powsimp(num / den, force=True))
         if exact.compare(ratio, sp.exp(claim)) != 1:
             return None
-        check = sp.Gt(sp.log(ratio) if ratio.is_positive else ratio, claim if ratio.is_positive else sp.exp(claim))
-        if check is not sp.true:
-            try:
-                if not bool(sp.simplify(sp.expand_log(sp.log(ratio), force=True) - claim) > 0):
-                    return None
-            except TypeError:
-                return None
+        from ldpaudit.verify.core import sympy_exceeds
+
+        if not sympy_exceeds(ratio, sp.Integer(1), sp.exp(claim)):  # independent re-check
+            return None
         if self.product:
             inputs = self.mech.inputs.enumerate()
             x, xp = inputs[0], inputs[1]
@@ -114,7 +111,7 @@ class _Setup:
             text = f"({sp.sstr(y[0])}, {sp.sstr(y[1])}, any values in the other coordinates)"
         else:
             x, xp, y, text = point[self.xa], point[self.xb], point[self.z], ""
-        return Witness(x, xp, y, ratio, num, den, claim, params=self.mech.bindings, y_text=text, kind="f" if not self.product else "f")
+        return Witness(x, xp, y, ratio, num, den, claim, params=self.mech.bindings, y_text=text, kind="f")
 
 
 def _model_point(setup: _Setup, decision) -> dict | None:

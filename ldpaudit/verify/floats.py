@@ -6,7 +6,7 @@ converted exactly (``fractions.Fraction(float)``) and the ε of the resulting ch
 computed in closed form and compared with the claim, in units of the last place (ulp) of the
 float64 nearest to the claimed ε.
 
-Semantics of the names (documented in benchmarks/README.md and the CLI help):
+Semantics of the names (also in ``ldpaudit verify --help``):
 
 * **named parameters** — when every name is a free parameter of the spec (a spec written in
   terms of, say, ``p``), the floats are bound exactly and the spec's own channel is verified;
