@@ -163,6 +163,19 @@ def test_claims_negative_somewhere_are_refuted_where_they_are_negative():
     check_witness(mech, v)
 
 
+def test_integer_parameters_are_integers_when_it_matters():
+    """Relaxing n to a real finds a 'counterexample' at n = 3/2 (where Q(0|1) = 0); no
+    integer point has one, and z3 proves the claim again with n integer."""
+    n = Parameter("n", "integer", sp.Integer(1), sp.Integer(2))
+    a = (3 + 4 * (n.symbol - 1) * (2 - n.symbol)) / 4
+    mech = Mechanism("parity", (n,), FiniteDomain(sp.Integer(2), (0, 1)),
+                     ExplicitChannel((0, 1), (0, 1), ((a, 1 - a), (1 - a, a))), sp.log(3))
+    v = verify(mech)
+    assert v.status is PROVED and "integer parameters" in v.method
+    v = verify(mech, epsilon="log(2)")
+    assert v.status is REFUTED and str(v.witness) == "Q(y=0|x=0)/Q(y=0|x=1) = 3 > e^(log(2)) = 2 at n=2"
+
+
 def test_large_families_are_fast_and_exact():
     """k-subset at d = 1000 is decided through its classes, never its C(1000, 269) outputs."""
     v = verify(k_subset(d=1000, k=269))

@@ -358,6 +358,19 @@ def _verify_symbolic(problem: Problem, claim, *, timeout_ms, start, tight: bool)
     if decision.result == "unknown":
         return _unknown(mech, claim, decision.reason, start, problem.method, notes, _proof(decision))
     verdict = _refute_at_points(mech, claim, decision, timeout_ms=timeout_ms)
+    if verdict is None and any(p.kind == "integer" for p in mech.parameters):
+        # the counterexample may live only between integers: ask again with integer sorts
+        retry = decide(mech.parameters, facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP",
+                       integers=True)
+        if retry.result == "unsat":
+            return Verdict(
+                Status.PROVED, mech.name, claim, tight_epsilon=None,
+                method=problem.method + "; z3 nonlinear arithmetic with integer parameters",
+                scope=scope_of(mech), seconds=time.perf_counter() - start, notes=notes + tuple(retry.notes),
+                params=mech.bindings, proof=_proof(retry),
+            )
+        if retry.result == "sat":
+            verdict = _refute_at_points(mech, claim, retry, timeout_ms=timeout_ms)
     if verdict is not None:
         return Verdict(
             Status.REFUTED, mech.name, claim, tight_epsilon=verdict.tight_epsilon, witness=verdict.witness,

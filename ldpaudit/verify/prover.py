@@ -92,6 +92,7 @@ def decide(
     label: str = "",
     extra: Sequence[sp.Basic] = (),
     bits: int = 96,
+    integers: bool = False,
 ) -> Decision:
     """Can any fact fail for admissible parameters? 'unsat' = all hold (a proof)."""
     import time
@@ -101,7 +102,7 @@ def decide(
     for p in parameters:
         exprs += [b for b in (p.lower, p.upper) if b is not None]
     try:
-        enc = Encoder(parameters, exprs, bits=bits)
+        enc = Encoder(parameters, exprs, bits=bits, integers=integers)
         decision = _decide_once(enc, facts, claim_exp, timeout_ms=timeout_ms, label=label)
     except Unsupported as exc:
         return Decision("unknown", reason=f"not encodable exactly: {exc}", seconds=time.perf_counter() - start)

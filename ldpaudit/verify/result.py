@@ -64,8 +64,11 @@ class Witness:
         if self.ratio != sp.oo and not self.ratio.is_Rational:
             ratio += f" ≈ {approx(self.ratio)}"
         claim = _exp_text(self.claim)
-        if not self.claim.is_Integer:
-            claim += f" ≈ {approx(sp.exp(self.claim))}"
+        bound = sp.exp(self.claim)
+        if bound.is_Rational:
+            claim += f" = {sp.sstr(bound)}"
+        elif not self.claim.is_Integer:
+            claim += f" ≈ {approx(bound)}"
         at = ""
         if self.params:
             at = " at " + ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.params)

@@ -82,6 +82,7 @@ class Encoder:
     parameters: Sequence[Parameter]
     expressions: Iterable[sp.Basic]
     bits: int = 96
+    integers: bool = False  # keep integer parameters integer (nonlinear integer arithmetic)
     atoms: list[Atom] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -237,7 +238,8 @@ class Encoder:
     def var(self, s: sp.Symbol) -> z3.ArithRef:
         v = self._vars.get(s)
         if v is None:
-            v = z3.Real(s.name)
+            p = self.param_symbols.get(s)
+            v = z3.Int(s.name) if (self.integers and p is not None and p.kind == "integer") else z3.Real(s.name)
             self._vars[s] = v
         return v
 
@@ -404,7 +406,9 @@ class Encoder:
             else:
                 lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
         ints = [p.name for p in self.parameters if p.kind == "integer" and p.symbol in self._vars]
-        if ints:
+        if ints and self.integers:
+            lines.append(f"integer parameters {', '.join(ints)} kept integer")
+        elif ints:
             lines.append(f"integer parameters {', '.join(ints)} relaxed to reals (a proof for all reals covers the integers)")
         return "\n".join(lines)
 
