@@ -16,14 +16,7 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
 from ldpaudit.spec.expr import parse_expression
-from ldpaudit.spec.model import (
-    DensityChannel,
-    ExplicitChannel,
-    FiniteDomain,
-    Mechanism,
-    ProductChannel,
-    sample_points,
-)
+from ldpaudit.spec.model import DensityChannel, Mechanism, ProductChannel, sample_points
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.problem import Problem, build, entry
 from ldpaudit.verify.prover import Decision, Fact, decide, dominant
@@ -89,8 +82,6 @@ def claim_of(mech: Mechanism, epsilon=None) -> sp.Basic:
 
 
 def _claim_somewhere_positive(mech: Mechanism, claim: sp.Basic, where: str) -> None:
-    import z3
-
     try:
         enc = smt.Encoder(mech.parameters, [claim])
         c = enc.z3(enc.poly(claim))
@@ -99,7 +90,6 @@ def _claim_somewhere_positive(mech: Mechanism, claim: sp.Basic, where: str) -> N
         return
     if out.result == "unsat":
         raise InvalidParameter(f"{where} = {claim} is not positive for any admissible parameters; ε must be positive")
-    del z3
 
 
 def check_domain(mech: Mechanism) -> None:
