@@ -102,6 +102,9 @@ MALFORMED = [
     ("hash value out of range", open("specs/orr.toml").read().replace("[0, 1, 2, 0, 1, 2]", "[0, 1, 7, 0, 1, 2]"), r"channel.hash\[0\] contains 7, outside 0..2"),
     ("density not normalized", open("specs/laplace_mean.toml").read().replace("epsilon/(4*M)", "epsilon/(2*M)"), r"channel.density of 'Laplace mean' integrates to 2"),
     ("example not declared", KRR + "\n[example]\nn = 3\n", r"example.n is not a declared parameter"),
+    ("contradictory bounds", KRR.replace("min = 2\n", "min = 5\nmax = 3\n", 1), r"parameters.d has contradictory bounds: 5 <= d <= 3 \(integer\) admits no integer"),
+    ("no integer between bounds", KRR.replace("min = 2\n", 'min = "5/2"\nmax = "27/10"\n', 1), r"parameters.d has contradictory bounds"),
+    ("denominator vanishes inside the range", EXPLICIT.replace('rows = [["3/4", "1/4"], ["1/4", "3/4"]]', 'rows = [["(exp(2*epsilon) - 4)/(2*(exp(epsilon) - 2)*(exp(epsilon) + 2))", "1/2"], ["1/2", "1/2"]]').replace("[mechanism]", "[parameters.epsilon]\ntype = \"real\"\nmin = 0\nstrict_min = true\n\n[mechanism]"), r"has a denominator that is 0 at epsilon = log\(2\)"),
 ]
 
 # k > d: a k-subset spec whose example binds k out of range is caught when bound

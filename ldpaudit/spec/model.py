@@ -582,6 +582,8 @@ def _validate(mech: Mechanism) -> list[str]:
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
         raise InvalidSpec(f"parameters declared twice: {', '.join(sorted(dupes))}")
+    for p in mech.parameters:
+        _check_bounds_consistent(p)
     allowed = set(mech.symbols.values())
     if isinstance(mech.channel, DensityChannel) or (
         isinstance(mech.channel, ProductChannel) and mech.channel.continuous
@@ -620,6 +622,49 @@ def _validate(mech: Mechanism) -> list[str]:
     return notes
 
 
+def _check_bounds_consistent(p: Parameter) -> None:
+    """Numeric bounds must leave room for a value (an integer, for integer parameters)."""
+    low, high = p.lower, p.upper
+    if low is None or high is None or not (low.is_number and high.is_number):
+        return
+    empty = low > high or (low == high and (p.lower_strict or p.upper_strict))
+    if p.kind == "integer" and not empty:
+        first = sp.floor(low) + 1 if p.lower_strict or not low.is_integer else low
+        last = sp.ceiling(high) - 1 if p.upper_strict or not high.is_integer else high
+        empty = first > last
+    if empty:
+        raise InvalidSpec(
+            f"parameters.{p.name} has contradictory bounds: {p.describe()} admits no "
+            f"{'integer' if p.kind == 'integer' else 'value'}; fix min/max"
+        )
+
+
+def _vanishing_denominator(mech: Mechanism, expr) -> str | None:
+    """For an expression in one real parameter, a point of its admissible range where a
+    denominator is 0 (sympy solveset), or None."""
+    free = expr.free_symbols
+    if len(free) != 1:
+        return None
+    (sym,) = free
+    param = next((p for p in mech.parameters if p.symbol == sym), None)
+    if param is None or param.kind != "real":
+        return None
+    low = param.lower if param.lower is not None and param.lower.is_number else -sp.oo
+    high = param.upper if param.upper is not None and param.upper.is_number else sp.oo
+    domain = sp.Interval(low, high, param.lower_strict or low == -sp.oo, param.upper_strict or high == sp.oo)
+    _, den = sp.fraction(sp.together(expr))
+    for factor in sp.Mul.make_args(sp.factor(den)):
+        if factor.is_number or factor.is_positive:
+            continue
+        try:
+            zeros = sp.solveset(factor, sym, domain)
+        except (NotImplementedError, ValueError, TypeError):
+            continue
+        if isinstance(zeros, sp.FiniteSet) and zeros:
+            return f"{sym} = {sorted(zeros, key=lambda v: float(v))[0]}"
+    return None
+
+
 def _require_nonnegative(mech: Mechanism, expr, where: str) -> None:
     expr = sp.sympify(expr)
     if expr.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
@@ -638,6 +683,10 @@ def _require_nonnegative(mech: Mechanism, expr, where: str) -> None:
         return
     if expr.is_nonnegative:
         return
+    vanishing = _vanishing_denominator(mech, expr)
+    if vanishing is not None:
+        raise InvalidSpec(f"{where} of {mech.name!r} = {expr} has a denominator that is 0 at {vanishing}; "
+                          "rewrite it so that it is defined on the whole parameter range")
     for point in sample_points(mech):
         value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
         value = sp.simplify(value) if not value.is_number else value
