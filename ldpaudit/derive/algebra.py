@@ -74,13 +74,15 @@ _U = sp.Symbol("u_exp", positive=True)
 def to_exp_base(expr: sp.Basic):
     """Rewrite every exp(q·a) (q rational, one common a) as u**(q·L) with u = exp(a/L).
     Returns (rewritten, {u: exp(a/L)}) or (expr, {}) when that is not possible."""
-    atoms = expr.atoms(sp.exp)
+    atoms = set(expr.atoms(sp.exp))
+    if expr.has(sp.E):
+        atoms.add(sp.E)
     if not atoms:
         return expr, {}
     base = None
     coeffs = []
     for a in atoms:
-        coeff, rest = a.args[0].as_coeff_Mul()
+        coeff, rest = (sp.Integer(1), sp.Integer(1)) if a is sp.E else a.args[0].as_coeff_Mul()
         if not coeff.is_Rational:
             return expr, {}
         if base is None:
@@ -91,7 +93,7 @@ def to_exp_base(expr: sp.Basic):
     L = 1
     for c in coeffs:
         L = sp.ilcm(L, sp.Rational(c).q)
-    sub = {a: _U ** (sp.Rational(a.args[0].as_coeff_Mul()[0]) * L) for a in atoms}
+    sub = {a: _U ** ((1 if a is sp.E else sp.Rational(a.args[0].as_coeff_Mul()[0])) * L) for a in atoms}
     return expr.xreplace(sub), {_U: sp.exp(base / L)}
 
 

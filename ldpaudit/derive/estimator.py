@@ -113,16 +113,17 @@ def matrix_estimator(mech: Mechanism, channel: ExplicitChannel | None = None) ->
 
 def _over_u(M: sp.Matrix):
     """M with every e^(qε) written as a power of one symbol u (see algebra.to_exp_base)."""
-    exps = [e for e in M if e.has(sp.exp)]
-    if not exps:
+    atoms = set(M.atoms(sp.exp)) | ({sp.E} if any(e.has(sp.E) for e in M) else set())
+    if not atoms:
         return M, {}
-    _, back = to_exp_base(sp.Add(*[a for e in exps for a in e.atoms(sp.exp)]))
+    _, back = to_exp_base(sp.Add(*atoms))
     if not back:
         return M, {}
     u, base = next(iter(back.items()))
     power = {}
-    for a in M.atoms(sp.exp):
-        power[a] = u ** sp.nsimplify(a.args[0] / sp.log(base))
+    for a in atoms:
+        arg = sp.Integer(1) if a is sp.E else a.args[0]
+        power[a] = u ** sp.nsimplify(arg / sp.log(base))
     return M.applyfunc(lambda e: e.xreplace(power)), back
 
 
