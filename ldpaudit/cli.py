@@ -19,11 +19,11 @@ import sympy as sp
 from ldpaudit import __version__
 from ldpaudit.errors import LdpAuditError
 from ldpaudit.spec import load_spec
+from ldpaudit.spec.loader import load_bound
 from ldpaudit.spec.model import (
     CohortSpace,
     DensityChannel,
     ExplicitChannel,
-    FiniteDomain,
     Mechanism,
     ProductChannel,
     StructuredChannel,
@@ -42,24 +42,6 @@ STAGE_COMMANDS = (
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own usage errors also exit 2, in one line
         self.exit(2, f"ldpaudit: error: {message}\n")
-
-
-def parse_params(items: list[str] | None) -> dict[str, str]:
-    """``["d=8", "epsilon=1/2"]`` -> ``{"d": "8", "epsilon": "1/2"}`` (values stay text;
-    the mechanism binds them exactly through the safe expression parser)."""
-    out: dict[str, str] = {}
-    for item in items or []:
-        for part in item.split(","):
-            name, sep, value = part.partition("=")
-            if not sep or not name.strip() or not value.strip():
-                raise LdpAuditError(f"-p {part!r} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
-            out[name.strip()] = value.strip()
-    return out
-
-
-def load_bound(spec: str, params: list[str] | None) -> Mechanism:
-    """Load a spec file and bind the ``-p`` parameters."""
-    return load_spec(spec).bind(parse_params(params))
 
 
 def spec_files(target: str) -> list[Path]:

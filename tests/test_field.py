@@ -92,35 +92,41 @@ def test_audit_command_bad_input(args, message):
 # --- kill and resume -------------------------------------------------------------------------
 
 
+def _kill_at_a_random_moment(argv, journal: Path, rng: random.Random) -> bool:
+    """Start the audit, wait until it has journaled something, then SIGKILL it at a random
+    moment; True if it was killed while running."""
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if (journal / "chunks").exists() and any((journal / "chunks").iterdir()):
+            break
+        time.sleep(0.02)
+    time.sleep(rng.uniform(0.0, 1.5))
+    killed = proc.poll() is None
+    if killed:
+        proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    return killed
+
+
 def test_kill_and_resume_gives_exactly_the_uninterrupted_result(tmp_path):
-    args = [SLOW, "--target-arg", "delay=0.03", "--batch", "--no-isolate", "--domain", "0..4", "--epsilon", "1",
+    args = [SLOW, "--target-arg", "delay=0.08", "--batch", "--no-isolate", "--domain", "0..4", "--epsilon", "1",
             "--samples", "400000", "--seed", "5", "--json"]
     reference = cli("audit", *args)
     assert reference.returncode == 0, reference.stderr
     expected = strip(json.loads(reference.stdout))
     journal = tmp_path / "journal"
     rng = random.Random()  # a random moment each run, as a real interruption would be
-    kills = 0
-    proc = subprocess.Popen([sys.executable, "-m", "ldpaudit.cli", "audit", *args, "--journal", str(journal)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(rng.uniform(0.8, 2.5))
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGKILL)
-        kills += 1
-    proc.wait()
+    run = [sys.executable, "-m", "ldpaudit.cli", "audit"]
+    kills = _kill_at_a_random_moment(run + args + ["--journal", str(journal)], journal, rng)
     assert (journal / "args.json").exists()
+    done = len(list((journal / "chunks").iterdir()))
     # a second interruption, during the resumed run
-    proc = subprocess.Popen([sys.executable, "-m", "ldpaudit.cli", "audit", "--resume", str(journal)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(rng.uniform(0.5, 1.5))
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGKILL)
-        kills += 1
-    proc.wait()
+    kills += _kill_at_a_random_moment(run + ["--resume", str(journal)], journal, rng)
     resumed = cli("audit", "--resume", str(journal), "--json")
     assert resumed.returncode == 0, resumed.stderr
     assert strip(json.loads(resumed.stdout)) == expected
-    assert kills >= 1, "the run finished before it could be interrupted; make it slower"
+    assert kills >= 1 and done >= 1, "the run finished before it could be interrupted; make it slower"
     assert json.loads((journal / "result.json").read_text())["verdict"] == expected["verdict"]
 
 

@@ -357,6 +357,18 @@ def _black_box(engine: _Engine, prog: _Progress, *, inputs, index, pairs, epsilo
                     n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks)
 
 
+def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: float):
+    """The confirmed candidate with the largest certified bound, as (bound, candidate, count
+    under x, count under x', lower P(S|x), upper P(S|x')), or None without candidates."""
+    best = None
+    for ci, c in enumerate(chosen):
+        a, b = hits[(ci, 0)], hits[(ci, 1)]
+        lb, p_low, q_up = bounds.epsilon_lower_bound(a, n, b, n, alpha_each)
+        if best is None or lb > best[0]:
+            best = (lb, c, a, b, p_low, q_up)
+    return best
+
+
 def _confirm(engine, prog, transform, chosen: list[Candidate], *, index, epsilon, samples, n_confirm,
              alpha, explored, t0, looks=None) -> AuditResult:
     """Count the chosen events on fresh samples and turn the counts into the certified bound.
@@ -387,13 +399,7 @@ def _confirm(engine, prog, transform, chosen: list[Candidate], *, index, epsilon
                     if c.pair[role] == u:
                         hits[(ci, role)] += view.count(c.event.mask(view))
         done = n_look
-        alpha_each = alpha_look / (2 * k)
-        best = None
-        for ci, c in enumerate(chosen):
-            a, b = hits[(ci, 0)], hits[(ci, 1)]
-            lb, p_low, q_up = bounds.epsilon_lower_bound(a, done, b, done, alpha_each)
-            if best is None or lb > best[0]:
-                best = (lb, c, a, b, p_low, q_up)
+        best = best_confirmed(chosen, hits, done, alpha_look / (2 * k))
         if hasattr(looks, "record"):
             looks.record(done, alpha_look, best[0])
         if best[0] > epsilon:

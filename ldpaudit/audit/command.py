@@ -131,7 +131,7 @@ def _load_spec(args):
         if args.param:
             raise InvalidParameter("-p binds spec parameters; give --spec SPEC as well")
         return None
-    from ldpaudit.cli import load_bound
+    from ldpaudit.spec.loader import load_bound
 
     mech = load_bound(args.spec, args.param)
     if mech.parameters:

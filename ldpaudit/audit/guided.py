@@ -593,7 +593,7 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
     """Audit with candidate events fixed before sampling. ``looks`` (cumulative draws per
     input, α of that look) lets a sequential audit stop at the first look that certifies a
     violation; by default there is one look at (samples, alpha)."""
-    from ldpaudit.audit.auditor import AuditResult, _Engine, _Progress, _chunks
+    from ldpaudit.audit.auditor import AuditResult, _Engine, _Progress, _chunks, best_confirmed
 
     index = {x: i for i, x in enumerate(inputs)}
     n = samples
@@ -650,12 +650,7 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
                         test_hits[ti] += ev.hits(view) if isinstance(ev, _OffColumns) else view.count(ev.mask(view))
             done = n_look
             alpha_each = alpha_look / (2 * k)
-            best = None
-            for ci, c in enumerate(chosen):
-                a, b = hits[(ci, 0)], hits[(ci, 1)]
-                lb, p_low, q_up = bounds.epsilon_lower_bound(a, done, b, done, alpha_each)
-                if best is None or lb > best[0]:
-                    best = (lb, c, a, b, p_low, q_up)
+            best = best_confirmed(chosen, hits, done, alpha_each)
             if hasattr(looks, "record"):
                 looks.record(done, alpha_look, best[0] if best is not None else 0.0)
             if best is not None and best[0] > epsilon:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from collections.abc import Mapping
+from fractions import Fraction
 from pathlib import Path
 
 import sympy as sp
@@ -114,6 +115,44 @@ def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
         except (InvalidSpec, InvalidParameter) as exc:
             raise InvalidSpec(f"{source}: [example] is not an admissible instance: {exc}") from None
     return _with_path(mech, source)
+
+
+def parse_assignments(items: list[str] | None) -> dict[str, object]:
+    """Command-line ``-p`` values: ``["d=8", "epsilon=1/2,k=2"]`` -> ``{"d": Fraction(8), ...}``.
+
+    Numbers ("8", "1/2", "0.25") become exact Fractions (decimal text is read as the exact
+    decimal); anything else ("log(3)") stays text for the safe parser in ``Mechanism.bind``."""
+    out: dict[str, object] = {}
+    for item in items or []:
+        for part in item.split(","):
+            name, sep, value = part.partition("=")
+            name, value = name.strip(), value.strip()
+            if not sep or not name or not value:
+                raise InvalidParameter(f"-p {part!r} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
+            try:
+                out[name] = Fraction(value)
+            except (ValueError, ZeroDivisionError):
+                out[name] = value
+    return out
+
+
+def load_family(spec: str | Path) -> Mechanism:
+    """A spec file, or a bundled catalog mechanism by its spec stem (``krr``, ``ksubset``, ...)."""
+    path = Path(spec)
+    if path.exists() or path.suffix == ".toml" or "/" in str(spec):
+        return load_spec(path)
+    from ldpaudit.spec.catalog import CATALOG
+
+    if str(spec) in CATALOG:
+        return CATALOG[str(spec)]()
+    raise InvalidSpec(
+        f"spec {str(spec)!r} is neither a file nor a catalog name; give a .toml path or one of {', '.join(CATALOG)}"
+    )
+
+
+def load_bound(spec: str | Path, params: list[str] | None) -> Mechanism:
+    """Load a spec (file or catalog name) and bind the ``-p name=value`` parameters exactly."""
+    return load_family(spec).bind(parse_assignments(params))
 
 
 def spec_sha256(path: str | Path) -> str:

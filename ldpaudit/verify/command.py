@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from fractions import Fraction
 from pathlib import Path
 
-from ldpaudit.errors import InvalidParameter
-from ldpaudit.spec.loader import load_spec
+from ldpaudit.spec.loader import load_spec, parse_assignments
 from ldpaudit.spec.model import Mechanism
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
 from ldpaudit.verify.core import tight_epsilon, verify
 from ldpaudit.verify.floats import parse_floats, verify_float_params
 from ldpaudit.verify.result import EXIT_CODES
 
-__all__ = ["add_parser", "run", "reproduce_certificates", "parse_param_values"]
+__all__ = ["add_parser", "run", "reproduce_certificates"]
 
 EPILOG = """\
 verdicts: PROVED (exit 0), REFUTED with a witness (exit 1), UNKNOWN with z3's reason (exit 3);
@@ -31,22 +29,6 @@ names that are parameters of the spec are bound; otherwise p, q are the generic 
 form (RR: p = probability of each hit output, q = of each other output; unary encodings:
 p = P(bit=1 | own bit), q = P(bit=1 | other bit)).
 """
-
-
-def parse_param_values(items: list[str] | None) -> dict[str, object]:
-    """``["d=8", "epsilon=1/2,k=2"]`` -> exact values (decimal text is read as the exact decimal)."""
-    out: dict[str, object] = {}
-    for item in items or []:
-        for part in item.split(","):
-            name, sep, value = part.partition("=")
-            name, value = name.strip(), value.strip()
-            if not sep or not name or not value:
-                raise InvalidParameter(f"-p {part!r} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
-            try:
-                out[name] = Fraction(value)  # "8", "1/2", "0.25": exact
-            except (ValueError, ZeroDivisionError):
-                out[name] = value  # "log(3)": the safe expression parser
-    return out
 
 
 def add_parser(subparsers) -> argparse.ArgumentParser:
@@ -72,7 +54,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 def _load(args) -> Mechanism:
     mech = load_spec(args.spec)
-    values = parse_param_values(args.param)
+    values = parse_assignments(args.param)
     return mech.bind(values) if values else mech
 
 
