@@ -263,3 +263,11 @@ def test_assert_ldp_batch():
     with pytest.raises(AssertionError, match="Witness"):
         assert_ldp(krr(d=3, epsilon=2.0), domain=range(3), epsilon=1.0, samples=20_000, batch=True)
     assert_ldp(krr(d=3, epsilon=1.0), domain=range(3), epsilon=1.0, samples=20_000, batch=True)
+
+
+def test_isolated_per_call_audit_with_two_worker_processes_matches_one():
+    args = ["audit", "tests/programs/bad_randomizers.py:fine", "--domain", "0,1", "--epsilon", "1",
+            "--samples", "30000", "--seed", "4", "--json"]
+    one, two = cli(*args, "--workers", "1"), cli(*args, "--workers", "2")
+    assert one.returncode == 0 and two.returncode == 0, (one.stderr, two.stderr)
+    assert strip(json.loads(one.stdout)) == strip(json.loads(two.stdout))

@@ -183,7 +183,7 @@ def execute(args, journal=None) -> tuple[dict, int]:
         randomizer, batch = journaled(randomizer, journal, batch=batch), True
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
-                   spec=mech, workers=args.workers if not closable else 1, progress=progress)
+                   spec=mech, workers=args.workers, progress=progress)
     rounds = None
     try:
         if args.until_confident:
