@@ -266,7 +266,7 @@ def test_assert_ldp_batch():
 
 
 def test_isolated_per_call_audit_with_two_worker_processes_matches_one():
-    args = ["audit", "tests/programs/bad_randomizers.py:fine", "--domain", "0,1", "--epsilon", "1",
+    args = ["audit", "tests/programs/bad_randomizers.py:fine", "--domain", "0,1", "--epsilon", "1.1",  # true ε = ln 3
             "--samples", "30000", "--seed", "4", "--json"]
     one, two = cli(*args, "--workers", "1"), cli(*args, "--workers", "2")
     assert one.returncode == 0 and two.returncode == 0, (one.stderr, two.stderr)
