@@ -418,7 +418,7 @@ def _derive_information(mech, steps, results):
     if mi.output_marginal is not None and not mi.value.has(sp.Sum):
         eqs.insert(0, _eq("m_y (uniform prior)", r"m_y", mi.output_marginal))
     results["mutual_information"] = mi.value
-    text = f"Under the uniform prior on the inputs ({mi.method}), in nats:"
+    text = f"Under the uniform prior on the inputs ({mi.method}) the mutual information, in nats, is I(X;Y) below."
     d = mech.inputs.size if isinstance(mech.inputs, FiniteDomain) else None
     eps = mech.symbols.get("epsilon")
     eps_value = None if eps is not None else dict(mech.bindings).get("epsilon")
@@ -437,6 +437,15 @@ def _derive_information(mech, steps, results):
             eqs.append(_eq("max_k I_k", r"\max_k I_k", bound))
         except (LdpAuditError, NotImplementedError) as exc:
             results["not_derived"]["mutual_information_bound"] = str(exc)
+    elif d is not None:
+        from ldpaudit.spec.catalog import k_subset
+
+        st = stationary_point(k_subset(), "k", "mi")
+        results["mutual_information_bound"] = {"beta": st.point}
+        text += (" Wang et al.'s bound: no ε-LDP channel on d inputs exceeds max_k I_k, the k-subset information "
+                 "(derived from the catalog channel with k free), attained at k = floor(β) or ceil(β), whichever "
+                 "gives more, with β the root of dI_k/dk = 0:")
+        eqs.append(_eq("β", r"\beta", st.point))
     steps.append(Step("Mutual information", text, tuple(eqs)))
 
 

@@ -62,7 +62,7 @@ class Document:
         return "\n".join(out).rstrip() + "\n"
 
     def latex(self) -> str:
-        out = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb,graphicx,booktabs}",
+        out = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb,graphicx,booktabs,caption}",
                r"\usepackage[margin=1.5cm]{geometry}", r"\begin{document}", rf"\section*{{{tex_escape(self.title)}}}", ""]
         for b in self.blocks:
             kind = b[0]
