@@ -8,7 +8,6 @@ and the Monte-Carlo reproduction of Table 1.
 
 from __future__ import annotations
 
-import math
 import time
 
 import sympy as sp
@@ -87,7 +86,6 @@ def main():
     print(f"  41 rows, naive scan of every k in 1..d-1:              {naive * 1000:.1f} ms ({naive / fast:.0f}x)")
     t, n = simulation()
     print(f"\nTable 1 Monte-Carlo (41 rows x 4 mechanisms x 100 repetitions, n = 10,000): {t:.1f} s")
-    _ = math
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import N_USERS
 from ldpaudit.derive.derivation import derive
-from ldpaudit.errors import InvalidParameter, LdpAuditError
+from ldpaudit.errors import InvalidParameter
 from ldpaudit.spec.model import Mechanism
 
 
@@ -96,4 +96,4 @@ def _bind_users(dv, n: int):
     return replace(dv, steps=steps, results=results, params=dv.params + (("n", sp.Integer(n)),))
 
 
-__all__ = ["add_parser", "run", "LdpAuditError"]
+__all__ = ["add_parser", "run"]

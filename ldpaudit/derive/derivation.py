@@ -14,22 +14,19 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ldpaudit.derive.algebra import (
-    F_J,
     N_USERS,
-    P_J,
     NotDerivable,
     NotIdentifiable,
     leading_power,
     leading_term_at_zero,
     simplify,
 )
-from ldpaudit.derive.continuous import MU, VX, ZBAR, mean_estimation
+from ldpaudit.derive.continuous import MU, mean_estimation
 from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator, unbiased_estimator
 from ldpaudit.derive.hits import ItemStatistic
-from ldpaudit.derive.information import mutual_information, subset_information
+from ldpaudit.derive.information import mutual_information
 from ldpaudit.derive.optimize import TARGETS, integer_optimum, stationary_point
 from ldpaudit.derive.risk import (
-    MODEL_NAMES,
     MODEL_SHORT,
     S2,
     check_model,
@@ -37,7 +34,6 @@ from ldpaudit.derive.risk import (
     half_normal_mean,
     hit_risk,
     matrix_risk,
-    nonprivate_l1,
     nonprivate_l2,
 )
 from ldpaudit.errors import LdpAuditError
@@ -491,4 +487,3 @@ def _derive_density(mech, model, steps, results):
                       (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
     for key in ("effective_samples", "mutual_information"):
         results["not_derived"][key] = "not defined for a real-valued mean estimate"
-    _ = (VX, ZBAR)

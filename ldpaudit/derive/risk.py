@@ -29,7 +29,6 @@ from ldpaudit.derive.algebra import (
     N_USERS,
     P_J,
     NotDerivable,
-    is_zero,
     numeric,
     positive_sqrt,
     simplify,

@@ -14,7 +14,7 @@ import sympy as sp
 
 from ldpaudit.derive import N_USERS, effective_samples, hit_risk, nonprivate_l1, nonprivate_l2, unbiased_estimator
 from ldpaudit.derive.algebra import leading_power, leading_term_at_zero, simplify
-from ldpaudit.report.documents import Document, Math, write_outputs
+from ldpaudit.report.documents import Document, write_outputs
 from ldpaudit.spec.catalog import k_rappor, k_rr
 
 #: what the slides print ("Utility (Bounds on Expected Loss)" and "Utility (Effective Samples)"),
@@ -149,4 +149,4 @@ def reproduce(out_dir) -> tuple[list, dict]:
     return write_outputs(out_dir, "utility_table", doc, payload), payload
 
 
-__all__ = ["reproduce", "derive_rows", "SLIDES", "Math"]
+__all__ = ["reproduce", "derive_rows", "SLIDES"]

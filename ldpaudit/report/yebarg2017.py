@@ -13,7 +13,6 @@ import math
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
 import sympy as sp
 
 from ldpaudit.derive import N_USERS, compiled_rule, hit_risk, unbiased_estimator
@@ -120,4 +119,4 @@ def _plot(rows, path):
     return save_png(fig, path)
 
 
-__all__ = ["reproduce", "ratios", "grid", "np"]
+__all__ = ["reproduce", "ratios", "grid"]
