@@ -322,14 +322,21 @@ def _matrix_steps(mech, est: MatrixEstimator, model, steps, results):
     ))
     results["l2_worst"] = risk.l2_worst
     results["l2_argmax"] = risk.l2_argmax
-    steps.append(Step(
-        "Worst-case ℓ1 risk (large n)",
-        f"With E|N(0, σ²)| = σ·sqrt(2/π): {risk.l1_reason}; the supremum is attained at {risk.l1_argmax}:",
-        (_eq("sup_p E‖p̂ - p‖₁", r"\sup_p \mathbb{E}\|\hat p - p\|_1", risk.l1_worst, "≈"),),
-    ))
-    results["l1_worst"] = risk.l1_worst
+    if risk.l1_worst is None:
+        steps.append(Step("Worst-case ℓ1 risk (large n)", f"Not derived: {risk.l1_reason}."))
+        _skip(results, "l1_worst", risk.l1_reason)
+    else:
+        steps.append(Step(
+            "Worst-case ℓ1 risk (large n)",
+            f"With E|N(0, σ²)| = σ·sqrt(2/π): {risk.l1_reason}; the supremum is attained at {risk.l1_argmax}:",
+            (_eq("sup_p E‖p̂ - p‖₁", r"\sup_p \mathbb{E}\|\hat p - p\|_1", risk.l1_worst, "≈"),),
+        ))
+        results["l1_worst"] = risk.l1_worst
     iid = risk if model == "iid" else matrix_risk(est, "iid")
     d = sp.Integer(len(ch.inputs))
+    if iid.l2_worst is None:
+        _skip(results, "effective_samples", f"needs the i.i.d. worst case, which is not derived: {iid.l2_reason}")
+        return
     neff = effective_samples(iid.l2_worst, d)
     results["effective_samples"] = neff
     steps.append(Step(
@@ -436,12 +443,14 @@ def _derive_information(mech, steps, results):
     elif d is not None:
         from ldpaudit.spec.catalog import k_subset
 
-        st = stationary_point(k_subset(), "k", "mi")
-        results["mutual_information_bound"] = {"beta": st.point}
+        family = k_subset()
+        st = stationary_point(family, "k", "mi")
+        beta = st.point.subs(family.symbols["d"], d)
+        results["mutual_information_bound"] = {"beta": beta}
         text += (" Wang et al.'s bound: no ε-LDP channel on d inputs exceeds max_k I_k, the k-subset information "
                  "(derived from the catalog channel with k free), attained at k = floor(β) or ceil(β), whichever "
                  "gives more, with β the root of dI_k/dk = 0:")
-        eqs.append(_eq("β", r"\beta", st.point))
+        eqs.append(_eq("β", r"\beta", beta))
     steps.append(Step("Mutual information", text, tuple(eqs)))
 
 

@@ -199,6 +199,16 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
         arg = "p = (" + ", ".join(sp.sstr(point[pi]) for pi in p) + ")"
         why = ("the total risk is a concave quadratic in p; its maximum over the simplex is the Euclidean "
                "projection of the unconstrained maximizer onto the simplex (exact)")
+    elif isotropic and sign == 0:
+        values = [out(total_u.subs({q: int(q == pi) for q in p})) for pi in p]
+        distinct = []
+        for v in values:
+            if not any(simplify(v - w) == 0 for w in distinct):
+                distinct.append(v)
+        l2 = sp.Max(*distinct)
+        arg = "a point mass on the input with the largest risk coefficient"
+        why = ("the total risk is linear in p (zero Hessian), so its maximum over the simplex is at a vertex: "
+               "the largest of the point-mass risks")
     else:
         why = "the worst case of this explicit channel's risk needs numeric parameters (bind them with -p)"
         return Risk(model, variances[0], total, None, "", why, None, "", why, variances=variances, exact_l1=False)
@@ -221,7 +231,8 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
         l1_why = "concave maximization over the simplex, solved numerically (SLSQP)"
         exact = False
     else:
-        raise NotDerivable("the worst-case ℓ1 risk of this explicit channel needs numeric parameters")
+        l1, l1_arg, exact = None, "", False
+        l1_why = "the worst-case ℓ1 risk of this explicit channel needs numeric parameters (bind them with -p)"
     return Risk(model, variances[0], total, l2, arg, why, l1, l1_arg, l1_why, variances=variances, exact_l1=exact)
 
 
