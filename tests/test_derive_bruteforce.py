@@ -66,8 +66,9 @@ def simplex_grid(d, step):
 
 
 def as_fraction(expr) -> F:
-    num, den = sp.fraction(sp.nsimplify(expr))
-    return F(int(num), int(den))
+    value = sp.simplify(sp.sympify(expr))
+    assert value.is_Rational, value
+    return F(int(value.p), int(value.q))
 
 
 @pytest.mark.parametrize("rows", [SQUARE, WIDE, SYMMETRIC], ids=["square", "wide", "symmetric"])
@@ -160,3 +161,38 @@ def test_ksubset_hit_estimator_variance_enumeration():
         for j in range(d):
             value = risk.variance.subs({P_J: sp.Rational(p[j].numerator, p[j].denominator), N_USERS: n})
             assert as_fraction(value) == mse[j]
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def rational_channels(draw):
+    """Random 2x2..3x4 row-stochastic matrices with rational entries (weights 1..9)."""
+    d = draw(st.integers(2, 3))
+    k = draw(st.integers(d, d + 1))
+    rows = []
+    for _ in range(d):
+        w = draw(st.lists(st.integers(1, 9), min_size=k, max_size=k))
+        rows.append([F(x, sum(w)) for x in w])
+    return rows
+
+
+@settings(max_examples=15, deadline=None)
+@given(rational_channels(), st.sampled_from(["iid", "fixed"]))
+def test_random_channels_variance_matches_enumeration(rows, model):
+    if sp.Matrix(rows).rank() < len(rows):
+        return  # not identifiable; covered by test_non_invertible_channel
+    d = len(rows)
+    mech = explicit("random", rows)
+    est = unbiased_estimator(mech)
+    risk = matrix_risk(est, model)
+    R = right_inverse(rows)
+    n = 2
+    p = [F(1, 2), F(1, 2)] if d == 2 else [F(1, 2), F(1, 2), F(0)]
+    if model == "iid":
+        p = [F(1, 3), F(2, 3)] if d == 2 else [F(1, 6), F(1, 2), F(1, 3)]
+    brute = brute_mse(rows, R, p, n, model)
+    subs = {pi: sp.Rational(v.numerator, v.denominator) for pi, v in zip(est.p, p)}
+    subs[N_USERS] = n
+    assert [as_fraction(v.subs(subs)) for v in risk.variances] == brute
