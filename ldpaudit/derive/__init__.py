@@ -32,7 +32,7 @@ from ldpaudit.derive.risk import (
 )
 
 
-def risk(mech, model: str = "iid") -> Risk:
+def estimator_risk(mech, model: str = "iid") -> Risk:
     """Variance and worst-case risks of the mechanism's unbiased estimator under ``model``."""
     est = unbiased_estimator(mech)
     return hit_risk(est, model) if est.kind == "hit" else matrix_risk(est, model)
@@ -45,5 +45,5 @@ __all__ = [
     "MutualInformation", "mutual_information", "subset_information", "TARGETS", "Optimum", "Stationary",
     "compiled_rule", "integer_optimum", "objective", "optimal_parameter", "stationary_point", "MODELS", "Risk",
     "effective_samples", "half_normal_mean", "hit_risk", "matrix_risk", "nonprivate_l1", "nonprivate_l2",
-    "project_to_simplex", "risk",
+    "project_to_simplex", "estimator_risk",
 ]
