@@ -155,7 +155,7 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
     if stat.source == "structured":
         w_hit = next(o.weight for o in stat.same if o.hits)
         w_miss = next(o.weight for o in stat.same if not o.hits)
-        m_y = simplify(w_hit) * PI_Y + simplify(w_miss) * (1 - PI_Y)
+        m_y = w_hit * PI_Y + w_miss * (1 - PI_Y)   # the declared class weights, as written
         hit_what = "y = x" if stat.statistic == "1{y = j}" else "x in y"
         text = (f"For an input distribution p, an output y has probability m(y) = Σ_x p_x Q(y|x). Every input "
                 f"with {hit_what} gives y the weight of that class and every other input the other class's weight, so "

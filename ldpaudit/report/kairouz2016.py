@@ -77,7 +77,8 @@ def derive_rows():
         for key in ("l1", "l2", "neff"):
             expr = r[key]
             if not expr.has(eps):
-                r[key + "_ln"], r[key + "_small"], r[key + "_small_exact"] = expr, expr, expr
+                c, a = leading_power(expr, d) if expr.has(d) else (expr, 0)
+                r[key + "_ln"], r[key + "_small"], r[key + "_small_exact"] = c * d**a, c * d**a, expr
                 continue
             c, a = leading_power(expr.subs(eps, sp.log(d)), d)
             r[key + "_ln"] = c * d**a
