@@ -81,7 +81,7 @@ def mean_estimation(mech: Mechanism) -> MeanEstimation:
     ch = mech.channel
     if not isinstance(ch, DensityChannel) or not isinstance(mech.inputs, IntervalDomain):
         raise NotDerivable(f"{mech.name!r} is not a density channel on an interval")
-    w = sp.Symbol("w_noise", real=True)
+    w = sp.Symbol("w", real=True)
     noise = ch.density.xreplace({Z: X + w})
     if noise.has(X):
         raise NotDerivable(
