@@ -24,3 +24,11 @@ class RandomizerError(LdpAuditError, RuntimeError):
 
 class SolverError(LdpAuditError, RuntimeError):
     """The SMT solver failed in a way that is not a verdict."""
+
+
+class NotIdentifiable(LdpAuditError, ValueError):
+    """The channel has no left inverse: no unbiased linear estimator of p exists."""
+
+
+class NotDerivable(LdpAuditError, ValueError):
+    """A quantity cannot be derived for this mechanism (form or parameters); the message says why."""

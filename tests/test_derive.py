@@ -8,7 +8,6 @@ exact equality at >= 20 random rational points (ε = log t with t rational, so e
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 
 import pytest
 import sympy as sp

@@ -2,7 +2,6 @@
 the pytest helper, run as a user runs them."""
 
 import json
-import os
 import random
 import signal
 import subprocess

@@ -2,7 +2,8 @@
 effective sample sizes, optimal integer parameters and mutual information -- all derived
 from the mechanism's channel, never typed in."""
 
-from ldpaudit.derive.algebra import N_USERS, NotDerivable, NotIdentifiable
+from ldpaudit.derive.algebra import N_USERS
+from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.continuous import MeanEstimation, density_moments, mean_estimation
 from ldpaudit.derive.derivation import Derivation, Equation, Step, derive, optimizable_parameters
 from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator, hit_estimator, matrix_estimator, unbiased_estimator

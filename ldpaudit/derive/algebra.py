@@ -8,7 +8,8 @@ import math
 
 import sympy as sp
 
-from ldpaudit.errors import LdpAuditError
+from ldpaudit.errors import NotDerivable
+
 
 #: number of users
 N_USERS = sp.Symbol("n", positive=True, integer=True)
@@ -19,15 +20,6 @@ F_J = sp.Symbol("f_j", real=True)
 #: the real relaxation of an integer parameter in optimizations
 KAPPA = sp.Symbol("kappa", positive=True)
 
-
-class NotIdentifiable(LdpAuditError, ValueError):
-    """The channel has no left inverse: no unbiased linear estimator of p exists.
-
-    (Proposed for ldpaudit.errors; defined here until it moves.)"""
-
-
-class NotDerivable(LdpAuditError, ValueError):
-    """A quantity cannot be derived for this mechanism (form or parameters); the message says why."""
 
 
 def simplify(expr: sp.Basic) -> sp.Basic:

@@ -13,7 +13,8 @@ from functools import lru_cache
 
 import sympy as sp
 
-from ldpaudit.derive.algebra import N_USERS, NotDerivable, simplify
+from ldpaudit.derive.algebra import N_USERS, simplify
+from ldpaudit.errors import NotDerivable
 from ldpaudit.spec.model import X, Z, DensityChannel, IntervalDomain, Mechanism
 
 _W = sp.Symbol("w", positive=True)

@@ -15,12 +15,11 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import (
     N_USERS,
-    NotDerivable,
-    NotIdentifiable,
     leading_power,
     leading_term_at_zero,
     simplify,
 )
+from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.continuous import MU, mean_estimation
 from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator, unbiased_estimator
 from ldpaudit.derive.hits import ItemStatistic

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
-from ldpaudit.derive.algebra import F_J, P_J, NotDerivable, NotIdentifiable, is_zero, simplify, to_exp_base
+from ldpaudit.derive.algebra import F_J, P_J, is_zero, simplify, to_exp_base
+from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
 from ldpaudit.errors import NotMaterializable
 from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism
@@ -139,8 +140,6 @@ def _explicit(mech: Mechanism) -> ExplicitChannel:
         return mech.materialize(max_entries=20_000)
     except NotMaterializable as exc:
         raise NotDerivable(f"{mech.name!r} is not symmetric in its inputs and {exc}") from None
-    except KeyError as exc:  # the model evaluates class conditions with a free parameter (reported)
-        raise NotDerivable(f"{mech.name!r}: bind the parameter {exc} used in its class conditions") from None
 
 
 def unbiased_estimator(mech: Mechanism) -> HitEstimator | MatrixEstimator:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ldpaudit.derive.algebra import N_USERS, NotDerivable, NotIdentifiable, numeric
+from ldpaudit.derive.algebra import N_USERS, numeric
+from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.continuous import mean_estimation
 from ldpaudit.derive.estimator import _explicit, hit_estimator
 from ldpaudit.derive.hits import item_statistic

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ldpaudit.derive.algebra import NotDerivable, simplify
+from ldpaudit.derive.algebra import simplify
+from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidSpec
 from ldpaudit.spec.expr import eval_condition
 from ldpaudit.spec.model import (

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ldpaudit.derive.algebra import NotDerivable, simplify
+from ldpaudit.derive.algebra import simplify
+from ldpaudit.errors import NotDerivable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
 from ldpaudit.errors import NotMaterializable
 from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
@@ -102,8 +103,6 @@ def _explicit(mech: Mechanism) -> MutualInformation:
             ch = mech.materialize(max_entries=200_000)
         except NotMaterializable as exc:
             raise NotDerivable(f"mutual information of {mech.name!r}: {exc}") from None
-        except KeyError as exc:  # a free parameter in a class condition (model limitation)
-            raise NotDerivable(f"mutual information of {mech.name!r}: bind the parameter {exc}") from None
     d = len(ch.inputs)
     cols = list(zip(*ch.matrix))
     terms = []

@@ -18,7 +18,8 @@ from functools import lru_cache
 import mpmath
 import sympy as sp
 
-from ldpaudit.derive.algebra import KAPPA, N_USERS, NotDerivable, simplify
+from ldpaudit.derive.algebra import KAPPA, N_USERS, simplify
+from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.spec.model import Mechanism
 

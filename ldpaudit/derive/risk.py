@@ -28,11 +28,11 @@ from ldpaudit.derive.algebra import (
     F_J,
     N_USERS,
     P_J,
-    NotDerivable,
     numeric,
     positive_sqrt,
     simplify,
 )
+from ldpaudit.errors import NotDerivable
 from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator
 from ldpaudit.derive.hits import ItemStatistic
 from ldpaudit.errors import InvalidParameter
@@ -255,12 +255,12 @@ def _numerically_equal(a, b, back) -> bool:
 def project_to_simplex(v: list) -> list:
     """Euclidean projection onto the probability simplex (exact for exact inputs)."""
     u = sorted(v, key=lambda e: float(e), reverse=True)
-    total, rho, theta = sp.Integer(0), 0, sp.Integer(0)
+    total, theta = sp.Integer(0), sp.Integer(0)
     for i, ui in enumerate(u, start=1):
         total += ui
         t = (total - 1) / i
         if float(ui - t) > 0:
-            rho, theta = i, t
+            theta = t
     return [sp.Max(e - theta, 0) for e in v]
 
 

@@ -147,7 +147,7 @@ def reproduce(out_dir, *, reps: int = sim.REPETITIONS) -> tuple[list, dict]:
     """Write proofs/wang2017/table1.{md,tex,json,png}; return the paths and the JSON payload."""
     from pathlib import Path
 
-    from ldpaudit.report.documents import Document, Math, fmt, save_png, write_outputs
+    from ldpaudit.report.documents import Document, fmt, write_outputs
 
     out_dir = Path(out_dir) / "wang2017"
     rows = run(reps=reps)

@@ -870,8 +870,19 @@ def _check_size(mech, n_in, n_out, max_entries):
         )
 
 
+def _condition_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
 def _materialize_structured(mech, ch: StructuredChannel, inputs) -> ExplicitChannel:
     env_params = {k: int(v) if sp.sympify(v).is_Integer else v for k, v in mech.bindings}
+    for c in ch.classes:
+        free = sorted(_condition_names(c.predicate) & set(mech.parameter_names))
+        if free:
+            raise NotMaterializable(
+                f"class condition {c.condition!r} of {mech.name!r} uses the free parameter {free[0]!r}; "
+                f"bind it first (e.g. mech.bind({free[0]}=1))"
+            )
     outputs = ch.outputs.enumerate(env_params)
     counts = [_concrete_int(c.count, f"channel.classes[{i}].count") for i, c in enumerate(ch.classes)]
     matrix = []

@@ -23,7 +23,7 @@ from pathlib import Path
 from ldpaudit import __version__
 from ldpaudit.spec.loader import load_spec, spec_sha256
 from ldpaudit.verify import smt
-from ldpaudit.verify.result import Status, Verdict
+from ldpaudit.verify.result import Verdict
 
 #: the bundled specs (repository layout: <root>/specs next to <root>/ldpaudit)
 SPECS_DIR = Path(__file__).resolve().parents[2] / "specs"
