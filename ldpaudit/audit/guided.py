@@ -29,7 +29,7 @@ from scipy import integrate, stats
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
-from ldpaudit.audit.events import Candidate, Event, choose
+from ldpaudit.audit.events import Candidate, CodeSetEvent, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
 
 MAX_ENTRIES = 200_000           # largest channel materialized for guided events
@@ -67,15 +67,6 @@ def _space_error(x, y, space: str) -> RandomizerError:
 
 
 # -- events on spec views ---------------------------------------------------------------------
-
-@dataclass(eq=False)
-class CodesEvent(Event):
-    in_set: np.ndarray
-    description: str = ""
-
-    def mask(self, view):
-        return self.in_set[view.codes]
-
 
 @dataclass(eq=False)
 class CellsEvent(Event):
@@ -388,7 +379,7 @@ class Plan:
             for lv in levels:
                 in_set = (np.round(ratio, 12) >= lv) & (p > 0)
                 out.append((in_set, float(p[in_set].sum()), float(q[in_set].sum())))
-            return self._best([(CodesEvent(s, self._describe_codes(s)), a, b) for s, a, b in out], x, xp, n, z)
+            return self._best([(CodeSetEvent(s, self._describe_codes(s)), a, b) for s, a, b in out], x, xp, n, z)
         if self.kind == "element":
             groups = self._element_groups(x, xp)
             groups.sort(key=lambda g: -(g[3] / g[4] if g[4] > 0 else math.inf))
@@ -474,14 +465,14 @@ class Plan:
                 for i, pi in enumerate(p):
                     s = np.zeros(len(p), bool)
                     s[i] = True
-                    out.append((CodesEvent(s, f"y = {self.labels[i]!r}"), float(pi), 1))
+                    out.append((CodeSetEvent(s, f"y = {self.labels[i]!r}"), float(pi), 1))
                 return out
         if self.kind == "finite":
             p = self.P[x]
             top = p >= p.max() * (1 - 1e-12)
             names = [self.labels[i] for i in np.flatnonzero(top)]
             text = "y in {" + ", ".join(map(repr, names[:6])) + (", ...}" if len(names) > 6 else "}")
-            out.append((CodesEvent(top, text + " (most likely outputs)"), float(p[top].sum()), 1))
+            out.append((CodeSetEvent(top, text + " (most likely outputs)"), float(p[top].sum()), 1))
         if self.kind == "element" and isinstance(x, int) and 0 <= x < self.size:
             out.append((ElementEvent((x,), False, (x,), f"y = {x}"), self._subset_weight(x, x), 1))
         if self.kind == "subset":
