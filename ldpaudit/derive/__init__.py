@@ -48,3 +48,9 @@ __all__ = [
     "effective_samples", "half_normal_mean", "hit_risk", "matrix_risk", "nonprivate_l1", "nonprivate_l2",
     "project_to_simplex", "estimator_risk",
 ]
+
+
+# ``ldpaudit.derive(...)`` calls :func:`derive`
+from ldpaudit._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "derive")

@@ -40,3 +40,9 @@ __all__ = [
     "summary", "Verdict", "Witness", "TightEpsilon", "DeltaResult", "FloatReport", "Status", "PROVED", "REFUTED",
     "UNKNOWN",
 ]
+
+
+# ``ldpaudit.verify(...)`` calls :func:`verify`
+from ldpaudit._callable import make_callable  # noqa: E402
+
+make_callable(__name__, "verify")
