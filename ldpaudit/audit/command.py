@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from ldpaudit.errors import InvalidParameter, LdpAuditError
 
@@ -233,21 +232,17 @@ def _render(payload: dict) -> None:
 # --- the quick audit in `ldpaudit check` -------------------------------------------------------
 
 
-def check_summary(mech, *, samples: int = 20_000, stem: str | None = None) -> str:
+def check_summary(mech, *, samples: int = 20_000) -> str:
     """Audit the bundled reference randomizer of a catalog mechanism against its spec at a
     modest sample count (for the `ldpaudit check` table)."""
     from ldpaudit.audit import audit
     from ldpaudit.spec.model import FiniteDomain
-    from ldpaudit.spec.randomizers import REFERENCE
+    from ldpaudit.spec.randomizers import reference_for
 
-    stem = stem or Path(mech.spec_path or "").stem
-    if stem not in REFERENCE:
+    try:
+        randomizer = reference_for(mech)
+    except InvalidParameter:
         return "no reference randomizer"
-    params = {k: (int(v) if v.is_Integer else float(v)) for k, v in mech.bindings}
-    if stem == "orr":
-        params["hash_table"] = [list(r) for r in mech.channel.outputs.hash_table]
-        params["k"] = int(mech.channel.outputs.k)
-    randomizer = REFERENCE[stem](**params)
     if isinstance(mech.inputs, FiniteDomain):
         domain = list(mech.inputs.enumerate())
         spec = mech

@@ -32,6 +32,10 @@ class _CallTimeout(BaseException):
     randomizer's own ``except Exception`` cannot swallow it)."""
 
 
+class Unsendable(TypeError):
+    """An output that the JSON-lines encoding cannot carry."""
+
+
 class _StdoutRecorder(io.TextIOBase):
     def __init__(self):
         self.text = []
@@ -52,7 +56,7 @@ def encode(value):
         return value.item()
     if isinstance(value, np.ndarray):
         if value.dtype.kind not in "biuf":
-            raise TypeError(f"numpy array of dtype {value.dtype} is not a supported output")
+            raise Unsendable(f"numpy array of dtype {value.dtype} is not a supported output")
         arr = np.ascontiguousarray(value)
         return {"__nd__": arr.dtype.str, "shape": list(arr.shape), "data": base64.b64encode(arr.tobytes()).decode()}
     if isinstance(value, tuple):
@@ -61,7 +65,7 @@ def encode(value):
         return {"__l__": [encode(v) for v in value]}
     if isinstance(value, set | frozenset):
         return {"__s__": [encode(v) for v in sorted(value, key=repr)]}
-    raise TypeError(f"output of type {type(value).__name__} cannot be sent back ({value!r:.60})")
+    raise Unsendable(f"output of type {type(value).__name__} cannot be sent back ({value!r:.60})")
 
 
 def _parse_args(argv):
@@ -136,7 +140,7 @@ def main(argv=None) -> int:
                 text = "".join(recorder.text)
                 send({"error": f"randomizer wrote to stdout: {text[:80]!r}", "kind": "stdout", "call": call})
                 return 1
-            send({"outputs": encode(outputs if args.batch else outputs)})
+            send({"outputs": encode(outputs)})
         except _CallTimeout:
             send({"error": f"call took longer than {timeout:g} s", "kind": "timeout", "call": call})
             return 1
@@ -144,11 +148,8 @@ def main(argv=None) -> int:
             signal.setitimer(signal.ITIMER_REAL, 0)
             send({"error": "randomizer ran out of memory (MemoryError under the worker's memory limit)", "kind": "memory", "call": call})
             return 1
-        except TypeError as exc:
-            if "cannot be sent back" in str(exc) or "not a supported output" in str(exc):
-                send({"error": str(exc), "kind": "output", "call": call})
-            else:
-                send({"error": f"randomizer raised TypeError: {exc}", "kind": "exception", "call": call})
+        except Unsendable as exc:
+            send({"error": str(exc), "kind": "output", "call": call})
             return 1
         except Exception as exc:
             signal.setitimer(signal.ITIMER_REAL, 0)

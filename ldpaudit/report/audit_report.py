@@ -49,7 +49,7 @@ def _plt():
     return plt
 
 
-def _indicator_matrix(out: Outputs, reference: _Loss | None = None):
+def _indicator_matrix(out: Outputs):
     """Columns of 0/1 events for one sample, with their labels: each distinct output when
     there are few, each bit of a bit vector, or quantile bins of a real output."""
     if out.kind == "objects":

@@ -445,7 +445,7 @@ def _expr_text(expr, field: str, symbols: Mapping[str, sp.Basic]) -> str:
     """Print an expression so that the safe parser reads back exactly the same expression."""
     text = sp.sstr(expr)
     back = parse_expression(text, symbols, field=field)
-    if sp.simplify(back - expr) != 0 if back != expr else False:
+    if back != expr and sp.simplify(back - expr) != 0:
         raise InvalidSpec(f"{field} = {expr} cannot be written as spec text that reads back unchanged")
     return text
 
