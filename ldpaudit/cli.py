@@ -2,7 +2,11 @@
 
 Subcommands owned by other stages live next to their code (``ldpaudit/<stage>/command.py``,
 each with ``add_parser(subparsers)`` and ``run(args) -> int``) and are wired in here.
-Bad input exits with status 2 and a one-line message, never a traceback.
+
+One exit-code contract for every command (:data:`EXIT_STATUS`): 0 proved / no evidence / ok,
+1 refuted / violation, 2 bad input, 3 unknown / inconclusive, 4 internal error. Bad input is a
+one-line message; an unexpected exception is one line too (what failed, how to report it) and
+exits 4, so a crash never reads as a verdict. ``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -29,6 +33,16 @@ from ldpaudit.spec.model import (
     StructuredChannel,
     SubsetSpace,
 )
+
+#: the exit-code contract, shared by every command
+EXIT_STATUS = {
+    0: "proved / no evidence / ok",
+    1: "refuted / violation",
+    2: "bad input",
+    3: "unknown / inconclusive",
+    4: "internal error",
+}
+EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 #: stage modules that contribute subcommands, in the order they appear in --help
 STAGE_COMMANDS = (
@@ -98,7 +112,7 @@ def cmd_check(args) -> int:
         print(json.dumps({"version": __version__, "specs": rows}, indent=2))
     else:
         _render_check(rows)
-    return 0 if all(r["ok"] for r in rows) else 1
+    return EXIT_OK if all(r["ok"] for r in rows) else EXIT_BAD_INPUT
 
 
 def _render_check(rows: list[dict]) -> None:
@@ -258,8 +272,13 @@ def _indent(text: str, n: int) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="ldpaudit", description="Prove, derive and audit local differential privacy.")
+    parser = _Parser(
+        prog="ldpaudit",
+        description="Prove, derive and audit local differential privacy.",
+        epilog="exit status: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_STATUS.items()),
+    )
     parser.add_argument("--version", action="version", version=f"ldpaudit {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show the traceback of an internal error")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("check", help="validate specs and summarize every stage on their examples")
@@ -285,21 +304,51 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    debug = "--debug" in argv  # accepted anywhere on the line, before or after the command
+    argv = [a for a in argv if a != "--debug"]
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
         code = args.func(args)
+    except SystemExit as exc:  # argparse: --help, --version (0) and usage errors (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
     except LdpAuditError as exc:
-        print(f"ldpaudit: error: {exc}", file=sys.stderr)
-        return 2
+        print(f"ldpaudit: error: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("ldpaudit: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `ldpaudit ... | head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return 0
-    return int(code or 0)
+        return EXIT_OK
+    except BaseException as exc:  # noqa: BLE001 - a crash must never read as a verdict
+        return _internal_error(exc, argv, debug)
+    if code not in EXIT_STATUS:
+        print(f"ldpaudit: internal error: the command returned exit status {code!r}", file=sys.stderr)
+        return EXIT_INTERNAL
+    return code
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _internal_error(exc: BaseException, argv: list[str], debug: bool) -> int:
+    if debug:
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
+    command = next((a for a in argv if not a.startswith("-")), "ldpaudit")
+    where = "" if debug else "; rerun with --debug for the traceback"
+    print(
+        f"ldpaudit: internal error in '{command}': {type(exc).__name__}: {_one_line(exc)[:300]}"
+        f"{where}, and report it with the command line (exit 4: this is not a verdict)",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":
