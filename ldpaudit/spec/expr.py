@@ -608,13 +608,24 @@ def parse_condition(text: str, *, field: str, context: set[str]) -> ast.expr:
     and the call ``hash(c, x)`` / ``bit(x, j)`` where declared.
     """
     if not isinstance(text, str) or not text.strip():
-        raise InvalidSpec(f"{field} = {text!r}; write a condition such as 'y == x' or 'x in y'")
+        raise InvalidSpec(f"{field} = {shown(text)}; write a condition such as 'y == x' or 'x in y'")
+    if len(text) > MAX_LENGTH:
+        raise InvalidSpec(f"{field} = {shown(text)} is {len(text)} characters long; conditions are limited to {MAX_LENGTH}")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise InvalidSpec(f"{field} = {text!r} is not a valid condition: {exc.msg}") from None
+        raise InvalidSpec(f"{field} = {shown(text)} is not a valid condition: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):
+        raise InvalidSpec(f"{field} = {shown(text)} is nested too deeply to parse; the limit is {MAX_DEPTH} levels") from None
+    text = _cut(text, SHOWN_CHARS)
+    depths = {tree.body: 0}
 
     def check(node: ast.AST) -> None:
+        depth = depths.pop(node, 0)
+        if depth > MAX_DEPTH:
+            raise InvalidSpec(f"{field} = {text!r}: condition is nested more than {MAX_DEPTH} levels deep")
+        for child in ast.iter_child_nodes(node):
+            depths[child] = depth + 1
         if isinstance(node, ast.Compare):
             for op in node.ops:
                 if not isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn):
@@ -633,7 +644,8 @@ def parse_condition(text: str, *, field: str, context: set[str]) -> ast.expr:
                     f"{field} = {text!r}: unknown name {node.id!r}; conditions may use {', '.join(sorted(context))}"
                 )
         elif isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            pass
+            if abs(node.value).bit_length() > 64:
+                raise InvalidSpec(f"{field} = {text!r}: integers in conditions are limited to 64 bits")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in context:
             if node.keywords:
                 raise InvalidSpec(f"{field} = {text!r}: keyword arguments are not allowed")
@@ -650,11 +662,25 @@ def parse_condition(text: str, *, field: str, context: set[str]) -> ast.expr:
 
 
 def eval_condition(node: ast.expr, env: Mapping[str, object]) -> object:
-    """Evaluate a condition AST produced by :func:`parse_condition` on concrete values."""
+    """Evaluate a condition AST produced by :func:`parse_condition` on concrete values.
+
+    A condition that does not apply to the values (``x in y`` for integer outputs, a hash
+    row too short for x) is :class:`InvalidSpec`, not a Python error."""
+    try:
+        return _eval_condition(node, env)
+    except (TypeError, ValueError, IndexError, KeyError, ArithmeticError) as exc:
+        where = ", ".join(f"{k}={shown(env[k], 30)}" for k in ("x", "y", "c", "v") if k in env)
+        raise InvalidSpec(
+            f"condition {shown(ast.unparse(node))} cannot be evaluated at {where}: "
+            f"{type(exc).__name__}: {shown(str(exc), 80)[1:-1]}"
+        ) from None
+
+
+def _eval_condition(node: ast.expr, env: Mapping[str, object]) -> object:
     if isinstance(node, ast.Compare):
-        left = eval_condition(node.left, env)
+        left = _eval_condition(node.left, env)
         for op, comp in zip(node.ops, node.comparators):
-            right = eval_condition(comp, env)
+            right = _eval_condition(comp, env)
             if isinstance(op, ast.Eq):
                 ok = left == right
             elif isinstance(op, ast.NotEq):
@@ -668,14 +694,14 @@ def eval_condition(node: ast.expr, env: Mapping[str, object]) -> object:
             left = right
         return True
     if isinstance(node, ast.BoolOp):
-        results = (bool(eval_condition(v, env)) for v in node.values)
+        results = (bool(_eval_condition(v, env)) for v in node.values)
         return all(results) if isinstance(node.op, ast.And) else any(results)
     if isinstance(node, ast.UnaryOp):
-        return not eval_condition(node.operand, env)
+        return not _eval_condition(node.operand, env)
     if isinstance(node, ast.Name):
         return env[node.id]
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Call):
-        return env[node.func.id](*(eval_condition(a, env) for a in node.args))
+        return env[node.func.id](*(_eval_condition(a, env) for a in node.args))
     raise InvalidSpec(f"cannot evaluate {ast.dump(node)}")  # unreachable after parse_condition
