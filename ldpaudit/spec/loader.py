@@ -46,7 +46,7 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
-from ldpaudit.spec.expr import BudgetExceeded, exact_decimal, parse_expression, shown
+from ldpaudit.spec.expr import BudgetExceeded, exact_decimal, parse_expression, shown, substitute
 from ldpaudit.spec.model import (
     X,
     Z,
@@ -69,7 +69,7 @@ MAX_SPEC_BYTES = 1_000_000
 MAX_TOML_NESTING = 32  # arrays and tables inside each other ([[[...]]], {a = {b = ...}}, a.b.c...)
 MAX_LABEL = 2**63  # integer labels and hash values are 64-bit
 MAX_LABELS = 100_000  # inputs.labels, channel.outputs
-MAX_EXPLICIT_ENTRIES = 10_000  # cells of an explicit channel generated from channel.entry
+MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from channel.entry
 
 _TOP = {"mechanism", "parameters", "example", "inputs", "channel"}
 _MECHANISM = {"name", "claimed_epsilon", "description", "source"}
@@ -442,8 +442,13 @@ def _explicit(raw, symbols, inputs):
     if inputs.labels is not None:
         in_labels = inputs.labels
     else:
-        if not inputs.size.is_Integer:
-            raise InvalidSpec(f"inputs.size = {inputs.size} must be a number for an explicit channel")
+        if not inputs.size.is_Integer or inputs.size < 1:
+            raise InvalidSpec(f"inputs.size = {shown(inputs.size)} must be a positive integer for an explicit channel")
+        if int(inputs.size) * len(outputs) > MAX_EXPLICIT_ENTRIES:
+            raise InvalidSpec(
+                f"inputs.size = {shown(inputs.size)} gives an explicit channel of {int(inputs.size)} x {len(outputs)} "
+                f"entries; the limit is {MAX_EXPLICIT_ENTRIES} (use a structured or product channel)"
+            )
         in_labels = tuple(range(int(inputs.size)))
     if ("rows" in raw) == ("entry" in raw):
         raise InvalidSpec("an explicit channel needs exactly one of channel.rows or channel.entry")
@@ -451,6 +456,8 @@ def _explicit(raw, symbols, inputs):
         rows = raw["rows"]
         if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
             raise InvalidSpec("channel.rows must be a list of rows, each a list of expressions")
+        if sum(len(r) for r in rows) > MAX_EXPLICIT_ENTRIES:
+            raise InvalidSpec(f"channel.rows has more than {MAX_EXPLICIT_ENTRIES} entries; use a structured or product channel")
         matrix = tuple(
             tuple(parse_expression(e, symbols, field=f"channel.rows[{i}][{j}]") for j, e in enumerate(row))
             for i, row in enumerate(rows)
@@ -461,8 +468,17 @@ def _explicit(raw, symbols, inputs):
         for label in (*in_labels, *outputs):
             if not isinstance(label, int):
                 raise InvalidSpec(f"channel.entry needs integer labels; got {shown(label)}")
+        if len(in_labels) * len(outputs) > MAX_EXPLICIT_ENTRIES:
+            raise InvalidSpec(
+                f"channel.entry over {len(in_labels)} x {len(outputs)} labels; the limit is {MAX_EXPLICIT_ENTRIES} entries"
+            )
         matrix = tuple(
-            tuple(sp.piecewise_fold(entry.xreplace({xs: sp.Integer(x), ys: sp.Integer(y)})) for y in outputs)
+            tuple(
+                sp.piecewise_fold(
+                    substitute(entry, {xs: sp.Integer(x), ys: sp.Integer(y)}, field="channel.entry", error=InvalidSpec)
+                )
+                for y in outputs
+            )
             for x in in_labels
         )
     return ExplicitChannel(tuple(in_labels), tuple(outputs), matrix)
