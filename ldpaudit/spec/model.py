@@ -28,7 +28,15 @@ from typing import Union
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
-from ldpaudit.spec.expr import eval_condition, parse_condition, parse_expression
+from ldpaudit.spec.expr import (
+    MAX_INTEGER_PART_BITS,
+    check_budget,
+    eval_condition,
+    parse_condition,
+    parse_expression,
+    shown,
+    substitute,
+)
 
 #: the input variable of density channels, and their output variable
 X = sp.Symbol("x", real=True)
@@ -36,6 +44,10 @@ Z = sp.Symbol("z", real=True)
 
 #: materialization refuses channels with more entries than this
 MAX_MATERIALIZED_ENTRIES = 2_000_000
+
+#: numeric sizes (inputs, outputs, coordinates) are at most this: 64-bit domains, and no
+#: number whose enumeration, sampling or printing could not finish
+MAX_SIZE = 2**64
 
 
 # --- parameters ------------------------------------------------------------------------------
@@ -448,9 +460,13 @@ class Mechanism:
 
 
 def _subs(expr, subs):
+    """``expr`` with parameter values substituted, under the spec budgets (a binding such as
+    d = 10**9, k = 10**8 in binomial(d, k) is refused before sympy evaluates it)."""
     if not subs or expr is None:
         return expr
-    return sp.sympify(expr).xreplace(subs) if all(isinstance(k, sp.Symbol) for k in subs) else expr.subs(subs)
+    if all(isinstance(k, sp.Symbol) for k in subs):
+        return substitute(expr, subs, field="expression", error=InvalidParameter)
+    return expr.subs(subs)
 
 
 def _subs_domain(domain, subs):
@@ -488,7 +504,8 @@ def _exact_value(name: str, value, symbols) -> sp.Basic:
     else:
         raise InvalidParameter(f"parameter {name} = {value!r} ({type(value).__name__}) is not a number")
     if isinstance(expr, sp.Float) or expr.atoms(sp.Float):
-        raise InvalidParameter(f"parameter {name} = {value!r} contains a float; give an exact value such as Rational(1, 2)")
+        raise InvalidParameter(f"parameter {name} = {shown(value)} contains a float; give an exact value such as Rational(1, 2)")
+    check_budget(expr, field=f"parameter {name}", error=InvalidParameter)
     if expr.free_symbols:
         raise InvalidParameter(f"parameter {name} = {value!r} is not a number (mentions {sorted(map(str, expr.free_symbols))})")
     if not expr.is_real or not expr.is_finite:
@@ -498,19 +515,30 @@ def _exact_value(name: str, value, symbols) -> sp.Basic:
 
 def _check_range(mech_name, p: Parameter, value, subs):
     if p.kind == "integer" and not value.is_Integer:
-        raise InvalidParameter(f"parameter {p.name} = {value} of {mech_name} must be an integer")
+        raise InvalidParameter(f"parameter {p.name} = {shown(value)} of {mech_name} must be an integer")
     for bound, strict, sign in ((p.lower, p.lower_strict, 1), (p.upper, p.upper_strict, -1)):
         if bound is None:
             continue
         b = _subs(bound, subs)
         if not b.is_number:
             continue  # depends on a parameter that is still free; checked when it is bound
-        ok = (value > b if strict else value >= b) if sign == 1 else (value < b if strict else value <= b)
-        if not bool(ok):
+        if b.has(sp.zoo, sp.nan) or b.is_extended_real is False:
+            raise InvalidParameter(
+                f"parameter {p.name} = {shown(value)} of {mech_name}: its bound {shown(bound)} is {shown(b)}, not a real number, "
+                "at these parameter values"
+            )
+        try:
+            ok = bool((value > b if strict else value >= b) if sign == 1 else (value < b if strict else value <= b))
+        except TypeError:
+            raise InvalidParameter(
+                f"parameter {p.name} = {shown(value)} of {mech_name}: cannot decide whether it is within its bound "
+                f"{shown(bound)} = {shown(b)}; give a value farther from the bound"
+            ) from None
+        if not ok:
             rel = (">" if strict else ">=") if sign == 1 else ("<" if strict else "<=")
             raise InvalidParameter(
-                f"parameter {p.name} = {value} of {mech_name} is out of range: need {p.name} {rel} {bound}"
-                + (f" = {b}" if b != bound else "")
+                f"parameter {p.name} = {shown(value)} of {mech_name} is out of range: need {p.name} {rel} {shown(bound)}"
+                + (f" = {shown(b)}" if b != bound else "")
             )
 
 
@@ -596,17 +624,21 @@ def _validate(mech: Mechanism) -> list[str]:
     for p in mech.parameters:
         everything += [(f"parameters.{p.name}", b) for b in (p.lower, p.upper) if b is not None]
     for where, expr in everything:
+        check_budget(expr, field=where)
         unknown = sp.sympify(expr).free_symbols - allowed
         if unknown:
             declared = ", ".join(sorted(mech.symbols)) or "(none)"
             raise InvalidSpec(
                 f"unknown symbol {', '.join(sorted(map(str, unknown)))!r} in {where} of {mech.name!r}; declared parameters are {declared}"
             )
+    if claimed.has(sp.zoo, sp.nan) or claimed.is_extended_real is False:
+        raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} is not a real number")
     if claimed.is_number:
-        if not (claimed.is_extended_real and claimed > 0):
-            raise InvalidSpec(f"mechanism.claimed_epsilon = {claimed} must be positive")
+        if not (claimed.is_extended_real and _decided(claimed > 0, "mechanism.claimed_epsilon", claimed)):
+            raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} must be positive")
     elif claimed.is_positive is False:
-        raise InvalidSpec(f"mechanism.claimed_epsilon = {claimed} is not positive")
+        raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} is not positive")
+    _check_sizes(mech)
 
     channel = mech.channel
     if isinstance(channel, ExplicitChannel):
@@ -622,16 +654,74 @@ def _validate(mech: Mechanism) -> list[str]:
     return notes
 
 
+def _decided(relation, where: str, value) -> bool:
+    """``bool(relation)``, or InvalidSpec when sympy cannot decide it (numbers too close)."""
+    try:
+        return bool(relation)
+    except TypeError:
+        raise InvalidSpec(f"{where} = {shown(value)}: cannot decide the comparison {shown(relation)} exactly") from None
+
+
+def _size_fields(mech: Mechanism) -> list[tuple[str, sp.Basic]]:
+    fields = []
+    if isinstance(mech.inputs, FiniteDomain) and mech.inputs.labels is None:
+        fields.append(("inputs.size", mech.inputs.size))
+    ch = mech.channel
+    if isinstance(ch, StructuredChannel):
+        out = ch.outputs
+        if isinstance(out, ElementSpace):
+            fields.append(("channel.size", out.size))
+        elif isinstance(out, SubsetSpace):
+            fields += [("channel.universe", out.universe), ("channel.k", out.k)]
+        elif isinstance(out, CohortSpace):
+            fields.append(("channel.k", out.k))
+    elif isinstance(ch, ProductChannel):
+        fields.append(("channel.coordinates", ch.coordinates))
+    return fields
+
+
+def _check_sizes(mech: Mechanism) -> None:
+    """Numeric sizes are whole numbers in 0..MAX_SIZE (bindings are checked here too)."""
+    for where, size in _size_fields(mech):
+        size = sp.sympify(size)
+        if not size.is_number:
+            continue
+        if not size.is_Integer:
+            raise InvalidSpec(f"{where} = {shown(size)} of {mech.name!r} must be a whole number")
+        if size < 0:
+            raise InvalidSpec(f"{where} = {shown(size)} of {mech.name!r} is negative")
+        if size > MAX_SIZE:
+            raise InvalidSpec(
+                f"{where} = {shown(size)} of {mech.name!r} exceeds the size limit 2**64 = {MAX_SIZE}; "
+                "give a smaller size"
+            )
+
+
 def _check_bounds_consistent(p: Parameter) -> None:
     """Numeric bounds must leave room for a value (an integer, for integer parameters)."""
     low, high = p.lower, p.upper
+    for which, bound in (("min", low), ("max", high)):
+        if bound is None:
+            continue
+        if bound.has(sp.zoo, sp.nan, sp.I) or (bound.is_number and bound.is_extended_real is False):
+            raise InvalidSpec(f"parameters.{p.name}.{which} = {shown(bound)} is not a real number")
+        if not isinstance(bound, sp.Expr):
+            raise InvalidSpec(f"parameters.{p.name}.{which} = {shown(bound)} is not a number")
+        if p.kind == "integer" and bound.is_number and not bound.is_Rational and bound.is_finite:
+            m = abs(bound).evalf(15)
+            if not m.is_Float or m > 2**MAX_INTEGER_PART_BITS:
+                raise InvalidSpec(
+                    f"parameters.{p.name}.{which} = {shown(bound)} is too large for the bound of an integer "
+                    f"parameter; irrational bounds are limited to 2^{MAX_INTEGER_PART_BITS}"
+                )
     if low is None or high is None or not (low.is_number and high.is_number):
         return
-    empty = low > high or (low == high and (p.lower_strict or p.upper_strict))
+    where = f"parameters.{p.name}"
+    empty = _decided(low > high, where, p.describe()) or (low == high and (p.lower_strict or p.upper_strict))
     if p.kind == "integer" and not empty:
         first = sp.floor(low) + 1 if p.lower_strict or not low.is_integer else low
         last = sp.ceiling(high) - 1 if p.upper_strict or not high.is_integer else high
-        empty = first > last
+        empty = _decided(first > last, where, p.describe())
     if empty:
         raise InvalidSpec(
             f"parameters.{p.name} has contradictory bounds: {p.describe()} admits no "
@@ -661,7 +751,10 @@ def _vanishing_denominator(mech: Mechanism, expr) -> str | None:
         except (NotImplementedError, ValueError, TypeError):
             continue
         if isinstance(zeros, sp.FiniteSet) and zeros:
-            return f"{sym} = {sorted(zeros, key=lambda v: float(v))[0]}"
+            try:
+                return f"{sym} = {shown(sorted(zeros, key=lambda v: float(v))[0])}"
+            except (TypeError, ValueError, OverflowError):
+                return f"{sym} = {shown(next(iter(zeros)))}"
     return None
 
 
@@ -675,10 +768,10 @@ def _require_nonnegative(mech: Mechanism, expr, where: str) -> None:
                 raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is negative; probabilities must be >= 0")
             return
         if not expr.is_extended_real:
-            raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is not a real number")
+            raise InvalidSpec(f"{where} of {mech.name!r} = {shown(expr)} is not a real number")
         if expr.is_nonnegative:
             return
-        if bool(expr < 0):
+        if _decided(expr < 0, where, expr):
             raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is negative; probabilities must be >= 0")
         return
     if expr.is_nonnegative:
@@ -690,7 +783,9 @@ def _require_nonnegative(mech: Mechanism, expr, where: str) -> None:
     for point in sample_points(mech):
         value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
         value = sp.simplify(value) if not value.is_number else value
-        if value.is_number and (value.has(sp.nan, sp.zoo) or bool(value < 0)):
+        if value.is_number and (
+            value.has(sp.nan, sp.zoo) or value.is_extended_real is False or _decided(value < 0, where, value)
+        ):
             pretty = ", ".join(f"{k}={v}" for k, v in point.items())
             raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is {value} (negative or undefined) at {pretty}")
 
