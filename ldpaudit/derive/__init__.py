@@ -22,7 +22,6 @@ _API = {
     "hit_estimator": "ldpaudit.derive.estimator",
     "matrix_estimator": "ldpaudit.derive.estimator",
     "unbiased_estimator": "ldpaudit.derive.estimator",
-    "headline": "ldpaudit.derive.headline",
     "ItemStatistic": "ldpaudit.derive.hits",
     "item_statistic": "ldpaudit.derive.hits",
     "MutualInformation": "ldpaudit.derive.information",

@@ -54,7 +54,7 @@ def check_one(path: Path, *, audit_samples: int) -> dict:
     )
     stages = (
         ("verification", "ldpaudit.verify", "summary", mech),
-        ("derivation", "ldpaudit.derive", "headline", example),
+        ("derivation", "ldpaudit.derive.headline", "headline", example),
         ("audit", "ldpaudit.audit.command", "check_summary", example),
     )
     for key, module, attr, target in stages:

@@ -422,8 +422,10 @@ def parse_expression(
     symbols: Mapping[str, sp.Basic],
     *,
     field: str = "expression",
+    predicate: bool = False,
 ) -> sp.Basic:
-    """Parse ``text`` into a sympy expression using only the names in ``symbols``.
+    """Parse ``text`` into a sympy expression using only the names in ``symbols`` (a condition
+    instead of a number with ``predicate=True``; see :func:`parse_predicate`).
 
     ``field`` names where the text came from, for error messages
     (e.g. ``"channel.classes[0].weight"``). The result is a real-valued expression (not a
@@ -459,9 +461,19 @@ def parse_expression(
         raise InvalidSpec(f"{field} = {shown(text)} is nested too deeply to parse; the limit is {MAX_DEPTH} levels") from None
     translator = _Translator(symbols, field, text)
     value = translator.visit(tree.body, 0)
+    if predicate:
+        if isinstance(value, sp.Expr):
+            raise translator.fail("this is a number, which is not a condition; write a comparison such as 'y == floor(x)'")
+        return value
     if not isinstance(value, sp.Expr):
         raise translator.fail("this is a condition (true or false), not a number; use it in 'a if condition else b'")
     return value
+
+
+def parse_predicate(text, symbols: Mapping[str, sp.Basic], *, field: str = "condition") -> sp.Basic:
+    """Parse a condition (a comparison, or and/or/not of comparisons) into a sympy boolean, under
+    the same allow-list and budgets as :func:`parse_expression`."""
+    return parse_expression(text, symbols, field=field, predicate=True)
 
 
 def _kind(value) -> str:
