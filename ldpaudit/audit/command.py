@@ -83,7 +83,11 @@ def add_parser(subparsers) -> None:
     iso.add_argument("--isolate", dest="isolate", action="store_true", default=None,
                      help="run the target in worker subprocesses (default for targets named here)")
     iso.add_argument("--no-isolate", dest="isolate", action="store_false", help="run the target in this process")
-    p.add_argument("--timeout", type=float, default=10.0, help="per-call timeout in seconds when isolated (default 10)")
+    p.add_argument("--timeout", type=float, default=10.0,
+                   help="floor of the per-call timeout when isolated: calls after the first may take "
+                        "max(TIMEOUT, 50 x the slowest call so far) seconds (default 10)")
+    p.add_argument("--warmup", type=float, default=120.0,
+                   help="seconds the first call of an isolated target may take: imports, JIT compilation (default 120)")
     p.add_argument("--memory-mb", type=int, default=2048, help="memory limit of an isolated target (default 2048)")
     p.add_argument("--command", help="a program in any language speaking the JSON-lines protocol")
     p.add_argument("--journal", metavar="DIR", help="write completed draws to DIR so the audit can be resumed")
@@ -98,7 +102,7 @@ def add_parser(subparsers) -> None:
 
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
-              "isolate", "timeout", "memory_mb", "command", "until_confident", "budget", "workers")
+              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers")
 
 
 def run(args) -> int:
@@ -108,7 +112,7 @@ def run(args) -> int:
         journal = Journal(args.resume)
         saved = journal.read_args()
         for key in _RESUMABLE:
-            setattr(args, key, saved.get(key))
+            setattr(args, key, saved.get(key, getattr(args, key, None)))
         args.journal = args.resume
     elif args.journal:
         journal = Journal(args.journal)
@@ -147,14 +151,15 @@ def _randomizer(args):
     if args.command:
         if args.target:
             raise InvalidParameter("give either TARGET or --command, not both")
-        return external.command(args.command, timeout=args.timeout, memory_mb=args.memory_mb), True, True
+        return (external.command(args.command, timeout=args.timeout, warmup=args.warmup, memory_mb=args.memory_mb),
+                True, True)
     if not args.target:
         raise InvalidParameter("no randomizer: give TARGET (module:function or file.py:function) or --command")
     target_args = _target_args(args.target_arg)
     isolate = True if args.isolate is None else args.isolate
     if isolate:
         return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
-                                  memory_mb=args.memory_mb), True, True)
+                                  warmup=args.warmup, memory_mb=args.memory_mb), True, True)
     return load_target(args.target, target_args), bool(args.batch), False
 
 
@@ -190,6 +195,7 @@ def execute(args, journal=None) -> tuple[dict, int]:
         else:
             result = audit(randomizer, samples=args.samples, **options)
         payload = result.to_json()
+        payload.update(_isolation(source, closable))
         if rounds is not None:
             payload["rounds"] = rounds_json(rounds)
         if args.report:
@@ -204,6 +210,15 @@ def execute(args, journal=None) -> tuple[dict, int]:
             source.close()
     failed = result.verdict == "VIOLATION" or _conformance_failed(result.conformance)
     return payload, 1 if failed else 0
+
+
+def _isolation(source, isolated: bool) -> dict:
+    """The ``sandbox`` and ``timeouts`` entries: how the randomizer was confined."""
+    if isolated:
+        return source.describe()
+    from ldpaudit.audit.sandbox import describe
+
+    return {"sandbox": describe(None, isolated=False), "timeouts": None}
 
 
 def _conformance_failed(conformance) -> bool:
@@ -227,6 +242,12 @@ def _render(payload: dict) -> None:
     if payload.get("report"):
         print(f"  report: {payload['report']['markdown']}")
     print(f"  method: {payload['method']}")
+    box = payload.get("sandbox")
+    if box:
+        print(f"  sandbox: {box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"
+              + (f"; fallback: {box['fallback']}" if box.get("fallback") else ""))
+    if payload.get("timeouts"):
+        print(f"  timeouts: {payload['timeouts']['rule']}")
 
 
 # --- the quick audit in `ldpaudit check` -------------------------------------------------------

@@ -277,15 +277,15 @@ def describe(achieved: dict | None, *, isolated: bool = True) -> dict:
 
 def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
     def setup():  # runs in the randomizer's process between fork and exec
-        libc = _c()
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if sys.platform == "linux":
+            _c().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if memory_mb:
             limit = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if drop_caps:  # a uid-0 randomizer must not regain the namespace's capabilities at exec
             for cap in range(64):
-                if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                if _c().prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
                     break
         if seccomp:
             install_seccomp()
