@@ -366,14 +366,16 @@ class ExternalRandomizer:
         if "error" in st:
             return self._fail(x, str(st["error"]))
         if "signal" in st:
-            how = _signal_text(int(st["signal"]))
+            how = "was " + _signal_text(int(st["signal"]))
         elif "exit" in st:
             how = f"exited with code {st['exit']}"
         elif not self.sandbox and self.proc is not None and self.proc.poll() is not None:
             code = self.proc.returncode
-            how = _signal_text(-code) if code < 0 else f"exited with code {code}"
+            how = "was " + _signal_text(-code) if code < 0 else f"exited with code {code}"
         else:
             how = "lost its sandbox supervisor (did the randomizer kill its parent?)"
+            if where.startswith(" (call"):
+                where = where.replace(" (call", " (at or before call")
         return self._fail(x, f"the program {how} before replying{where}")
 
     # -- protocol --
@@ -409,8 +411,10 @@ class ExternalRandomizer:
         return line
 
     def _request(self, x, count: int, seed: int, histogram: bool = False):
-        if self.proc is None or self.proc.poll() is not None:
+        if self.proc is None:
             self._start()
+        elif self.proc.poll() is not None:  # the supervisor is gone: the program died between requests
+            raise self._ended(x)
         request = {"input": _jsonable(x), "count": count, "seed": seed}
         if histogram:
             request["histogram"] = True
