@@ -164,6 +164,22 @@ def _randomizer(args):
 
 
 def execute(args, journal=None) -> tuple[dict, int]:
+    if not args.spec:
+        for option, value in (("--domain", args.domain), ("--epsilon", args.epsilon)):
+            if value is None:
+                example = "e.g. --domain 0..24" if option == "--domain" else "the claimed ε"
+                raise InvalidParameter(f"{option} is required ({example}), unless --spec gives it")
+    randomizer, batch, closable = _randomizer(args)
+    try:
+        if closable and args.workers == 1:
+            randomizer.start()  # the isolated worker loads while the auditor imports its libraries
+        return _execute(args, journal, randomizer, batch, closable)
+    finally:
+        if closable:
+            randomizer.close()
+
+
+def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     from ldpaudit.audit import audit
     from ldpaudit.audit.journal import journaled
     from ldpaudit.audit.sequential import rounds_json, sequential_audit
@@ -181,7 +197,6 @@ def execute(args, journal=None) -> tuple[dict, int]:
         if mech is None:
             raise InvalidParameter("--epsilon is required (the claimed ε), unless --spec gives it")
         epsilon = float(mech.claimed_epsilon)
-    randomizer, batch, closable = _randomizer(args)
     source = randomizer
     if journal is not None:
         randomizer, batch = journaled(randomizer, journal, batch=batch), True
@@ -189,25 +204,21 @@ def execute(args, journal=None) -> tuple[dict, int]:
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
     rounds = None
-    try:
-        if args.until_confident:
-            result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)
-        else:
-            result = audit(randomizer, samples=args.samples, **options)
-        payload = result.to_json()
-        payload.update(_isolation(source, closable))
-        if rounds is not None:
-            payload["rounds"] = rounds_json(rounds)
-        if args.report:
-            from ldpaudit.report.audit_report import write_report
+    if args.until_confident:
+        result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)
+    else:
+        result = audit(randomizer, samples=args.samples, **options)
+    payload = result.to_json()
+    payload.update(_isolation(source, closable))
+    if rounds is not None:
+        payload["rounds"] = rounds_json(rounds)
+    if args.report:
+        from ldpaudit.report.audit_report import write_report
 
-            files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
-                                 seed=args.seed, target=args.target or args.command or "", spec=mech,
-                                 rounds=rounds, alpha=args.alpha)
-            payload["report"] = {k: str(v) for k, v in files.items()}
-    finally:
-        if closable:
-            source.close()
+        files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
+                             seed=args.seed, target=args.target or args.command or "", spec=mech,
+                             rounds=rounds, alpha=args.alpha)
+        payload["report"] = {k: str(v) for k, v in files.items()}
     failed = result.verdict == "VIOLATION" or _conformance_failed(result.conformance)
     return payload, 1 if failed else 0
 

@@ -180,6 +180,12 @@ class ExternalRandomizer:
 
     # -- process management --
 
+    def start(self) -> None:
+        """Start the program now (it loads while the caller does other work); otherwise it
+        starts at the first request. Not before forking workers: each must start its own."""
+        if self.proc is None:
+            self._start()
+
     def _start(self):
         env = dict(os.environ if self.env is None else self.env)
         env.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -326,8 +332,17 @@ class ExternalRandomizer:
     def describe(self) -> dict:
         """The ``sandbox`` and ``timeouts`` entries of an audit's JSON."""
         self._read_status()
-        return {"sandbox": self.sandbox_info or {"level": "not started"},
-                "timeouts": self.policy.to_json(self.slowest)}
+        info = self.sandbox_info
+        if info is None:  # the program ran in forked worker processes (or not at all): as probed
+            from ldpaudit.audit import sandbox
+
+            if self.sandbox:
+                found = sandbox.probe()
+                ns = {"filesystem": "read-only except the scratch directory"} if found["namespaces"] else None
+                info = sandbox.confinement(ns, found["seccomp"], found["namespace_error"] or "")
+            else:
+                info = sandbox.describe(None, isolated=False)
+        return {"sandbox": info, "timeouts": self.policy.to_json(self.slowest)}
 
     def _stderr_tail(self) -> str:
         try:

@@ -275,6 +275,30 @@ def describe(achieved: dict | None, *, isolated: bool = True) -> dict:
 
 # -- the supervisor ------------------------------------------------------------------------
 
+def confinement(ns: dict | None, seccomp: bool, why_not: str = "") -> dict:
+    """The ``sandbox`` entry for a randomizer confined by namespaces (``ns``: what
+    :func:`enter_namespaces` achieved, or None) and/or the seccomp filter."""
+    achieved = {"processes": "supervisor between auditor and randomizer; each in its own session",
+                "scratch": "HOME, TMPDIR and XDG directories in a private directory, removed after the audit"}
+    fallback = []
+    if ns is not None:
+        achieved.update(level="namespaces+seccomp" if seccomp else "namespaces", network="blocked",
+                        filesystem=ns["filesystem"])
+    else:
+        fallback.append(f"no namespaces ({why_not or 'not requested'})")
+        achieved.update(level="session+seccomp" if seccomp else "session", network="allowed",
+                        filesystem="unrestricted (only HOME and TMPDIR point at the scratch directory)")
+    if seccomp:
+        achieved["signals"] = ("seccomp: signals or tracing aimed at any process outside the randomizer's own "
+                               "group end it with SIGSYS")
+    else:
+        achieved["signals"] = ("parent-only: a randomizer that kills its parent kills the supervisor; one that "
+                               "finds the auditor's pid can still signal it")
+        fallback.append("no seccomp filter")
+    achieved["fallback"] = "; ".join(fallback) if fallback else None
+    return achieved
+
+
 def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
     def setup():  # runs in the randomizer's process between fork and exec
         if sys.platform == "linux":
@@ -306,31 +330,13 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
         except OSError:
             pass
 
-    achieved = {"processes": "supervisor between auditor and randomizer; each in its own session",
-                "scratch": "HOME, TMPDIR and XDG directories in a private directory, removed after the audit"}
-    fallback = []
     ns = None
     if use_namespaces:
         try:
             ns = enter_namespaces(scratch)
         except OSError as exc:
-            fallback.append(f"no namespaces ({exc})")
-    else:
-        fallback.append(f"no namespaces ({why_not or 'not requested'})")
-    if ns is not None:
-        achieved.update(level="namespaces+seccomp" if use_seccomp else "namespaces", network="blocked",
-                        filesystem=ns["filesystem"])
-    else:
-        achieved.update(level="session+seccomp" if use_seccomp else "session", network="allowed",
-                        filesystem="unrestricted (only HOME and TMPDIR point at the scratch directory)")
-    if use_seccomp:
-        achieved["signals"] = ("seccomp: signals or tracing aimed at any process outside the randomizer's own "
-                               "group end it with SIGSYS")
-    else:
-        achieved["signals"] = ("parent-only: a randomizer that kills its parent kills the supervisor; one that "
-                               "finds the auditor's pid can still signal it")
-        fallback.append("no seccomp filter")
-    achieved["fallback"] = "; ".join(fallback) if fallback else None
+            why_not = str(exc)
+    achieved = confinement(ns, use_seccomp, why_not)
     tell({"sandbox": achieved})
 
     env = dict(os.environ)
