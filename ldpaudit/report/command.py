@@ -30,7 +30,12 @@ def add_parser(subparsers) -> None:
 
 
 def reproduce(name: str, out_dir) -> tuple[list, object]:
+    """Regenerate one target under ``out_dir``; also records the toolchain that printed it
+    (``GENERATED_WITH.json``, major.minor versions; see :mod:`ldpaudit.report.golden`)."""
+    from ldpaudit.report.golden import write_toolchain
+
     out_dir = Path(out_dir)
+    write_toolchain(out_dir)
     if name == "certificates":
         try:
             module = importlib.import_module("ldpaudit.verify.command")
