@@ -48,6 +48,10 @@ class Event:
     def mask(self, view: View) -> np.ndarray:
         raise NotImplementedError
 
+    def hits(self, view, u, role: int) -> int:
+        """How many draws of ``view`` (outputs of input u in role 0 = x or 1 = x') are in S."""
+        return view.count(self.mask(view))
+
 
 @dataclass(eq=False)
 class CodeSetEvent(Event):
@@ -97,6 +101,14 @@ class Candidate:
     p_explore: float
     q_explore: float
     sd: float = 0.0
+
+    def roles(self, u) -> tuple:
+        """The roles (0: x, 1: x') input u plays in this candidate."""
+        return tuple(r for r in (0, 1) if self.pair[r] == u)
+
+    @property
+    def inputs(self) -> tuple:
+        return tuple(self.pair)
 
 
 def _joint_code(cats: np.ndarray, columns, strides) -> np.ndarray:

@@ -29,6 +29,7 @@ from scipy import integrate, stats
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
+from ldpaudit.audit.engine import AuditResult, Draws, Progress, confirm_counts, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, CodeSetEvent, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
 
@@ -509,7 +510,7 @@ class _OffColumns(Event):
     description: str = ""
     real: bool = False
 
-    def hits(self, view) -> int:
+    def hits(self, view, u=None, role: int = 0) -> int:
         mat = view.mat
         hit = mat >= self.value if self.real else mat == self.value
         per_row = hit.sum(axis=1) - hit[:, self.i]
@@ -584,8 +585,6 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
     """Audit with candidate events fixed before sampling. ``looks`` (cumulative draws per
     input, α of that look) lets a sequential audit stop at the first look that certifies a
     violation; by default there is one look at (samples, alpha)."""
-    from ldpaudit.audit.auditor import AuditResult, _Engine, _Progress, _chunks, best_confirmed
-
     index = {x: i for i, x in enumerate(inputs)}
     n = samples
     z = bounds.z_value(alpha / (2 * max_confirm))
@@ -617,50 +616,33 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
             for ev, p, per in plan.conformance_events(u, roles):
                 tests.append((u, ev, p, per))
 
-    prog = _Progress(progress, 0)
-    engine = _Engine(sampler, seed, int(workers), prog)
-    hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
+    prog = Progress(progress)
+    engine = Draws(sampler, seed, int(workers), prog)
     test_hits = [0] * len(tests)
+    tests_of: dict = {}
+    for ti, (tu, ev, _, _) in enumerate(tests):
+        tests_of.setdefault(tu, []).append((ti, ev))
+
+    def count_tests(u, view):
+        for ti, ev in tests_of.get(u, ()):
+            test_hits[ti] += ev.hits(view, u, 0)
+
     looks = looks or [(n, alpha)]
-    k = max(1, len(chosen))
-    done = 0
-    best = None
+    view_of = plan.view if plan is not None else (lambda out, u: SpecView(out.n, out.counts, raw=out))
     try:
-        for n_look, alpha_look in looks:
-            jobs = [(index[u], u, m, _PHASE_GUIDED) for u in used for m in _chunks(n_look - done)]
-            prog.add_total(sum(j[2] for j in jobs))
-            for i, out in engine.draw(jobs):
-                u = inputs[i]
-                view = plan.view(out, u) if plan is not None else SpecView(out.n, out.counts, raw=out)
-                for ci, c in enumerate(chosen):
-                    for role in (0, 1):
-                        if c.pair[role] == u:
-                            hits[(ci, role)] += view.count(c.event.mask(view))
-                for ti, (tu, ev, _, _) in enumerate(tests):
-                    if tu == u:
-                        test_hits[ti] += ev.hits(view) if isinstance(ev, _OffColumns) else view.count(ev.mask(view))
-            done = n_look
-            alpha_each = alpha_look / (2 * k)
-            best = best_confirmed(chosen, hits, done, alpha_each)
-            if hasattr(looks, "record"):
-                looks.record(done, alpha_look, best[0] if best is not None else 0.0)
-            if best is not None and best[0] > epsilon:
-                break
+        done, best, k, alpha_each = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
+                                                   looks=looks, phase=_PHASE_GUIDED, epsilon=epsilon,
+                                                   on_view=count_tests)
     finally:
         engine.close()
         prog.close()
 
     n = done
-    witness = None
     lb = 0.0
+    witness = None
     if best is not None:
-        lb, c, a, b, p_low, q_up = best
-        if lb > 0:
-            witness = {"pair": list(c.pair), "event": c.event.description, "family": c.family,
-                       "counts": [a, b], "samples": [n, n], "p_hat": a / n, "q_hat": b / n,
-                       "p_lower": p_low, "q_upper": q_up, "epsilon_lower_bound": lb,
-                       "candidates_confirmed": k, "p_spec": c.p_explore, "q_spec": c.q_explore}
-        lb = max(lb, 0.0)
+        lb = max(best[0], 0.0)
+        witness = witness_of(best, n, k, p_spec=best[1].p_explore, q_spec=best[1].q_explore)
     conformance = None
     if plan is not None:
         conformance = _conformance(tests, test_hits, n, alpha)
@@ -671,8 +653,7 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
               f"ε-LDP randomizer is reported as a VIOLATION with probability at most α = {alpha:g}")
     if conformance is not None:
         method += f"; conformance: {conformance['method']}"
-    verdict = "VIOLATION" if lb > epsilon else "NO_EVIDENCE"
-    return AuditResult(verdict, epsilon, lb, 1 - alpha, witness, n,
+    return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, n,
                        time.perf_counter() - t0, bounds.detectable_epsilon(n, alpha_each),
                        conformance, method)
 
