@@ -23,9 +23,11 @@ import numpy as np
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, verdict_of, witness_of
-from ldpaudit.audit.events import Candidate, choose, search
+from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, concat_views
+from ldpaudit.audit.rare import add_rare, rare_candidates
 from ldpaudit.errors import InvalidParameter
+
 PILOT = 1 << 13                 # first exploration chunk of every input, used to fit the featurizer
 MAX_EXPLORE_HALF = 1 << 19      # draws per input per exploration half, at most
 MAX_EXPLORE_CELLS = 1 << 27     # total stored exploration cells (draws x columns) across inputs
@@ -171,11 +173,16 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     del views_b
 
     z_select = bounds.z_value(alpha / (2 * max_confirm))
-    candidates = search(feat, half_a, half_b, pairs, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS)
-    del half_a, half_b
+    searcher = Search(feat, half_a, half_b, n_confirm, z_select)
+    candidates = search(feat, half_a, half_b, pairs, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
+                        searcher=searcher)
     chosen = choose(candidates, max_confirm)
+    rare = rare_candidates(searcher, searcher.pairs, n_confirm=n_confirm, alpha_each=alpha / (2 * (len(chosen) + 1)))
+    chosen = add_rare(chosen, rare, epsilon)
+    del half_a, half_b, searcher
     explored = (f"exploration: {2 * half} draws per input ({len(pairs)} ordered pairs, "
-                f"{len(candidates)} candidate events, half to fit and half to rank them)")
+                f"{len(candidates) + len(rare)} candidate events, half to fit and half to rank them; "
+                f"rare events ranked by the bound they could certify)")
     if looks:  # the looks' sizes are relative to the confirmation budget
         looks = looks.rescaled(n_confirm)
     return _confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,

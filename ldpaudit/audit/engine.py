@@ -212,23 +212,16 @@ def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: floa
     """The confirmed candidate with the largest certified bound, as (bound, candidate, count
     under x, count under x', lower P(S|x), upper P(S|x')), or None without candidates.
 
-    ``hits[(ci, 0)]`` / ``hits[(ci, 1)]`` count candidate ci's event under x / x'; a candidate
-    may carry its own trials per draw (``c.trials``, for pooled events), otherwise n."""
+    ``hits[(ci, 0)]`` / ``hits[(ci, 1)]`` count candidate ci's event under x / x' in
+    ``c.trials(n)`` trials (n, or a multiple of n for pooled candidates, pool.py)."""
     best = None
     for ci, c in enumerate(chosen):
         a, b = hits[(ci, 0)], hits[(ci, 1)]
-        na, nb = _trials(c, n)
+        na, nb = c.trials(n)
         lb, p_low, q_up = bounds.epsilon_lower_bound(a, na, b, nb, alpha_each)
         if best is None or lb > best[0]:
             best = (lb, c, a, b, p_low, q_up)
     return best
-
-
-def _trials(c: Candidate, n: int) -> tuple[int, int]:
-    per = getattr(c.event, "trials_per_draw", None)
-    if per is None:
-        return n, n
-    return per[0] * n, per[1] * n
 
 
 def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, used: list, index: dict,
@@ -273,13 +266,16 @@ def witness_of(best, n: int, k: int, **extra) -> dict | None:
     if best is None or best[0] <= 0:
         return None
     lb, c, a, b, p_low, q_up = best
-    na, nb = _trials(c, n)
+    na, nb = c.trials(n)
     w = {"pair": list(c.pair), "event": c.event.description, "family": c.family,
          "counts": [a, b], "samples": [na, nb], "p_hat": a / na, "q_hat": b / nb,
          "p_lower": p_low, "q_upper": q_up, "epsilon_lower_bound": lb, "candidates_confirmed": k}
     example = getattr(c.event, "example", None)
     if example:
         w["example"] = example
+    pooled = getattr(c, "pooled_text", None)
+    if pooled:
+        w["pooled"] = pooled
     w.update(extra)
     return w
 

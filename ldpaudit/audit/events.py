@@ -110,6 +110,10 @@ class Candidate:
     def inputs(self) -> tuple:
         return tuple(self.pair)
 
+    def trials(self, n: int) -> tuple[int, int]:
+        """Trials behind the counts under x and under x' after n draws per input."""
+        return n, n
+
 
 def _joint_code(cats: np.ndarray, columns, strides) -> np.ndarray:
     """The joint value of a few columns of cats as one integer per row."""
@@ -380,10 +384,12 @@ def _intervals(codes: np.ndarray, edges: np.ndarray) -> list[str]:
 
 
 def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confirm: int, z: float,
-           max_pairs: int = 1000) -> list[Candidate]:
-    """All families' best event per pair, sorted by predicted certified bound (best first)."""
-    s = Search(feat, half_a, half_b, n_confirm, z)
+           max_pairs: int = 1000, searcher: Search | None = None) -> list[Candidate]:
+    """All families' best event per pair, sorted by predicted certified bound (best first).
+    The pairs kept by screening are left in ``searcher.pairs``."""
+    s = searcher or Search(feat, half_a, half_b, n_confirm, z)
     pairs = s.screen(pairs, max_pairs)
+    s.pairs = pairs
     candidates = []
     for x, y in pairs:
         candidates += s.histogram(x, y)
