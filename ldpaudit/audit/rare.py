@@ -9,19 +9,20 @@ prediction is ~0.5 while the frequent singletons of a k-RR predict ~1.
 
 Here every ordered pair (x, x'), and every input x against all the others pooled (one-vs-rest,
 pool.py: P(S|x) <= e^ε avg_x' P(S|x') uses d-1 times the draws under x'), gets one more
-candidate, scored by what it *could certify*: the
-Clopper-Pearson bound of the confirmation sample if its frequencies equalled the exploration
-frequencies (both exploration halves pooled, a count of 0 under x' kept as 0),
+candidate, scored by what it *could certify*: the Clopper-Pearson bound of the confirmation
+sample if its frequencies equalled the exploration frequencies (both exploration halves
+pooled, a count of 0 under x' kept as 0),
 
-    could(S) = ln( CP_lower(p̂·n_c, n_c, α') / CP_upper(q̂·n_c, n_c, α') ),
+    could(S) = ln( CP_lower(p̂·n_c, n_c, α') / CP_upper(q̂·m_c, m_c, α') ),
 
-with S a prefix of the codes sorted by pooled exploration ratio (a single rare output, or the
-outputs seen under x and never under x'). The best such candidate is confirmed alongside the
+with m_c = n_c for a pair and (d-1)·n_c one-vs-rest, and S a prefix of the codes sorted by
+pooled exploration ratio (a single rare output, or the outputs seen under x and never under
+x'). The best pair candidate and the best one-vs-rest candidate are confirmed alongside the
 main ones when could(S) plus one standard error of the exploration estimate of ln(p/q)
-exceeds the claimed ε (a fair chance to certify a violation): it is counted on the fresh confirmation sample
-and enters the Bonferroni correction like every other confirmed candidate, so the choice,
-however optimistic, cannot inflate the certified bound. A correct randomizer's rare outputs
-have ratio at most e^ε, so they are rarely confirmed and cost little.
+exceeds the claimed ε (a fair chance to certify a violation). They are counted on the fresh
+confirmation sample and enter the Bonferroni correction like every other confirmed
+candidate, so the choice, however optimistic, cannot inflate the certified bound. A correct
+randomizer's rare outputs have ratio at most e^ε, so they are rarely confirmed and cost little.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def could_certify(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm: 
 def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float) -> list[Candidate]:
     """Per ordered pair (x, x'), and per input x against all the others pooled (one-vs-rest,
     pool.py), the prefix of codes rare under x, sorted by pooled exploration ratio, with the
-    largest ``could_certify``. Sorted best first."""
+    largest ``could_certify``. Sorted best first (by the score less one standard error)."""
     k = s.feat.n_codes
     if k <= 1 or n_confirm <= 1:
         return []
@@ -98,19 +99,24 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
         # The exploration estimate's own uncertainty (delta method on ln(a/b)).
         c.sd = math.sqrt(1.0 / a[i] + 1.0 / max(b[i], 1))
         out.append(c)
-    out.sort(key=lambda c: -c.predicted)
+    # Best first by the score less its exploration uncertainty, so that a pair whose x' count
+    # was low by luck does not displace the same event against the pooled other inputs.
+    out.sort(key=lambda c: -(c.predicted - c.sd))
     return out
 
 
 def add_rare(chosen: list[Candidate], rare: list[Candidate], epsilon: float) -> list[Candidate]:
-    """``chosen`` plus the best rare candidate if it could certify more than ``epsilon`` within
-    one standard error of its exploration estimate (a fair chance to certify a violation) and
-    is not already chosen."""
-    for c in rare[:1]:
-        if c.predicted + c.sd <= epsilon:
-            break
-        if any(o.pair == c.pair and o.inputs == c.inputs and
-               np.array_equal(getattr(o.event, "in_set", None), c.event.in_set) for o in chosen):
-            break
-        return chosen + [c]
-    return chosen
+    """``chosen`` plus the best rare pair candidate and the best one-vs-rest one, each if it
+    could certify more than ``epsilon`` within one standard error of its exploration estimate
+    (a fair chance to certify a violation) and is not already chosen. Both kinds are kept
+    because a pair's x' count may be low by luck, while the pooled x' side is steadier."""
+    out = list(chosen)
+    for kind in (Candidate, PooledCandidate):
+        best = next((c for c in rare if type(c) is kind), None)
+        if best is None or best.predicted + best.sd <= epsilon:
+            continue
+        if any(o.pair == best.pair and o.inputs == best.inputs and
+               np.array_equal(getattr(o.event, "in_set", None), best.event.in_set) for o in out):
+            continue
+        out.append(best)
+    return out
