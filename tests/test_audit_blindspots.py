@@ -78,3 +78,116 @@ def test_rare_output_twin_false_alarms_over_seeds(name, f):
     flagged = sum(audit(f, domain=range(4), epsilon=1, samples=N_RARE, alpha=ALPHA, seed=200 + s,
                         batch=True).verdict == "VIOLATION" for s in range(20))
     assert flagged <= 3
+
+
+# -- pooled events ------------------------------------------------------------------------
+
+def _poisson_binomial_pmf(ps):
+    pmf = np.array([1.0])
+    for p in ps:
+        pmf = np.convolve(pmf, [1 - p, p])
+    return pmf
+
+
+@pytest.mark.parametrize("ps", [
+    [0.02] * 10 + [0.3] * 10 + [0.9] * 10,
+    list(np.linspace(0.0, 0.2, 40)),
+    [0.5] * 5 + [0.0] * 20,
+])
+def test_clopper_pearson_covers_the_mean_of_unequal_bernoullis(ps):
+    """The pooled certificate's premise (pool.py, Hoeffding 1956): one-sided CP bounds on a sum
+    of independent Bernoulli(p_i) fail to cover the mean p̄ with probability at most α'.
+    Checked exactly on the Poisson-binomial law."""
+    n, mean = len(ps), float(np.mean(ps))
+    pmf = _poisson_binomial_pmf(ps)
+    s = np.arange(n + 1)
+    for alpha in (0.2, 0.05, 0.001):
+        upper_fails = pmf[bounds.cp_upper(s, n, alpha) < mean].sum()
+        lower_fails = pmf[bounds.cp_lower(s, n, alpha) > mean].sum()
+        assert upper_fails <= alpha + 1e-12 and lower_fails <= alpha + 1e-12
+
+
+def test_pooled_relation_event_lifts_krr_with_many_inputs():
+    """k-RR d = 200, ε = 1, 2·10^4 draws per input, α = 0.005: the pooled event y == x uses
+    every draw and certifies >= 0.9 ε (one pair alone has too few draws)."""
+    from ldpaudit.spec import randomizers as R
+
+    r = audit(R.krr(d=200, epsilon=1), domain=range(200), epsilon=1, samples=20_000, alpha=0.005,
+              seed=3, batch=True)
+    assert r.verdict == "NO_EVIDENCE"
+    assert 0.9 <= r.epsilon_lower_bound <= 1.0, r
+    assert r.witness["family"] == "pooled" and "y == x" in r.witness["event"]
+    n_x, n_y = r.witness["samples"]            # pooled: 200 inputs' confirmation draws a side
+    assert n_x == n_y and n_x >= 200 * r.samples_per_input // 2
+
+
+def test_pooled_relation_event_on_unary_vectors():
+    """OUE d = 30, ε = 1, 4·10^4 draws per input: the pooled cell {y[x] = 1, y[x'] = 0} has
+    ratio exactly e^ε; the faulty k-RAPPOR at ε/2 flips (2ε-LDP) is flagged."""
+    from ldpaudit.spec import randomizers as R
+
+    ok = audit(R.oue(d=30, epsilon=1), domain=range(30), epsilon=1, samples=40_000, alpha=0.005, seed=4, batch=True)
+    assert ok.verdict == "NO_EVIDENCE" and ok.epsilon_lower_bound >= 0.9, ok
+    bad = audit(R.krappor(d=30, epsilon=2), domain=range(30), epsilon=1, samples=40_000, alpha=0.005, seed=4,
+                batch=True)
+    assert bad.verdict == "VIOLATION" and bad.epsilon_lower_bound > 1.5, bad
+
+
+@pytest.mark.slow
+def test_pooled_krr_d1000():
+    """The issue's case: k-RR d = 1000, ε = 1, 10^5 draws per input: ε_lb/ε >= 0.9 (the time is
+    measured by benchmarks/bench_blindspots.py)."""
+    from ldpaudit.spec import randomizers as R
+
+    r = audit(R.krr(d=1000, epsilon=1), domain=range(1000), epsilon=1, samples=100_000, alpha=0.005,
+              seed=0, batch=True)
+    assert r.verdict == "NO_EVIDENCE" and r.epsilon_lower_bound >= 0.9
+
+
+def _unary_spec(kind, d, eps):
+    from fractions import Fraction
+
+    from ldpaudit.spec import catalog as C
+
+    return (C.k_rappor if kind == "sue" else C.oue)(d=d, epsilon=str(Fraction(eps)))
+
+
+UE_CASES = [(kind, eps) for kind in ("sue", "oue") for eps in (0.25, 1, 4)]
+
+
+@pytest.mark.parametrize("kind, eps", UE_CASES, ids=[f"{k}-eps{e}" for k, e in UE_CASES])
+def test_unary_true_bit_bug_fails_conformance_at_3000_draws(kind, eps):
+    """pure-LDP 1.1.2-style unary encoding, d = 25, 3,000 draws per input, α = 0.05: the pooled
+    test of y[x] = 1 over all inputs rejects the spec; the correct randomizer passes."""
+    from ldpaudit.spec import randomizers as R
+
+    spec = _unary_spec(kind, 25, eps)
+    bad = audit(B.unary_true_bit_bug(d=25, epsilon=eps, kind=kind), domain=range(25), epsilon=eps,
+                samples=3000, alpha=ALPHA, seed=0, batch=True, spec=spec)
+    assert not bad.conformance["passed"]
+    assert bad.conformance["discrepancy"]["event"] == "y[x] = 1 under every x (pooled)"
+    p, q = B.unary_probabilities(kind, eps)
+    assert bad.conformance["discrepancy"]["expected_probability"] == pytest.approx(p)
+    ref = (R.krappor if kind == "sue" else R.oue)(d=25, epsilon=eps)
+    good = audit(ref, domain=range(25), epsilon=eps, samples=3000, alpha=ALPHA, seed=0, batch=True, spec=spec)
+    assert good.conformance["passed"] and good.verdict == "NO_EVIDENCE"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind, eps", UE_CASES, ids=[f"{k}-eps{e}" for k, e in UE_CASES])
+def test_unary_conformance_power_and_false_alarms_over_seeds(kind, eps):
+    """20 seeds at 3,000 draws per input, α = 0.05: the bug is rejected at least 19 times; the
+    correct randomizer fails conformance or is flagged at most 3 times (P = 0.016 of more at
+    rate α)."""
+    from ldpaudit.spec import randomizers as R
+
+    spec = _unary_spec(kind, 25, eps)
+    ref = (R.krappor if kind == "sue" else R.oue)(d=25, epsilon=eps)
+    bug = B.unary_true_bit_bug(d=25, epsilon=eps, kind=kind)
+    caught = alarms = 0
+    for s in range(20):
+        r = audit(bug, domain=range(25), epsilon=eps, samples=3000, alpha=ALPHA, seed=300 + s, batch=True, spec=spec)
+        caught += not r.conformance["passed"]
+        g = audit(ref, domain=range(25), epsilon=eps, samples=3000, alpha=ALPHA, seed=300 + s, batch=True, spec=spec)
+        alarms += (not g.conformance["passed"]) or g.verdict == "VIOLATION"
+    assert caught >= 19 and alarms <= 3
