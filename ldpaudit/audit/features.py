@@ -30,6 +30,7 @@ DISCRETE_AS_REAL = 1024         # integer outputs with more distinct pilot value
 FREQUENT_ROW_MIN = 5            # a vector output row needs this many exploration hits for a code
 MAX_ROW_CODES = 4096
 MAX_SET_UNIVERSE = 4096
+LUT_SPAN = 1 << 20              # integer outputs spanning fewer values get their codes by table lookup
 _KEY_MULTIPLIERS = np.random.default_rng(0x5EED).integers(1, 2**63, size=1 << 16, dtype=np.uint64) | np.uint64(1)
 
 
@@ -204,6 +205,7 @@ class Featurizer:
     def freeze(self, exploration: list[View]) -> None:
         """Fix the codes: discrete codes seen so far, and the frequent rows of vector/set outputs."""
         self.frozen = True
+        self._lut = None
         if self.shape in ("vector", "set"):
             keys = np.concatenate([v.keys for v in exploration])
             weights = np.concatenate([v.weights if v.weights is not None else np.ones(len(v.keys), np.int64)
@@ -260,6 +262,9 @@ class Featurizer:
         return View(codes, cats, weights, keys, out.n)
 
     def _discrete_codes(self, out: Outputs) -> np.ndarray:
+        fast = self._lut_codes(out)
+        if fast is not None:
+            return fast
         if out.kind == "array":
             uniq, inverse = np.unique(out.values, return_inverse=True)
             uniq = uniq.tolist()
@@ -281,6 +286,34 @@ class Featurizer:
         else:
             mapped[mapped < 0] = MAX_DISCRETE_CODES
         return mapped if inverse is None else mapped[inverse.ravel()]
+
+    def _lut_codes(self, out: Outputs) -> np.ndarray | None:
+        """Codes of small integer outputs by table lookup, when every value already has a code
+        (or the codes are frozen); None to take the general path."""
+        if out.kind != "array" or out.values.dtype.kind not in "iu" or not out.n:
+            return None
+        vals = out.values
+        lo, hi = int(vals.min()), int(vals.max())
+        if hi - lo > LUT_SPAN:
+            return None
+        lut = getattr(self, "_lut", None)
+        if lut is None or self._lut_size != len(self.value_of_code) or lo < self._lut_lo or \
+                hi >= self._lut_lo + len(lut):
+            keys = {int(v): c for v, c in self.code_of.items()
+                    if isinstance(v, numbers.Real) and not isinstance(v, bool) and float(v).is_integer()}
+            base = min([lo, *keys])
+            top = max([hi, *keys])
+            if top - base > LUT_SPAN:
+                return None
+            other = len(self.value_of_code) if self.frozen else -1
+            lut = np.full(top - base + 1, other, dtype=np.int64)
+            for v, c in keys.items():
+                lut[v - base] = c
+            self._lut, self._lut_lo, self._lut_size = lut, base, len(self.value_of_code)
+        codes = lut[vals - self._lut_lo]
+        if not self.frozen and (codes < 0).any():
+            return None
+        return codes
 
     def _membership(self, sets) -> np.ndarray:
         m = len(self.universe)
