@@ -25,7 +25,7 @@ import numpy as np
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.events import Candidate
-from ldpaudit.errors import RandomizerError
+from ldpaudit.errors import InvalidParameter, RandomizerError
 
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
 
@@ -122,6 +122,7 @@ class Progress:
         self.start = time.perf_counter()
         self.bar = None
         self.task = None
+        self.note = ""          # after the draws per second, e.g. " across 8 workers"
 
     def add_total(self, extra: int) -> None:
         self.total += extra
@@ -138,7 +139,18 @@ class Progress:
         if self.bar is None and time.perf_counter() - self.start > 1.0:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TimeRemainingColumn
 
-            self.bar = Bar("auditing", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+            from rich.progress import ProgressColumn
+            from rich.text import Text
+
+            note = self.note
+
+            class Rate(ProgressColumn):
+                def render(self, task):
+                    speed = task.speed
+                    return Text(f"{speed:,.0f} draws/s{note}" if speed else "")
+
+            self.bar = Bar("auditing", BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(),
+                           transient=True)
             self.bar.start()
             self.task = self.bar.add_task("audit", total=self.total, completed=self.done)
         elif self.bar is not None:
@@ -166,13 +178,19 @@ class Draws:
             sampler.digest = True
             self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
 
-    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
-        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
+    def tasks(self, jobs: list[tuple[int, object, int, int]]) -> list[tuple]:
+        """(input, draws, entropy, spawn key) of each job: the chunk's seed is
+        SeedSequence(entropy, spawn_key=(phase, input index, chunk number))."""
         tasks = []
         for index, x, n, phase in jobs:
             k = self.chunk_no.get((index, phase), 0)
             self.chunk_no[(index, phase)] = k + 1
             tasks.append((x, n, self.entropy, (phase, index, k)))
+        return tasks
+
+    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
+        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
+        tasks = self.tasks(jobs)
         if self.pool is None:
             for (index, *_), task in zip(jobs, tasks):
                 out = _local_draw(self.sampler, task)
@@ -204,6 +222,19 @@ class Draws:
         if self.pool is not None:
             self.pool.close()
             self.pool.join()
+
+
+def make_draws(sampler: Sampler, seed, workers: int, progress: Progress, cluster=None) -> Draws:
+    """Draws in this process, in ``workers`` local processes, or on a Dask cluster
+    (``cluster``: see :mod:`ldpaudit.audit.cluster`; dask is imported only then)."""
+    if cluster is None:
+        return Draws(sampler, seed, workers, progress)
+    if workers != 1:
+        raise InvalidParameter(f"workers={workers!r} and cluster={cluster!r}: give one of them "
+                               f"(a cluster runs as many tasks at once as its workers have threads)")
+    from ldpaudit.audit.cluster import ClusterDraws
+
+    return ClusterDraws(sampler, seed, progress, cluster)
 
 
 # -- confirmation ----------------------------------------------------------------------------
