@@ -45,8 +45,9 @@ from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
 
 #: tasks in flight per worker thread: enough to keep every thread busy while results travel
 TASKS_PER_THREAD = 2
-CONNECT_TIMEOUT = 20.0          # seconds to reach a scheduler
+CONNECT_TIMEOUT = 10.0          # seconds to reach a scheduler
 WORKERS_TIMEOUT = 60.0          # seconds to wait for a first worker to join
+IDLE_CLOSE = 600.0              # a worker closes samplers unused this long (their client died)
 
 
 @dataclass
@@ -77,7 +78,7 @@ class Recipe:
     digest: bool
 
 
-_SAMPLERS: dict = {}            # on a worker: (recipe token, thread) -> Sampler or _Child
+_SAMPLERS: dict = {}            # on a worker: (recipe token, thread) -> (Sampler or _Child, last use)
 
 
 def _build(recipe: Recipe):
@@ -191,10 +192,20 @@ def child_main() -> None:
 
 def _sampler(recipe: Recipe):
     key = (recipe.token, threading.get_ident())
-    sampler = _SAMPLERS.get(key)
-    if sampler is None:
-        sampler = _SAMPLERS[key] = _build(recipe) if recipe.kind == "external" else _Child(recipe)
-    return sampler
+    now = time.monotonic()
+    entry = _SAMPLERS.get(key)
+    if entry is None:
+        for old in [k for k, (_, used) in list(_SAMPLERS.items()) if now - used > IDLE_CLOSE]:
+            _close(_SAMPLERS.pop(old, (None, 0))[0])     # left by a client that died
+        entry = (_build(recipe) if recipe.kind == "external" else _Child(recipe), now)
+    _SAMPLERS[key] = (entry[0], now)
+    return entry[0]
+
+
+def _close(sampler) -> None:
+    close = getattr(getattr(sampler, "randomizer", None), "close", None)
+    if close is not None:
+        close()
 
 
 def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> Outputs:
@@ -234,11 +245,8 @@ def probe(recipe: Recipe) -> dict:
 
 def release(token: str) -> None:
     """Close this worker's samplers of one audit (their isolation workers end)."""
-    for key in [k for k in _SAMPLERS if k[0] == token]:
-        sampler = _SAMPLERS.pop(key)
-        close = getattr(sampler.randomizer, "close", None)
-        if close is not None:
-            close()
+    for key in [k for k in list(_SAMPLERS) if k[0] == token]:
+        _close(_SAMPLERS.pop(key, (None, 0))[0])
 
 
 def _missing_module(text: str) -> str | None:
@@ -257,7 +265,9 @@ def recipe_of(sampler: Sampler, token: str) -> Recipe:
     r = sampler.randomizer
     space = cloudpickle.dumps(sampler.output_space) if sampler.output_space is not None else None
     if isinstance(r, ExternalRandomizer):
-        files = [] if r.worker else [a for a in r.argv[1:] if os.path.isfile(a)]
+        # files the command names (that exist here, or look like a path to a script)
+        files = [] if r.worker else [a for a in r.argv[1:]
+                                     if os.path.isfile(a) or (os.sep in a and os.path.splitext(a)[1])]
         payload = {"argv": r.argv, "policy": (r.policy.warmup, r.policy.floor, r.policy.factor),
                    "memory_mb": r.memory_mb, "chunk": r.chunk, "sandbox": r.sandbox, "worker": r.worker,
                    "hashseed": (r.env or {}).get("PYTHONHASHSEED"), "files": files}
@@ -275,15 +285,20 @@ def _name(randomizer) -> str:
     return getattr(randomizer, "__qualname__", None) or getattr(randomizer, "__name__", None) or repr(randomizer)
 
 
+def absolute_target(target: str) -> str:
+    """``file.py:function`` with the file's absolute path (workers start elsewhere)."""
+    where, sep, name = target.rpartition(":")
+    if sep and (where.endswith(".py") or os.sep in where) and os.path.isfile(where):
+        return f"{os.path.abspath(where)}:{name}"
+    return target
+
+
 class TargetFunction:
     """A ``module:function`` / ``file.py:function`` target loaded in this process and again,
     by name, wherever it is unpickled (on a worker), instead of being pickled by value."""
 
     def __init__(self, target: str, target_args: dict | None = None):
-        where, sep, name = target.rpartition(":")
-        if sep and (where.endswith(".py") or os.sep in where) and os.path.isfile(where):
-            target = f"{os.path.abspath(where)}:{name}"
-        self.target, self.target_args = target, dict(target_args or {})
+        self.target, self.target_args = absolute_target(target), dict(target_args or {})
         self.func = load_target(self.target, self.target_args)
         self.__name__ = self.__qualname__ = self.target
 
@@ -393,11 +408,14 @@ class ClusterDraws(Draws):
                 name = workers[addr].get("name", addr)
                 label = addr if str(name) == addr else f"{addr} ({name})"
                 module = found.get("module")
-                what = f"module {module!r} is missing there" if module else "it cannot be loaded there"
-                raise RandomizerError(_one_line(
-                    f"randomizer {self.recipe.name!r} is not importable on Dask worker {label}: {what} "
-                    f"({_one_line(found['error'], 160)}); install it on every worker (the same Python "
-                    f"environment) or put its directory on the workers' PYTHONPATH", 600))
+                if module:
+                    text = (f"randomizer {self.recipe.name!r} is not importable on Dask worker {label}: no module "
+                            f"named {module!r} there; install it on every worker (the same Python environment) "
+                            f"or put its directory on the workers' PYTHONPATH")
+                else:
+                    text = (f"randomizer {self.recipe.name!r} cannot be loaded on Dask worker {label}: "
+                            f"{_one_line(found['error'], 400)}")
+                raise RandomizerError(_one_line(text, 600))
             if found.get("sandbox"):
                 self.connection.stats["sandbox"] = found["sandbox"]
         return workers
