@@ -386,8 +386,9 @@ class ClusterDraws(Draws):
 
     def _address(self) -> str:
         address = self.connection.address
-        return address if isinstance(address, str) else str(getattr(self.client, "scheduler", None) and
-                                                             self.client.scheduler.address)
+        if isinstance(address, str):
+            return address
+        return str(getattr(getattr(self.client, "scheduler", None), "address", address))
 
     def _probe(self) -> dict:
         """One probe task per worker; a worker that cannot load the randomizer stops the audit."""
@@ -459,7 +460,14 @@ class ClusterDraws(Draws):
                 out = self._replay(x, n, key)
                 self.replayed += 1
             else:
-                out = future.result()
+                try:
+                    out = future.result()
+                except LdpAuditError:
+                    raise
+                except Exception as exc:    # KilledWorker, a lost scheduler, a cancelled task
+                    raise RandomizerError(_one_line(
+                        f"the Dask cluster failed to sample chunk {task[3]} of input {x!r}: "
+                        f"{type(exc).__name__}: {exc}; with --journal DIR, --resume DIR continues", 600)) from exc
                 self.futures.remove(future)
                 future.release()
                 in_flight -= 1
