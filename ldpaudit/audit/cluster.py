@@ -213,6 +213,26 @@ def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> O
     return _sampler(recipe).draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
 
 
+_TALLIES: dict = {}             # on a worker: (recipe token, hash of the pickled tally) -> engine.Tally
+
+
+def tally_chunk(recipe: Recipe, blob: bytes, x, n: int, entropy: int, spawn_key: tuple, index: int):
+    """The confirmation task: draw one chunk and return (draws, its counts, the digest to
+    compare across workers or None); the outputs stay on the worker."""
+    import cloudpickle
+
+    from ldpaudit.audit.engine import repeat_digest
+
+    out = sample_chunk(recipe, x, n, entropy, spawn_key)
+    key = (recipe.token, hash(blob))
+    tally = _TALLIES.get(key)
+    if tally is None:
+        for old in [k for k in list(_TALLIES) if k[0] == recipe.token]:
+            _TALLIES.pop(old, None)     # an earlier phase of the same audit
+        tally = _TALLIES[key] = cloudpickle.loads(blob)
+    return out.n, tally(out, index), repeat_digest(out)
+
+
 def probe(recipe: Recipe) -> dict:
     """The probe task: can this worker build the sampler (and load the target)? Nothing is
     drawn. Returns {"error": None or a one-line reason, "module": the missing module or None,
@@ -247,6 +267,8 @@ def release(token: str) -> None:
     """Close this worker's samplers of one audit (their isolation workers end)."""
     for key in [k for k in list(_SAMPLERS) if k[0] == token]:
         _close(_SAMPLERS.pop(key, (None, 0))[0])
+    for key in [k for k in list(_TALLIES) if k[0] == token]:
+        _TALLIES.pop(key, None)
 
 
 def _missing_module(text: str) -> str | None:
@@ -429,9 +451,35 @@ class ClusterDraws(Draws):
 
     def draw(self, jobs):
         """Yields (input index, Outputs) in job order, like Draws.draw."""
+        for index, _, out in self._results(jobs, None):
+            yield index, out
+
+    def tally(self, jobs, tally):
+        """Yields (input index, counts) in job order, the counts computed by ``tally`` on the
+        worker that drew the chunk (engine.Tally: confirmation sends back counts only)."""
+        import cloudpickle
+
+        try:
+            blob = cloudpickle.dumps(tally)
+        except Exception:   # something in the events cannot travel: count here
+            yield from super().tally(jobs, tally)
+            return
+        shipped = self.client.scatter(blob, broadcast=True)     # once per worker, not per task
+        try:
+            for index, _, row in self._results(jobs, (shipped, tally)):
+                yield index, row
+        finally:
+            shipped.release()
+
+    def _results(self, jobs, tally):
+        """(input index, draws, Outputs or tally row) of every job, in job order: replayed
+        from the journal, or computed by a task, at most ``window`` tasks ahead."""
         queue = collections.deque()     # (input index, task, journal key, future or None: replay)
         source = iter(zip(jobs, self.tasks(jobs)))
         in_flight = 0
+
+        def stored(key) -> bool:
+            return key is not None and (self.journal.has(key) or (tally is not None and self.journal.has_tally(key)))
 
         def fill():
             nonlocal in_flight
@@ -441,12 +489,16 @@ class ClusterDraws(Draws):
                     return
                 (index, *_), task = item
                 key = self._key(task)
-                if key is not None and self.journal.has(key):
+                if stored(key):
                     queue.append((index, task, key, None))
                     continue
                 phase, i, k = task[3]
-                future = self.client.submit(sample_chunk, self.recipe, *task, pure=False,
-                                            key=f"ldpaudit-{self.token}-{phase}-{i}-{k}")
+                if tally is None:
+                    future = self.client.submit(sample_chunk, self.recipe, *task, pure=False,
+                                                key=f"ldpaudit-{self.token}-{phase}-{i}-{k}")
+                else:
+                    future = self.client.submit(tally_chunk, self.recipe, tally[0], *task, index, pure=False,
+                                                key=f"ldpaudit-{self.token}-{phase}-{i}-{k}-tally")
                 self.futures.append(future)
                 queue.append((index, task, key, future))
                 in_flight += 1
@@ -457,11 +509,11 @@ class ClusterDraws(Draws):
             index, task, key, future = queue.popleft()
             x, n = task[0], task[1]
             if future is None:
-                out = self._replay(x, n, key)
+                result = self._replay(x, n, key, index, tally)
                 self.replayed += 1
             else:
                 try:
-                    out = future.result()
+                    result = future.result()
                 except LdpAuditError:
                     raise
                 except Exception as exc:    # KilledWorker, a lost scheduler, a cancelled task
@@ -471,13 +523,20 @@ class ClusterDraws(Draws):
                 self.futures.remove(future)
                 future.release()
                 in_flight -= 1
-                if key is not None:
-                    self._record(key, out)
+                if tally is None:
+                    if key is not None:
+                        self._record(key, result)
+                    if self.recipe.digest:
+                        self._check_duplicate(x, result)
+                else:
+                    n, result, digest = result
+                    if key is not None:
+                        self.journal.store_tally(key, result)
+                    if self.recipe.digest:
+                        self._check_digest(x, n, digest)
             fill()
-            if self.recipe.digest and future is not None:
-                self._check_duplicate(x, out)
-            self.progress.advance(out.n)
-            yield index, out
+            self.progress.advance(n)
+            yield index, n, result
 
     def _record(self, key: str, out: Outputs) -> None:
         if out.kind == "objects":
@@ -485,11 +544,13 @@ class ClusterDraws(Draws):
         else:
             self.journal.store(key, out.values)
 
-    def _replay(self, x, n: int, key: str) -> Outputs:
+    def _replay(self, x, n: int, key: str, index: int, tally):
+        if tally is not None and self.journal.has_tally(key):
+            return self.journal.load_tally(key)
         out = _outputs_from_batch(x, self.journal.load(key), n)
         if self.sampler.output_space is not None:
             check_output_space(x, out, self.sampler.output_space)
-        return out
+        return out if tally is None else tally[1](out, index)
 
     def close(self):
         futures, self.futures = list(self.futures), collections.deque()

@@ -684,16 +684,18 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
     for ti, (tu, ev, _, _) in enumerate(tests):
         tests_of.setdefault(tu, []).append((ti, ev))
 
-    def count_tests(u, view):
+    def count_tests(u, view) -> list[int]:
+        counts = [0] * len(tests)
         for ti, ev in [*tests_of.get(u, ()), *tests_of.get(None, ())]:
-            test_hits[ti] += ev.hits(view, u, 0)
+            counts[ti] += ev.hits(view, u, 0)
+        return counts
 
     looks = looks or [(n, alpha)]
     view_of = plan.view if plan is not None else (lambda out, u: SpecView(out.n, out.counts, raw=out))
     try:
         done, best, k, alpha_each = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
                                                    looks=looks, phase=_PHASE_GUIDED, epsilon=epsilon,
-                                                   on_view=count_tests)
+                                                   on_view=count_tests, view_counts=test_hits)
     finally:
         engine.close()
         prog.close()

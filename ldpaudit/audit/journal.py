@@ -11,7 +11,8 @@ previous run was killed.
 Layout: ``args.json`` (the command line to resume with), ``chunks/<key>.npz`` or
 ``chunks/<key>.json`` (the outputs of one chunk), ``chunks/<key>.hist.json`` (the distinct
 outputs of one chunk and their counts, as a cluster task returns them; any run can replay
-them), ``result.json`` (written at the end).
+them), ``chunks/<key>.tally.json`` (a confirmation chunk's event counts, from a cluster),
+``result.json`` (written at the end).
 """
 
 from __future__ import annotations
@@ -116,6 +117,17 @@ class Journal:
         task returns it); :meth:`load` gives it back as a Histogram."""
         data = {"values": [encode(v) for v in values], "counts": [int(c) for c in counts]}
         atomic_write(self.chunks / f"{key}.hist.json", json.dumps(data).encode())
+
+    def has_tally(self, key: str) -> bool:
+        return (self.chunks / f"{key}.tally.json").exists()
+
+    def store_tally(self, key: str, counts) -> None:
+        """The confirmation counts of one chunk (a cluster computes them where the chunk is
+        drawn): a resumed audit with the same arguments counts the same events."""
+        atomic_write(self.chunks / f"{key}.tally.json", json.dumps([int(c) for c in counts]).encode())
+
+    def load_tally(self, key: str) -> np.ndarray:
+        return np.array(json.loads((self.chunks / f"{key}.tally.json").read_text()), dtype=np.int64)
 
     def store(self, key: str, outputs) -> None:
         if isinstance(outputs, np.ndarray) and outputs.dtype.kind in "biuf":
