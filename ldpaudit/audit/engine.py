@@ -245,7 +245,7 @@ def make_draws(sampler: Sampler, seed, workers: int, progress: Progress, cluster
     if cluster is None:
         return Draws(sampler, seed, workers, progress)
     if workers != 1:
-        raise InvalidParameter(f"workers={workers!r} and cluster={cluster!r}: give one of them "
+        raise InvalidParameter(f"workers={workers!r} and cluster={getattr(cluster, 'address', cluster)!r}: give one of them "
                                f"(a cluster runs as many tasks at once as its workers have threads)")
     from ldpaudit.audit.cluster import ClusterDraws
 
