@@ -352,13 +352,15 @@ class ExternalRandomizer:
         text = data.decode(errors="replace").strip()
         return f"; its stderr ends: {text[-300:]!r}" if text else ""
 
-    def _fail(self, x, what: str) -> RandomizerError:
+    def _fail(self, x, what: str, *, on_input: bool = True) -> RandomizerError:
         tail = self._stderr_tail() if self.proc else ""
         if self.proc is not None:
             self._kill(self.proc)
             self._read_status(wait=1.0)
             self._kill_target()
             self.close()
+        if not on_input:
+            return RandomizerError(f"{what}{tail}")
         return RandomizerError(f"randomizer {self.name!r} on input {x!r}: {what}{tail}")
 
     def _call_in_progress(self) -> str:
@@ -457,6 +459,8 @@ class ExternalRandomizer:
                 limit = self._line_limit()
                 deadline = time.monotonic() + limit
                 continue
+            if "error" in reply and reply.get("kind") == "load" and self.worker:  # no input involved
+                raise self._fail(x, str(reply["error"]), on_input=False)
             if "error" in reply:
                 call = reply.get("call")
                 if self.worker and isinstance(call, int):
