@@ -312,6 +312,28 @@ def test_the_worker_and_supervisor_import_nothing_heavy():
     assert out.strip() == "[]"
 
 
+def test_journal_round_trips_histograms_and_unusual_outputs(tmp_path):
+    from fractions import Fraction
+
+    from ldpaudit.audit.adapters import Histogram, Opaque
+    from ldpaudit.audit.external import decode
+    from ldpaudit.audit.journal import Journal
+    from ldpaudit.audit.worker import encode
+
+    opaque = decode(encode(Fraction(1, 3)))
+    assert opaque == Opaque("fractions.Fraction", "Fraction(1, 3)") == decode(encode(Fraction(2, 6)))
+    journal = Journal(tmp_path)
+    numeric = Histogram(np.array([0, 3, 7]), np.array([5, 1, 4]), 10)
+    mixed = Histogram([b"\x00\x01", opaque, frozenset({1, "a"}), (1, (2, "b"))], np.array([1, 2, 3, 4]), 10)
+    journal.store("a", numeric)
+    journal.store("b", mixed)
+    journal.store("c", [b"xy", opaque, np.int64(3)])
+    got_a, got_b = journal.load("a"), journal.load("b")
+    assert got_a.values.tolist() == [0, 3, 7] and got_a.counts.tolist() == [5, 1, 4] and got_a.n == 10
+    assert got_b.values == mixed.values and got_b.counts.tolist() == [1, 2, 3, 4]
+    assert journal.load("c") == [b"xy", opaque, 3]
+
+
 # --- the journal keeps what was drawn before a death --------------------------------------------
 
 
