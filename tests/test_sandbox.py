@@ -64,19 +64,19 @@ def test_a_python_target_that_kills_its_parent_or_its_group_is_reported(name, de
     assert re.search(death, message) and "before replying (" in message and "call 1)" in message, message
 
 
-@pytest.mark.parametrize("walk_proc", [False, True])
-def test_a_python_target_that_kills_the_auditor_is_reported_and_the_auditor_survives(walk_proc):
+@pytest.mark.parametrize("name,how", [("kill_auditor", "env"), ("kill_auditor", "proc"), ("kill_parent", "")])
+def test_a_python_target_that_kills_the_auditor_is_reported_and_the_auditor_survives(name, how):
     if not FOUND["seccomp"]:
         pytest.skip("without seccomp a same-user process that finds the auditor's pid can signal it "
                     "(stated in the report's sandbox.signals)")
-    if walk_proc:  # the target finds the auditor by walking /proc up to `ldpaudit.cli`
+    if how == "proc":  # the target finds the auditor by walking /proc up to `ldpaudit.cli`
         env = environ()
         env.pop("LDPAUDIT_TEST_AUDITOR_PID", None)
-        proc = cli("audit", f"{H}:kill_auditor", *SMALL, env=env)
+        proc = cli("audit", f"{H}:{name}", *SMALL, env=env)
     else:
-        proc = cli_with_own_pid("audit", f"{H}:kill_auditor", *SMALL)
+        proc = cli_with_own_pid("audit", f"{H}:{name}", *SMALL)
     assert proc.returncode == 2, (proc.returncode, proc.stderr)   # not -9: the auditor survived
-    assert proc.stderr == (f"ldpaudit: error: randomizer '{H}:kill_auditor' on input 0: the program was killed by "
+    assert proc.stderr == (f"ldpaudit: error: randomizer '{H}:{name}' on input 0: the program was killed by "
                            f"signal 31 (SIGSYS: the sandbox stopped it: it tried to signal or trace another process "
                            f"(its parent? the auditor?)) before replying (call 1)\n")
 

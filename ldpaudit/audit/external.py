@@ -203,7 +203,8 @@ class ExternalRandomizer:
         status_r, status_w = os.pipe()
         if self.sandbox:
             found = sandbox.probe()
-            argv = [sys.executable, "-m", "ldpaudit.audit.sandbox", "--scratch", self._scratch,
+            # -S: the supervisor needs only the standard library and ldpaudit (on PYTHONPATH)
+            argv = [sys.executable, "-S", "-m", "ldpaudit.audit.sandbox", "--scratch", self._scratch,
                     "--status-fd", str(status_w), "--memory-mb", str(self.memory_mb or 0)]
             if found["namespaces"]:
                 argv.append("--namespaces")
