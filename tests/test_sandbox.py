@@ -64,19 +64,19 @@ def test_a_python_target_that_kills_its_parent_or_its_group_is_reported(name, de
     assert re.search(death, message) and "before replying (" in message and "call 1)" in message, message
 
 
-@pytest.mark.parametrize("walk_proc", [False, True])
-def test_a_python_target_that_kills_the_auditor_is_reported_and_the_auditor_survives(walk_proc):
+@pytest.mark.parametrize("name,how", [("kill_auditor", "env"), ("kill_auditor", "proc"), ("kill_parent", "")])
+def test_a_python_target_that_kills_the_auditor_is_reported_and_the_auditor_survives(name, how):
     if not FOUND["seccomp"]:
         pytest.skip("without seccomp a same-user process that finds the auditor's pid can signal it "
                     "(stated in the report's sandbox.signals)")
-    if walk_proc:  # the target finds the auditor by walking /proc up to `ldpaudit.cli`
+    if how == "proc":  # the target finds the auditor by walking /proc up to `ldpaudit.cli`
         env = environ()
         env.pop("LDPAUDIT_TEST_AUDITOR_PID", None)
-        proc = cli("audit", f"{H}:kill_auditor", *SMALL, env=env)
+        proc = cli("audit", f"{H}:{name}", *SMALL, env=env)
     else:
-        proc = cli_with_own_pid("audit", f"{H}:kill_auditor", *SMALL)
+        proc = cli_with_own_pid("audit", f"{H}:{name}", *SMALL)
     assert proc.returncode == 2, (proc.returncode, proc.stderr)   # not -9: the auditor survived
-    assert proc.stderr == (f"ldpaudit: error: randomizer '{H}:kill_auditor' on input 0: the program was killed by "
+    assert proc.stderr == (f"ldpaudit: error: randomizer '{H}:{name}' on input 0: the program was killed by "
                            f"signal 31 (SIGSYS: the sandbox stopped it: it tried to signal or trace another process "
                            f"(its parent? the auditor?)) before replying (call 1)\n")
 
@@ -310,6 +310,28 @@ def test_the_worker_and_supervisor_import_nothing_heavy():
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'sympy', 'scipy', 'z3', 'matplotlib', 'rich'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_journal_round_trips_histograms_and_unusual_outputs(tmp_path):
+    from fractions import Fraction
+
+    from ldpaudit.audit.adapters import Histogram, Opaque
+    from ldpaudit.audit.external import decode
+    from ldpaudit.audit.journal import Journal
+    from ldpaudit.audit.worker import encode
+
+    opaque = decode(encode(Fraction(1, 3)))
+    assert opaque == Opaque("fractions.Fraction", "Fraction(1, 3)") == decode(encode(Fraction(2, 6)))
+    journal = Journal(tmp_path)
+    numeric = Histogram(np.array([0, 3, 7]), np.array([5, 1, 4]), 10)
+    mixed = Histogram([b"\x00\x01", opaque, frozenset({1, "a"}), (1, (2, "b"))], np.array([1, 2, 3, 4]), 10)
+    journal.store("a", numeric)
+    journal.store("b", mixed)
+    journal.store("c", [b"xy", opaque, np.int64(3)])
+    got_a, got_b = journal.load("a"), journal.load("b")
+    assert got_a.values.tolist() == [0, 3, 7] and got_a.counts.tolist() == [5, 1, 4] and got_a.n == 10
+    assert got_b.values == mixed.values and got_b.counts.tolist() == [1, 2, 3, 4]
+    assert journal.load("c") == [b"xy", opaque, 3]
 
 
 # --- the journal keeps what was drawn before a death --------------------------------------------

@@ -203,7 +203,8 @@ class ExternalRandomizer:
         status_r, status_w = os.pipe()
         if self.sandbox:
             found = sandbox.probe()
-            argv = [sys.executable, "-m", "ldpaudit.audit.sandbox", "--scratch", self._scratch,
+            # -S: the supervisor needs only the standard library and ldpaudit (on PYTHONPATH)
+            argv = [sys.executable, "-S", "-m", "ldpaudit.audit.sandbox", "--scratch", self._scratch,
                     "--status-fd", str(status_w), "--memory-mb", str(self.memory_mb or 0)]
             if found["namespaces"]:
                 argv.append("--namespaces")
@@ -352,13 +353,15 @@ class ExternalRandomizer:
         text = data.decode(errors="replace").strip()
         return f"; its stderr ends: {text[-300:]!r}" if text else ""
 
-    def _fail(self, x, what: str) -> RandomizerError:
+    def _fail(self, x, what: str, *, on_input: bool = True) -> RandomizerError:
         tail = self._stderr_tail() if self.proc else ""
         if self.proc is not None:
             self._kill(self.proc)
             self._read_status(wait=1.0)
             self._kill_target()
             self.close()
+        if not on_input:
+            return RandomizerError(f"{what}{tail}")
         return RandomizerError(f"randomizer {self.name!r} on input {x!r}: {what}{tail}")
 
     def _call_in_progress(self) -> str:
@@ -480,6 +483,8 @@ class ExternalRandomizer:
                 limit = self._line_limit()
                 deadline = time.monotonic() + limit
                 continue
+            if "error" in reply and reply.get("kind") == "load" and self.worker:  # no input involved
+                raise self._fail(x, str(reply["error"]), on_input=False)
             if "error" in reply:
                 call = reply.get("call")
                 if self.worker and isinstance(call, int):

@@ -181,12 +181,17 @@ def enter_namespaces(scratch: str) -> dict:
     libc = _c()
     uid, gid = os.getuid(), os.getgid()
     _check(libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWNS), "unshare(user, net, mount)")
-    _write("/proc/self/setgroups", "deny")
-    _write("/proc/self/uid_map", f"{uid} {uid} 1")
-    _write("/proc/self/gid_map", f"{gid} {gid} 1")
-    _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
-    root = os.path.realpath(scratch).encode()
-    _check(libc.mount(root, root, None, _MS_BIND | _MS_REC, None), "bind the scratch directory")
+    # from here on the network is gone whatever happens; the files may stay writable
+    try:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
+        root = os.path.realpath(scratch).encode()
+        _check(libc.mount(root, root, None, _MS_BIND | _MS_REC, None), "bind the scratch directory")
+    except OSError as exc:
+        return {"filesystem": f"unrestricted (only HOME and TMPDIR point at the scratch directory; {exc})",
+                "dev_shm": "shared"}
     failed = []
     for point, keep in _mounts():
         if point == root.decode() or point.startswith(root.decode() + "/"):

@@ -86,6 +86,11 @@ def encode(value):
         return {"__l__": [encode(v) for v in value]}
     if isinstance(value, set | frozenset):
         return {"__s__": [encode(v) for v in sorted(value, key=repr)]}
+    if type(value).__name__ == "Opaque" and type(value).__module__ == "ldpaudit.audit.adapters":
+        return {"__o__": value.type, "repr": value.text}   # a stand-in decoded earlier (journal)
+    if callable(value) or isinstance(value, type(sys)):
+        raise Unsendable(f"randomizer returned {value!r:.60}, not an output; if the target is a factory, "
+                         f"give its arguments with --target-arg name=value")
     name = f"{type(value).__module__}.{type(value).__qualname__}"
     try:
         hash(value)

@@ -13,7 +13,8 @@ import numpy as np
 _calls = 0
 
 
-def _krr(x, d=5, keep=0.6):
+def _krr(x, d=5, keep=2.718281828459045 / (2.718281828459045 + 4)):
+    """k-RR with d = 5, ε = 1."""
     return x if random.random() < keep else random.choice([v for v in range(d) if v != x])
 
 
