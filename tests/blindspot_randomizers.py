@@ -66,3 +66,60 @@ def unary_true_bit_bug_true_epsilon(epsilon, kind="oue") -> float:
     p, q = unary_probabilities(kind, epsilon)
     keep = p + (1 - p) * q
     return math.log(keep * (1 - q) / (q * (1 - keep)))
+
+
+def naive_float_laplace(*, epsilon=1.0):
+    """x + Laplace(1/ε) in float64 (numpy's sampler): ε-DP over the reals, not over the doubles
+    (Mironov 2012): some doubles are reachable from one input only. True ε: infinite."""
+    def sample(x, n, rng):
+        return float(x) + rng.laplace(scale=1 / epsilon, size=n)
+
+    return sample
+
+
+def naive_float_unary_laplace(*, d=4, epsilon=1.0):
+    """Unary encoding plus Laplace noise on every coordinate in float64 (the "HE" clients):
+    y[j] = [j == x] + Laplace(2/ε). ε-DP over the reals (L1 sensitivity 2), not over the
+    doubles: coordinate x is 1 + L, on a coarser grid near 0 than the L of the others."""
+    def sample(x, n, rng):
+        y = rng.laplace(scale=2 / epsilon, size=(n, d))
+        y[:, x] += 1.0
+        return y
+
+    return sample
+
+
+def integer_laplace(*, epsilon=1.0):
+    """x + round(Laplace(1/ε)) as a float: integer-granular, outputs k with probability
+    ∫_{k-1/2}^{k+1/2} Laplace(x, 1/ε), which is ε-DP for integer inputs."""
+    def sample(x, n, rng):
+        return float(x) + np.round(rng.laplace(scale=1 / epsilon, size=n))
+
+    return sample
+
+
+def snapping_laplace(*, epsilon=1.0, bound=64.0):
+    """Mironov's snapping mechanism: clamp(Λ·round((clamp(x) + L)/Λ)) with Λ the smallest power of
+    two >= 1/ε, L = sign·(1/ε)·ln(U) from a uniform double; the output grid is the same for
+    every input (here Λ = 1: integers), so the doubles leak nothing beyond the real ε
+    (plus the mechanism's own tiny slack)."""
+    lam = 2.0 ** math.ceil(math.log2(1 / epsilon))
+
+    def sample(x, n, rng):
+        u = 1.0 - rng.random(n)                      # (0, 1]
+        noise = np.where(rng.random(n) < 0.5, -1.0, 1.0) * (1 / epsilon) * np.log(u)
+        y = lam * np.round((min(max(float(x), -bound), bound) + noise) / lam)
+        return np.clip(y, -bound, bound)
+
+    return sample
+
+
+def discrete_laplace(*, epsilon=1.0):
+    """Two-sided geometric: x + G1 - G2, G ~ Geometric(1 - e^-ε) on {0, 1, ...}: exactly ε-DP
+    for integer inputs at distance 1."""
+    p = 1 - math.exp(-epsilon)
+
+    def sample(x, n, rng):
+        return int(x) + rng.geometric(p, size=n) - rng.geometric(p, size=n)
+
+    return sample

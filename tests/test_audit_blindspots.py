@@ -191,3 +191,79 @@ def test_unary_conformance_power_and_false_alarms_over_seeds(kind, eps):
         g = audit(ref, domain=range(25), epsilon=eps, samples=3000, alpha=ALPHA, seed=300 + s, batch=True, spec=spec)
         alarms += (not g.conformance["passed"]) or g.verdict == "VIOLATION"
     assert caught >= 19 and alarms <= 3
+
+
+# -- float-level leaks ------------------------------------------------------------------------
+
+FLOAT_LEAKS = [
+    ("naive Laplace", B.naive_float_laplace(epsilon=1), [0.0, 1.0]),
+    ("naive unary Laplace d=4", B.naive_float_unary_laplace(d=4, epsilon=1), list(range(4))),
+]
+FLOAT_SAFE = [
+    ("integer Laplace", B.integer_laplace(epsilon=1), [0.0, 1.0]),
+    ("snapping Laplace", B.snapping_laplace(epsilon=1), [0.0, 1.0]),
+    ("discrete Laplace", B.discrete_laplace(epsilon=1), [0, 1]),
+]
+
+
+def test_roundtrip_event_is_impossible_under_the_offset_input():
+    """The arithmetic behind the float event, checked directly: outputs 1 + L of x' = 1 always
+    round-trip through y - 1, outputs L of x = 0 often do not."""
+    rng = np.random.default_rng(0)
+    noise = rng.laplace(scale=1.0, size=10**6)
+    y1 = 1.0 + noise
+    assert np.count_nonzero((y1 - 1.0) + 1.0 != y1) == 0
+    y0 = 0.0 + noise
+    assert np.count_nonzero((y0 - 1.0) + 1.0 != y0) > 10**5
+
+
+@pytest.mark.parametrize("name, f, domain", FLOAT_LEAKS, ids=[c[0] for c in FLOAT_LEAKS])
+def test_naive_float_laplace_is_flagged(name, f, domain):
+    """ε = 1, 10^5 draws per input, α = 0.05: the round-trip event certifies ε >> 1, and the
+    witness shows two outputs a person can recompute."""
+    r = audit(f, domain=domain, epsilon=1, samples=100_000, alpha=ALPHA, seed=0, batch=True)
+    assert r.verdict == "VIOLATION" and r.epsilon_lower_bound > 5, r
+    w = r.witness
+    assert w["family"] == "float" and "float64" in w["event"] and w["counts"][1] == 0
+    x, xp = w["pair"]
+    assert f"under x = {x!r}" in w["example"] and f"under x' = {xp!r}" in w["example"]
+
+
+@pytest.mark.parametrize("name, f, domain", FLOAT_SAFE, ids=[c[0] for c in FLOAT_SAFE])
+def test_float_safe_laplace_is_not_flagged(name, f, domain):
+    r = audit(f, domain=domain, epsilon=1, samples=100_000, alpha=ALPHA, seed=0, batch=True)
+    assert r.verdict == "NO_EVIDENCE" and r.epsilon_lower_bound > 0.8, r
+
+
+def test_reference_laplace_samplers_are_float_safe():
+    """The bundled Laplace samplers round to a 2^-20 grid, so the doubles add nothing."""
+    from ldpaudit.spec import randomizers as R
+
+    r = audit(R.laplace_mean(M=1, epsilon=1), domain=[-1.0, 1.0], epsilon=1, samples=100_000, alpha=ALPHA,
+              seed=0, batch=True)
+    assert r.verdict == "NO_EVIDENCE" and r.epsilon_lower_bound > 0.8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, f, domain", FLOAT_SAFE + [
+    ("reference Laplace mean", None, [-1.0, 1.0]), ("reference Laplace histogram", None, list(range(4)))],
+    ids=[c[0] for c in FLOAT_SAFE] + ["laplace_mean", "laplace_histogram"])
+def test_float_safe_false_alarms_over_seeds(name, f, domain):
+    """20 seeds at 10^6 draws per input, α = 0.05: at most 3 VIOLATIONs (P = 0.016 of more at
+    rate α)."""
+    from ldpaudit.spec import randomizers as R
+
+    if f is None:
+        f = R.laplace_mean(M=0.5, epsilon=1) if len(domain) == 2 else R.laplace_histogram(K=4, epsilon=1)
+        domain = [-0.5, 0.5] if len(domain) == 2 else domain
+    flagged = sum(audit(f, domain=domain, epsilon=1, samples=10**6, alpha=ALPHA, seed=400 + s,
+                        batch=True).verdict == "VIOLATION" for s in range(20))
+    assert flagged <= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, f, domain", FLOAT_LEAKS, ids=[c[0] for c in FLOAT_LEAKS])
+def test_naive_float_laplace_power_over_seeds(name, f, domain):
+    flagged = sum(audit(f, domain=domain, epsilon=1, samples=10**6, alpha=ALPHA, seed=500 + s,
+                        batch=True).verdict == "VIOLATION" for s in range(5))
+    assert flagged == 5

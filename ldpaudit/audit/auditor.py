@@ -25,6 +25,7 @@ from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, concat_views
+from ldpaudit.audit.floats import float_candidates
 from ldpaudit.audit.pool import relation_candidates
 from ldpaudit.audit.rare import add_rare, rare_candidates
 from ldpaudit.errors import InvalidParameter
@@ -175,9 +176,11 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
 
     z_select = bounds.z_value(alpha / (2 * max_confirm))
     searcher = Search(feat, half_a, half_b, n_confirm, z_select)
-    pooled = relation_candidates(searcher, n_confirm=n_confirm, z=z_select)
-    candidates = search(feat, half_a, half_b, pairs, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
-                        searcher=searcher, extra=pooled)
+    extra = relation_candidates(searcher, n_confirm=n_confirm, z=z_select)
+    screened = searcher.screen(pairs, MAX_PAIRS)
+    extra += float_candidates(searcher, screened, n_confirm=n_confirm, z=z_select)
+    candidates = search(feat, half_a, half_b, screened, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
+                        searcher=searcher, extra=extra)
     chosen = choose(candidates, max_confirm)
     rare = rare_candidates(searcher, searcher.pairs, n_confirm=n_confirm, alpha_each=alpha / (2 * (len(chosen) + 1)))
     chosen = add_rare(chosen, rare, epsilon)
