@@ -123,3 +123,54 @@ def discrete_laplace(*, epsilon=1.0):
         return int(x) + rng.geometric(p, size=n) - rng.geometric(p, size=n)
 
     return sample
+
+
+# -- local hashing --------------------------------------------------------------------------
+
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def olh_hash(seed, v, g):
+    """A splitmix64-style hash of (seed, v) into range(g), vectorized over numpy arrays."""
+    with np.errstate(over="ignore"):
+        z = np.asarray(seed).astype(np.uint64) ^ (np.asarray(v).astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        z = (z ^ (z >> np.uint64(30))) * _M1
+        z = (z ^ (z >> np.uint64(27))) * _M2
+        z = z ^ (z >> np.uint64(31))
+    return (z % np.uint64(g)).astype(np.int64)
+
+
+def olh(*, d, epsilon, g=None, g_perturb=None, hash_seed=True):
+    """Optimized local hashing (Wang et al. 2017): draw a 63-bit seed, report (seed, value) with
+    value = h_seed(x) w.p. p = e^ε/(e^ε+g-1), else uniform over the other g-1 values.
+    Faults: ``g_perturb`` computes p with a different g than the hash range (true ε =
+    ln(p(g-1)/(1-p)) with that p); ``hash_seed=False`` hashes with seed 0 whatever seed it
+    reports (still ε-LDP: k-RR over g fixed buckets, but useless for estimation)."""
+    g = g or int(round(math.exp(epsilon))) + 1
+    gp = g_perturb or g
+    p = math.exp(epsilon) / (math.exp(epsilon) + gp - 1)
+
+    def sample(x, n, rng):
+        seed = rng.integers(0, 2**63 - 1, size=n, dtype=np.int64)
+        h = olh_hash(seed if hash_seed else np.zeros(n, np.int64), x, g)
+        other = rng.integers(0, g - 1, size=n)
+        value = np.where(rng.random(n) < p, h, other + (other >= h))
+        return np.stack([seed, value], axis=1)
+
+    return sample
+
+
+def olh_true_epsilon(*, epsilon, g, g_perturb):
+    p = math.exp(epsilon) / (math.exp(epsilon) + g_perturb - 1)
+    return math.log(p * (g - 1) / (1 - p))
+
+
+def olh_support(*, d, g):
+    """The feature for OLH reports: (seed, value) -> the unary vector of the inputs v with
+    h_seed(v) == value (batch form: an (n, 2) array to an (n, d) array)."""
+    def feature(outputs):
+        out = np.asarray(outputs)
+        seeds, values = out[:, 0], out[:, 1]
+        return np.stack([olh_hash(seeds, v, g) == values for v in range(d)], axis=1).astype(np.int8)
+
+    return feature

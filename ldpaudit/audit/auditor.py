@@ -104,7 +104,7 @@ def _budget(samples: int, fraction: float, width: int, n_inputs: int) -> tuple[i
 def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10**6, alpha: float = 0.05,
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
-          max_confirm: int = MAX_CONFIRM, looks=None) -> AuditResult:
+          max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -117,9 +117,16 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     ``progress(done, total)``. seed: the same seed gives the same result (None: fresh entropy).
     looks: for sequential audits, [(cumulative confirmation draws per input, α of that look)];
     the audit stops at the first look whose bound exceeds ``epsilon`` (see sequential.py).
+    feature: a projection of the outputs (projection.py), e.g. OLH's (seed, value) to the
+    inputs it supports; the audit is of feature ∘ randomizer, a post-processing, so a
+    certified violation is one of the randomizer.
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
+    if feature is not None:
+        from ldpaudit.audit.projection import project
+
+        randomizer = project(randomizer, feature, batch=batch)
     ordered = _ordered_pairs(inputs, pairs)
     alpha = float(alpha)
     sampler = Sampler(randomizer, batch=batch, output_space=output_space)
