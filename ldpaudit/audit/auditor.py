@@ -195,6 +195,9 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     explored = (f"exploration: {2 * half} draws per input ({len(pairs)} ordered pairs, "
                 f"{len(candidates) + len(rare)} candidate events, half to fit and half to rank them; "
                 f"rare events ranked by the bound they could certify)")
+    if any(len(c.inputs) > 2 for c in chosen):
+        explored += ("; pooled candidates count the draws of several inputs (one-sided Clopper-Pearson "
+                     "bounds hold for the average probability, Hoeffding 1956; see audit/pool.py)")
     if looks:  # the looks' sizes are relative to the confirmation budget
         looks = looks.rescaled(n_confirm)
     return _confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
