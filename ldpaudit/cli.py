@@ -36,6 +36,7 @@ STAGE_COMMANDS = (
     "ldpaudit.verify.command",
     "ldpaudit.audit.command",
     "ldpaudit.report.command",
+    "ldpaudit.protocol.command",
 )
 
 
