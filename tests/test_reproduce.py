@@ -14,7 +14,7 @@ from ldpaudit.report import simulate as sim
 
 ROOT = Path(__file__).resolve().parents[1]
 PROOFS = ROOT / "proofs"
-NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013")
+NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013", "joseph2018")
 
 
 @pytest.fixture(scope="module")
