@@ -102,11 +102,10 @@ def channel_in_x(mech):
     ch = mech.channel
     inputs = mech.inputs
     interval = (inputs.low, inputs.high) if hasattr(inputs, "low") and inputs.low is not None else None
+    if callable(getattr(ch, "probability", None)) and getattr(ch, "outputs", None) is not None:
+        return tuple(ch.outputs), [ch.probability(y) for y in ch.outputs], X, interval
     rows = getattr(ch, "matrix", None)
     if rows is not None and len(rows) == 1:
         return tuple(ch.outputs), list(rows[0]), X, interval
-    row_in_x = getattr(ch, "row_in_x", None)
-    if callable(row_in_x):
-        return (*row_in_x(), interval)
     raise NotDerivable(f"{mech.name}: the mean estimator needs a real input x and an explicit channel of finitely "
                        f"many outputs whose entries are expressions in x; got a {ch.form} channel")

@@ -37,6 +37,7 @@ from ldpaudit.protocol.aggregate import (
 from ldpaudit.protocol.model import Protocol, Randomizer, Round
 
 SPECS = Path(__file__).resolve().parent / "specs"
+REPO_SPECS = Path(__file__).resolve().parents[2] / "specs"
 
 RECONSTRUCTION = (
     ("population", "x ~ N(μ, σ²) with |μ| ≤ R; the paper assumes 0 ≤ μ < R and notes the methods extend to "
@@ -86,8 +87,8 @@ def _rr(value, k, epsilon, rng, values=None):
     return np.where(keep, value, other)
 
 
-def sample_rr1(x, rng, *, epsilon, sigma, j):
-    v = np.floor(x / (sigma * 2.0 ** np.asarray(j))).astype(np.int64) % 4
+def sample_rr1(x, rng, *, epsilon, s, j):
+    v = np.floor(x / (s * 2.0 ** np.asarray(j))).astype(np.int64) % 4
     return _rr(v, 4, epsilon, rng)
 
 
@@ -102,9 +103,9 @@ def _block_masses(mu, sd, width, offset, period):
     return np.bincount(b % period, weights=mass, minlength=period)[:period]
 
 
-def law_rr1(population, sizes, rng, trials, *, epsilon, sigma, j):
+def law_rr1(population, sizes, rng, trials, *, epsilon, s, j):
     """Histogram counts (trials, S, 4) of RR1 reports, exactly in law: Multinomial(k, q)."""
-    eps, sig, lev = (np.broadcast_to(np.asarray(v, dtype=float), (trials, len(sizes))) for v in (epsilon, sigma, j))
+    eps, sig, lev = (np.broadcast_to(np.asarray(v, dtype=float), (trials, len(sizes))) for v in (epsilon, s, j))
     probs = np.empty((trials, len(sizes), 4))
     cache = {}
     for t in range(trials):
@@ -127,12 +128,12 @@ def _binary_counts(p_plus, sizes, epsilon, rng):
     return np.stack([m - plus, plus], axis=-1)
 
 
-def sample_kvrr2(x, rng, *, epsilon, mu1):
+def sample_kvrr2(x, rng, *, epsilon, mu1, sigma):
     sign = (x >= mu1).astype(np.int64)            # 1 for +1, 0 for -1
     return 2 * _rr(sign, 2, epsilon, rng) - 1
 
 
-def law_kvrr2(population, sizes, rng, trials, *, epsilon, mu1):
+def law_kvrr2(population, sizes, rng, trials, *, epsilon, mu1, sigma):
     from scipy.special import ndtr
 
     mu1 = np.broadcast_to(np.asarray(mu1, dtype=float), (trials, len(sizes)))
@@ -170,22 +171,18 @@ def sample_grid_laplace(x, rng, *, epsilon, offset, spacing):
     return x - nearest_grid_point(x, offset, spacing) + rng.laplace(0.0, 1.0, size=x.shape) * (spacing / np.asarray(epsilon))
 
 
-RR1 = Randomizer("RR1", sample_rr1, spec=SPECS / "joseph_rr1_mod4.toml", outputs=(0, 1, 2, 3), law=law_rr1,
-                 public=("sigma", "j"))
-KVRR2 = Randomizer("KVRR2", sample_kvrr2, spec=SPECS / "joseph_kvrr2_sign.toml", outputs=(-1, 1), law=law_kvrr2,
-                   public=("mu1",))
+RR1 = Randomizer("RR1", sample_rr1, spec=REPO_SPECS / "joseph_rr1.toml", outputs=(0, 1, 2, 3), law=law_rr1)
+KVRR2 = Randomizer("KVRR2", sample_kvrr2, spec=REPO_SPECS / "joseph_kvrr2.toml", outputs=(-1, 1), law=law_kvrr2)
 GRID_SIGN = Randomizer("1RoundKVRR2", sample_grid_sign, spec=SPECS / "joseph_kvrr2_grid.toml", outputs=(-1, 1),
-                       law=law_grid_sign, public=("offset", "spacing"))
-CLIPPED_LAPLACE = Randomizer("UVRR2", sample_clipped_laplace, spec=SPECS / "joseph_uvrr2.toml",
-                             public=("center", "half_width"))
-GRID_LAPLACE = Randomizer("1RoundUVRR2", sample_grid_laplace, spec=SPECS / "joseph_uvrr2_grid.toml",
-                          public=("offset", "spacing"))
+                       law=law_grid_sign)
+CLIPPED_LAPLACE = Randomizer("UVRR2", sample_clipped_laplace, spec=SPECS / "joseph_uvrr2.toml")
+GRID_LAPLACE = Randomizer("1RoundUVRR2", sample_grid_laplace, spec=SPECS / "joseph_uvrr2_grid.toml")
 
 
 def _laplace_mean_spec():
     from ldpaudit.spec import load_spec
 
-    return load_spec(Path(__file__).resolve().parents[2] / "specs" / "laplace_mean.toml")
+    return load_spec(REPO_SPECS / "laplace_mean.toml")
 
 
 def _sample_baseline(x, rng, *, epsilon, M):
@@ -279,9 +276,9 @@ def kv_two_round() -> Protocol:
     """KVGausstimate: RR1 + EstMean1, then KVRR2 around μ₁ and the inverse-normal estimate."""
     return Protocol("KVGausstimate", (
         Round("RR1", RR1, _kv_round1, produces=("mu1",), share="1/2", subgroups=lambda R, sigma: kv_levels(R, sigma),
-              bind={"epsilon": lambda epsilon: epsilon, "sigma": lambda sigma: sigma, "j": lambda subgroup: subgroup}),
+              bind={"epsilon": lambda epsilon: epsilon, "s": lambda sigma: sigma, "j": lambda subgroup: subgroup}),
         Round("KVRR2", KVRR2, _kv_round2, produces=("mu_hat",), share="1/2",
-              bind={"epsilon": lambda epsilon: epsilon, "mu1": lambda mu1: mu1}),
+              bind={"epsilon": lambda epsilon: epsilon, "mu1": lambda mu1: mu1, "sigma": lambda sigma: sigma}),
     ), output="mu_hat", constants=("n", "epsilon", "sigma", "R"),
         description="known variance, two rounds (adaptive)")
 
@@ -290,7 +287,7 @@ def kv_one_round() -> Protocol:
     """1RoundKVGausstimate: RR1 and, in the same round, thresholds at fixed grids."""
     return Protocol("1RoundKVGausstimate", (
         Round("RR1", RR1, _kv_round1, produces=("mu1",), share="1/2", subgroups=lambda R, sigma: kv_levels(R, sigma),
-              bind={"epsilon": lambda epsilon: epsilon, "sigma": lambda sigma: sigma, "j": lambda subgroup: subgroup}),
+              bind={"epsilon": lambda epsilon: epsilon, "s": lambda sigma: sigma, "j": lambda subgroup: subgroup}),
         Round("1RoundKVRR2", GRID_SIGN, _kv1_round2, produces=("mu_hat",), share="1/2",
               subgroups=lambda n: 5 * kv_rho(n),
               bind={"epsilon": lambda epsilon: epsilon, "offset": lambda subgroup, sigma: subgroup * sigma / 5,
@@ -304,7 +301,7 @@ def uv_two_round() -> Protocol:
     return Protocol("UVGausstimate", (
         Round("RR1", RR1, _uv_round1, produces=("mu1", "sigma_hat"), share="1/2",
               subgroups=lambda R, sigma_min, sigma_max: uv_levels(R, sigma_min, sigma_max),
-              bind={"epsilon": lambda epsilon: epsilon, "sigma": lambda sigma_min: sigma_min,
+              bind={"epsilon": lambda epsilon: epsilon, "s": lambda sigma_min: sigma_min,
                     "j": lambda subgroup: subgroup}),
         Round("UVRR2", CLIPPED_LAPLACE, _uv_round2, produces=("mu_hat",), share="1/2",
               bind={"epsilon": lambda epsilon: epsilon, "center": lambda mu1: mu1,
@@ -324,7 +321,7 @@ def uv_one_round() -> Protocol:
     return Protocol("1RoundUVGausstimate", (
         Round("RR1", RR1, _uv_round1, produces=("mu1", "sigma_hat"), share="1/2",
               subgroups=lambda R, sigma_min, sigma_max: uv_levels(R, sigma_min, sigma_max),
-              bind={"epsilon": lambda epsilon: epsilon, "sigma": lambda sigma_min: sigma_min,
+              bind={"epsilon": lambda epsilon: epsilon, "s": lambda sigma_min: sigma_min,
                     "j": lambda subgroup: subgroup}),
         Round("1RoundUVRR2", GRID_LAPLACE, _uv1_round2, produces=("mu_hat",), share="1/2",
               subgroups=lambda n, sigma_min, sigma_max: uv_scales(sigma_min, sigma_max) * uv_rho(n),
