@@ -113,8 +113,14 @@ def _statistic(r: Round, reports: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     outputs = r.randomizer.outputs
     if outputs is None:
         return np.add.reduceat(reports.astype(float), starts, axis=1)
-    counts = [np.add.reduceat((reports == y).astype(np.int64), starts, axis=1) for y in outputs]
-    stat = np.stack(counts, axis=-1)
+    order = np.argsort(np.asarray(outputs))
+    ordered = np.asarray(outputs)[order]
+    code = order[np.clip(np.searchsorted(ordered, reports), 0, len(outputs) - 1)]
+    valid = np.asarray(outputs)[code] == reports
+    T, S, K = reports.shape[0], len(sizes), len(outputs)
+    labels = np.repeat(np.arange(S), sizes)
+    index = (np.arange(T)[:, None] * S + labels[None, :]) * K + code
+    stat = np.bincount(index[valid], minlength=T * S * K).reshape(T, S, K)
     if (stat.sum(axis=-1) != sizes).any():
         bad = sorted(set(np.unique(reports).tolist()) - set(outputs))[:3]
         raise InvalidParameter(f"randomizer {r.randomizer.name!r} returned {bad}, outside its declared outputs {outputs}")
