@@ -23,6 +23,7 @@ from ldpaudit.spec.loader import load_bound
 from ldpaudit.spec.model import (
     CohortSpace,
     DensityChannel,
+    RealInputChannel,
     ExplicitChannel,
     Mechanism,
     ProductChannel,
@@ -169,6 +170,11 @@ def describe_channel(mech: Mechanism) -> dict:
         out.update(coordinates=str(ch.coordinates), on=law(ch.on), off=law(ch.off))
     elif isinstance(ch, DensityChannel):
         out.update(density=str(ch.density), latex=sp.latex(ch.density))
+    elif isinstance(ch, RealInputChannel):
+        out.update(layout=ch.layout, outputs=[str(y) for y in ch.outputs], entry=str(ch.entry), latex=sp.latex(ch.entry))
+        if ch.classes:
+            out["classes"] = [{"name": c.name, "when": c.condition, "count": str(c.count), "weight": str(c.weight),
+                               "latex": sp.latex(c.weight)} for c in ch.classes]
     return out
 
 
@@ -187,6 +193,8 @@ def show_payload(mech: Mechanism) -> dict:
                 "max": None if p.upper is None else str(p.upper),
                 "strict_min": p.lower_strict,
                 "strict_max": p.upper_strict,
+                "public": p.public,
+                "unbounded": p.unbounded,
                 "description": p.description,
             }
             for p in mech.parameters
@@ -223,6 +231,12 @@ def cmd_show(args) -> int:
         print(f"    outputs: {ch.outputs.describe()} ({ch.outputs.count()} in all)")
         for c in ch.classes:
             print(f"    Q(y|x) = {sp.sstr(c.weight)}   when {c.condition}   ({c.count} such y for each x)")
+    elif isinstance(ch, RealInputChannel):
+        print(f"    outputs: y in {{{', '.join(map(str, ch.outputs))}}} from a real input x")
+        for c in ch.classes:
+            print(f"    Q(y|x) = {sp.sstr(c.weight)}   when {c.condition}   ({c.count} such y for each x)")
+        if not ch.classes:
+            print(f"    Q(y|x) = {sp.sstr(ch.entry)}")
     elif isinstance(ch, ProductChannel):
         print(f"    {ch.coordinates} independent coordinates; coordinate j:")
         for side, l in (("j == x", ch.on), ("j != x", ch.off)):
@@ -239,6 +253,8 @@ def cmd_show(args) -> int:
     elif isinstance(ch, StructuredChannel):
         for c in ch.classes:
             print(f"    Q(y \\mid x) = {sp.latex(c.weight)} \\quad \\text{{if }} {c.condition}")
+    elif isinstance(ch, RealInputChannel):
+        print(f"    Q(y \\mid x) = {sp.latex(ch.entry)}")
     elif isinstance(ch, ProductChannel):
         for side, l in (("j = x", ch.on), ("j \\ne x", ch.off)):
             body = sp.latex(l.density) if l.density is not None else ", ".join(

@@ -270,8 +270,10 @@ def check_summary(mech, *, samples: int = 20_000) -> str:
     if isinstance(mech.inputs, FiniteDomain):
         domain = list(mech.inputs.enumerate())
         spec = mech
-    else:
-        domain = [float(mech.inputs.low), float(mech.inputs.high)]
+    else:  # real inputs: points exercising every class (spec.realinput.audit_inputs)
+        from ldpaudit.spec.realinput import audit_inputs
+
+        domain = audit_inputs(mech)
         spec = None
     eps = float(mech.claimed_epsilon)
     try:

@@ -57,10 +57,12 @@ from ldpaudit.spec.model import (
     ExplicitChannel,
     FiniteDomain,
     IntervalDomain,
+    Y,
     Mechanism,
     OutputClass,
     Parameter,
     ProductChannel,
+    RealInputChannel,
     StructuredChannel,
     SubsetSpace,
 )
@@ -69,8 +71,8 @@ MAX_SPEC_BYTES = 1_000_000
 
 _TOP = {"mechanism", "parameters", "example", "inputs", "channel"}
 _MECHANISM = {"name", "claimed_epsilon", "description", "source"}
-_PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description"}
-_INPUTS = {"size", "labels", "low", "high"}
+_PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description", "public", "unbounded"}
+_INPUTS = {"size", "labels", "low", "high", "real"}
 _CHANNEL = {
     "explicit": {"form", "outputs", "rows", "entry"},
     "structured": {"form", "outputs", "size", "universe", "k", "hash", "classes"},
@@ -218,7 +220,7 @@ def _build(doc: dict) -> Mechanism:
         pt = params_t[pname]
         lower = _bound(pt, "min", f"parameters.{pname}", provisional)
         upper = _bound(pt, "max", f"parameters.{pname}", provisional)
-        for flag in ("strict_min", "strict_max"):
+        for flag in ("strict_min", "strict_max", "public", "unbounded"):
             if flag in pt and not isinstance(pt[flag], bool):
                 raise InvalidSpec(f"parameters.{pname}.{flag} = {pt[flag]!r} must be true or false")
         parameters.append(
@@ -230,6 +232,8 @@ def _build(doc: dict) -> Mechanism:
                 lower_strict=pt.get("strict_min", False),
                 upper_strict=pt.get("strict_max", False),
                 description=str(pt.get("description", "")),
+                public=pt.get("public", False),
+                unbounded=pt.get("unbounded", False),
             )
         )
     # re-parse bounds with the final symbols (assumptions depend on the bounds)
@@ -240,7 +244,7 @@ def _build(doc: dict) -> Mechanism:
             p.name, p.kind,
             None if p.lower is None else p.lower.xreplace(remap),
             None if p.upper is None else p.upper.xreplace(remap),
-            p.lower_strict, p.upper_strict, p.description,
+            p.lower_strict, p.upper_strict, p.description, public=p.public, unbounded=p.unbounded,
         )
         for p in parameters
     ]
@@ -284,11 +288,15 @@ def _bound(table, key, where, symbols):
 
 
 def _inputs(t: dict, symbols) -> FiniteDomain | IntervalDomain:
-    if "low" in t or "high" in t:
-        if "low" not in t or "high" not in t:
-            raise InvalidSpec("inputs needs both low and high for an interval domain")
-        low = parse_expression(t["low"], symbols, field="inputs.low")
-        high = parse_expression(t["high"], symbols, field="inputs.high")
+    real = t.get("real")
+    if real is not None and real is not True:
+        raise InvalidSpec(f"inputs.real = {real!r}; write real = true for real inputs (or leave it out)")
+    if real or "low" in t or "high" in t:
+        finite = sorted(set(t) & {"size", "labels"})
+        if finite:
+            raise InvalidSpec(f"inputs.{finite[0]} with real inputs (low/high/real); a domain is either finite or real")
+        low = parse_expression(t["low"], symbols, field="inputs.low") if "low" in t else None
+        high = parse_expression(t["high"], symbols, field="inputs.high") if "high" in t else None
         return IntervalDomain(low, high)
     if "labels" in t:
         labels = t["labels"]
@@ -317,6 +325,8 @@ def _channel(doc, symbols, inputs):
     if form not in _CHANNEL:
         raise InvalidSpec(f"channel.form = {form!r}; use one of {', '.join(sorted(_CHANNEL))}")
     _no_unknown(raw, "channel", _CHANNEL[form])
+    if form in ("explicit", "structured") and isinstance(inputs, IntervalDomain):
+        return _real_explicit(raw, symbols) if form == "explicit" else _real_structured(raw, symbols)
     if form == "explicit":
         return _explicit(raw, symbols, inputs)
     if form == "structured":
@@ -391,6 +401,53 @@ def _explicit(raw, symbols, inputs):
     return ExplicitChannel(tuple(in_labels), tuple(outputs), matrix)
 
 
+def _real_explicit(raw, symbols) -> RealInputChannel:
+    """Real inputs, finite outputs: ``entry`` is Q(y|x), an expression in x and y."""
+    outputs = raw.get("outputs")
+    _check_labels(outputs, "channel.outputs")
+    if any(not isinstance(y, int) for y in outputs):
+        raise InvalidSpec("channel.outputs of a real-input channel must be integers (y in channel.entry is a number)")
+    if "entry" not in raw:
+        raise InvalidSpec("an explicit channel with real inputs needs channel.entry (Q(y|x) as an expression in x and y); "
+                          "channel.rows lists finite inputs")
+    entry = parse_expression(raw["entry"], dict(symbols, x=X, y=Y), field="channel.entry")
+    return RealInputChannel(tuple(outputs), sp.piecewise_fold(entry), "explicit")
+
+
+def _real_structured(raw, symbols) -> RealInputChannel:
+    """Real inputs, outputs 0..size-1 in classes whose conditions may use functions of x."""
+    if raw.get("outputs") != "element":
+        raise InvalidSpec(
+            f"channel.outputs = {raw.get('outputs')!r}; a structured channel with real inputs needs outputs = \"element\""
+        )
+    size = parse_expression(raw.get("size"), symbols, field="channel.size")
+    if not (size.is_Integer and size >= 1):
+        raise InvalidSpec(f"channel.size = {size}; with real inputs the number of outputs must be a positive integer")
+    classes_t = raw.get("classes")
+    if not isinstance(classes_t, list) or not classes_t:
+        raise InvalidSpec("missing [[channel.classes]]: declare the output classes (when, count, weight)")
+    xy = dict(symbols, x=X, y=Y)
+    classes = []
+    pieces = []
+    for i, ct in enumerate(classes_t):
+        if not isinstance(ct, dict):
+            raise InvalidSpec(f"channel.classes[{i}] must be a table")
+        _no_unknown(ct, f"channel.classes[{i}]", _CLASS)
+        for key in ("when", "count", "weight"):
+            if key not in ct:
+                raise InvalidSpec(f"missing channel.classes[{i}].{key}")
+        when = _text(ct, "when", f"channel.classes[{i}]")
+        relation = parse_expression(when, xy, field=f"channel.classes[{i}].when")
+        if not isinstance(relation, sp.logic.boolalg.Boolean) or isinstance(relation, sp.Symbol):
+            raise InvalidSpec(f"channel.classes[{i}].when = {when!r} is not a condition; write e.g. 'y == floor(x) % 4'")
+        weight = parse_expression(ct["weight"], dict(symbols, x=X), field=f"channel.classes[{i}].weight")
+        count = parse_expression(ct["count"], symbols, field=f"channel.classes[{i}].count")
+        classes.append(OutputClass(str(ct.get("name", f"class{i}")), when, count, weight, relation=relation))
+        pieces.append((weight, relation))
+    entry = sp.Piecewise(*pieces, (sp.Integer(0), True))
+    return RealInputChannel(tuple(range(int(size))), entry, "structured", tuple(classes))
+
+
 def _structured(raw, symbols):
     kind = raw.get("outputs")
     if kind == "element":
@@ -441,13 +498,54 @@ def _structured(raw, symbols):
 # --- writing ---------------------------------------------------------------------------------
 
 
+class _SpecPrinter(sp.printing.str.StrPrinter):
+    """sympy's text, except for the forms the spec parser spells differently:
+    ``a if c else b`` for Piecewise, ``%`` for Mod, ``and``/``or``/``not``."""
+
+    def _print_Piecewise(self, expr):
+        *pieces, (last, cond) = expr.args
+        text = f"({self._print(last)})" if cond is sp.true else f"({self._print(last)}) if ({self._print(cond)}) else 0"
+        for value, c in reversed(pieces):
+            text = f"({self._print(value)}) if ({self._print(c)}) else {text}"
+        return f"({text})"
+
+    def _print_Mod(self, expr):
+        return f"(({self._print(expr.args[0])}) % ({self._print(expr.args[1])}))"
+
+    def _print_And(self, expr):
+        return "(" + " and ".join(f"({self._print(a)})" for a in expr.args) + ")"
+
+    def _print_Or(self, expr):
+        return "(" + " or ".join(f"({self._print(a)})" for a in expr.args) + ")"
+
+    def _print_Not(self, expr):
+        return f"(not ({self._print(expr.args[0])}))"
+
+    def _print_Relational(self, expr):
+        return f"(({self._print(expr.lhs)}) {expr.rel_op} ({self._print(expr.rhs)}))"
+
+
 def _expr_text(expr, field: str, symbols: Mapping[str, sp.Basic]) -> str:
     """Print an expression so that the safe parser reads back exactly the same expression."""
-    text = sp.sstr(expr)
+    text = _SpecPrinter().doprint(expr) if expr.has(sp.Piecewise, sp.Mod) or isinstance(expr, sp.logic.boolalg.Boolean) else sp.sstr(expr)
     back = parse_expression(text, symbols, field=field)
-    if back != expr and sp.simplify(back - expr) != 0:
+    if isinstance(expr, sp.logic.boolalg.Boolean) or expr.has(sp.Piecewise):
+        same = back == expr or sp.piecewise_fold(back) == sp.piecewise_fold(expr)
+    else:
+        same = back == expr or sp.simplify(back - expr) == 0
+    if not same:
         raise InvalidSpec(f"{field} = {expr} cannot be written as spec text that reads back unchanged")
     return text
+
+
+def _condition_text(c: OutputClass, symbols) -> str:
+    """A real-input class condition: as written when it still reads back (nothing bound)."""
+    try:
+        if parse_expression(c.condition, symbols, field="when") == c.relation:
+            return c.condition
+    except InvalidSpec:
+        pass
+    return _expr_text(c.relation, "when", symbols)
 
 
 def _q(text: str) -> str:
@@ -476,6 +574,10 @@ def dumps_spec(mech: Mechanism) -> str:
             lines.append("strict_min = true")
         if p.upper_strict:
             lines.append("strict_max = true")
+        if p.public:
+            lines.append("public = true")
+        if p.unbounded:
+            lines.append("unbounded = true")
         if p.description:
             lines.append(f"description = {_q(p.description)}")
     if mech.example:
@@ -483,13 +585,18 @@ def dumps_spec(mech: Mechanism) -> str:
     lines += ["", "[inputs]"]
     dom = mech.inputs
     if isinstance(dom, IntervalDomain):
-        lines += [f"low = {_q(_expr_text(dom.low, 'inputs.low', syms))}", f"high = {_q(_expr_text(dom.high, 'inputs.high', syms))}"]
+        if dom.low is None and dom.high is None:
+            lines.append("real = true")
+        if dom.low is not None:
+            lines.append(f"low = {_q(_expr_text(dom.low, 'inputs.low', syms))}")
+        if dom.high is not None:
+            lines.append(f"high = {_q(_expr_text(dom.high, 'inputs.high', syms))}")
     elif dom.labels is not None:
         lines.append("labels = [" + ", ".join(_label(v) for v in dom.labels) + "]")
     else:
         lines.append(f"size = {_q(_expr_text(dom.size, 'inputs.size', syms))}")
     ch = mech.channel
-    lines += ["", "[channel]", f"form = {_q(ch.form)}"]
+    lines += ["", "[channel]", f"form = {_q(ch.layout if isinstance(ch, RealInputChannel) else ch.form)}"]
     if isinstance(ch, ExplicitChannel):
         lines.append("outputs = [" + ", ".join(_label(v) for v in ch.outputs) + "]")
         lines.append("rows = [")
@@ -515,6 +622,21 @@ def dumps_spec(mech: Mechanism) -> str:
                 f"count = {_q(_expr_text(c.count, 'count', syms))}",
                 f"weight = {_q(_expr_text(c.weight, 'weight', syms))}",
             ]
+    elif isinstance(ch, RealInputChannel) and ch.layout == "structured":
+        xy = dict(syms, x=X, y=Y)
+        lines += ['outputs = "element"', f"size = {len(ch.outputs)}"]
+        for c in ch.classes:
+            lines += [
+                "",
+                "[[channel.classes]]",
+                f"name = {_q(c.name)}",
+                f"when = {_q(_condition_text(c, xy))}",
+                f"count = {_q(_expr_text(c.count, 'count', syms))}",
+                f"weight = {_q(_expr_text(c.weight, 'weight', dict(syms, x=X)))}",
+            ]
+    elif isinstance(ch, RealInputChannel):
+        lines.append("outputs = [" + ", ".join(_label(v) for v in ch.outputs) + "]")
+        lines.append(f"entry = {_q(_expr_text(ch.entry, 'entry', dict(syms, x=X, y=Y)))}")
     elif isinstance(ch, ProductChannel):
         lines.append(f"coordinates = {_q(_expr_text(ch.coordinates, 'coordinates', syms))}")
         for side, law in (("on", ch.on), ("off", ch.off)):

@@ -30,9 +30,11 @@ import sympy as sp
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
 from ldpaudit.spec.expr import eval_condition, parse_condition, parse_expression
 
-#: the input variable of density channels, and their output variable
+#: the input variable of density and real-input channels, the output variable of densities,
+#: and the (integer) output variable of real-input channels
 X = sp.Symbol("x", real=True)
 Z = sp.Symbol("z", real=True)
+Y = sp.Symbol("y", integer=True)
 
 #: materialization refuses channels with more entries than this
 MAX_MATERIALIZED_ENTRIES = 2_000_000
@@ -53,12 +55,26 @@ class Parameter:
     lower_strict: bool = False
     upper_strict: bool = False
     description: str = ""
+    #: set by the analyst (a bit index, a round-1 estimate), not by the privacy budget; verify
+    #: quantifies it universally like every other parameter, so it must declare its range
+    public: bool = False
+    #: an explicit "all values" range (a public parameter must say so rather than omit min/max)
+    unbounded: bool = False
 
     def __post_init__(self):
         if not self.name.isidentifier() or self.name in ("x", "y", "z", "c", "v"):
             raise InvalidSpec(f"parameter name {self.name!r} is not allowed; use an identifier other than x, y, z, c, v")
         if self.kind not in ("integer", "real"):
             raise InvalidSpec(f"parameters.{self.name}.type = {self.kind!r}; use 'integer' or 'real'")
+        if self.unbounded and (self.lower is not None or self.upper is not None):
+            raise InvalidSpec(
+                f"parameters.{self.name} declares unbounded = true and a min/max; keep one of them"
+            )
+        if self.public and self.lower is None and self.upper is None and not self.unbounded:
+            raise InvalidSpec(
+                f"parameters.{self.name} is public but declares no range; give min and/or max, "
+                f"or unbounded = true for all {'integers' if self.kind == 'integer' else 'real values'}"
+            )
 
     @property
     def symbol(self) -> sp.Symbol:
@@ -88,7 +104,10 @@ class Parameter:
         parts.append(self.name)
         if self.upper is not None:
             parts.append(f" {'<' if self.upper_strict else '<='} {self.upper}")
-        return "".join(parts) + (" (integer)" if self.kind == "integer" else "")
+        if self.unbounded:
+            parts.append(" in Z" if self.kind == "integer" else " in R")
+        text = "".join(parts) + (" (integer)" if self.kind == "integer" and not self.unbounded else "")
+        return text + (" (public)" if self.public else "")
 
 
 def integer(name: str, *, lower=None, upper=None, description: str = "") -> Parameter:
@@ -127,13 +146,31 @@ class FiniteDomain:
 
 @dataclass(frozen=True)
 class IntervalDomain:
-    """Real inputs in the closed interval [low, high]."""
+    """Real inputs in the closed interval [low, high]; a missing end (None) makes it a
+    half-line, both missing all of R."""
 
-    low: sp.Basic
-    high: sp.Basic
+    low: sp.Basic | None
+    high: sp.Basic | None
+
+    @property
+    def bounded(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    def contains(self, value) -> bool:
+        """Whether a numeric value lies in the domain (ends that are still symbolic are ignored)."""
+        low, high = self.low, self.high
+        if low is not None and sp.sympify(low).is_number and bool(value < low):
+            return False
+        if high is not None and sp.sympify(high).is_number and bool(value > high):
+            return False
+        return True
 
     def describe(self) -> str:
-        return f"[{self.low}, {self.high}]"
+        if self.low is None and self.high is None:
+            return "R"
+        left = "(-oo" if self.low is None else f"[{self.low}"
+        right = "oo)" if self.high is None else f"{self.high}]"
+        return f"{left}, {right}"
 
 
 Domain = Union[FiniteDomain, IntervalDomain]
@@ -238,9 +275,14 @@ class OutputClass:
     count: sp.Basic
     weight: sp.Basic
     predicate: ast.expr | None = field(default=None, compare=False, repr=False)
+    #: real-input channels: the condition as a sympy boolean in X, Y and the parameters
+    relation: sp.Basic | None = None
 
     def substitute(self, subs) -> OutputClass:
-        return replace(self, count=_subs(self.count, subs), weight=_subs(self.weight, subs))
+        return replace(
+            self, count=_subs(self.count, subs), weight=_subs(self.weight, subs),
+            relation=None if self.relation is None else _subs(self.relation, subs),
+        )
 
 
 @dataclass(frozen=True)
@@ -325,7 +367,36 @@ class DensityChannel:
         return replace(self, density=_subs(self.density, subs))
 
 
-Channel = Union[ExplicitChannel, StructuredChannel, ProductChannel, DensityChannel]
+@dataclass(frozen=True)
+class RealInputChannel:
+    """Finitely many outputs from a real input: ``entry`` is Q(y|x) as an expression in
+    :data:`X` and :data:`Y` (a ``Piecewise`` over class conditions for a structured spec),
+    ``outputs`` the output labels (integers).
+
+    Written in a spec as ``form = "explicit"`` with ``outputs = [...]`` and ``entry``, or as
+    ``form = "structured"`` with ``outputs = "element"`` and classes whose conditions may use
+    functions of x (floor, ``%``, comparisons with parameters, Max/Min, abs, ``bit``);
+    ``layout`` records which, and ``classes`` keeps the structured classes (their
+    ``relation`` is the condition as a sympy boolean)."""
+
+    outputs: tuple
+    entry: sp.Basic
+    layout: str = "explicit"
+    classes: tuple[OutputClass, ...] = ()
+    form = "real-input"
+
+    def probability(self, y) -> sp.Basic:
+        """Q(y|x) for one output label, as an expression in :data:`X` and the parameters."""
+        return _subs(self.entry, {Y: sp.Integer(y)})
+
+    def expressions(self) -> list[sp.Basic]:
+        return [self.entry] + [e for c in self.classes for e in (c.count, c.weight)]
+
+    def substitute(self, subs) -> RealInputChannel:
+        return replace(self, entry=_subs(self.entry, subs), classes=tuple(c.substitute(subs) for c in self.classes))
+
+
+Channel = Union[ExplicitChannel, StructuredChannel, ProductChannel, DensityChannel, RealInputChannel]
 
 
 # --- the mechanism ---------------------------------------------------------------------------
@@ -589,6 +660,8 @@ def _validate(mech: Mechanism) -> list[str]:
         isinstance(mech.channel, ProductChannel) and mech.channel.continuous
     ):
         allowed |= {X, Z}
+    if isinstance(mech.channel, RealInputChannel):
+        allowed |= {X, Y}
     claimed = sp.sympify(mech.claimed_epsilon)
     if claimed is None:
         raise InvalidSpec(f"mechanism {mech.name!r} has no claimed epsilon; set mechanism.claimed_epsilon")
@@ -617,6 +690,8 @@ def _validate(mech: Mechanism) -> list[str]:
         notes += _validate_product(mech, channel)
     elif isinstance(channel, DensityChannel):
         notes += _validate_density(mech, channel.density, "channel.density")
+    elif isinstance(channel, RealInputChannel):
+        notes += _validate_real_input(mech, channel)
     else:
         raise InvalidSpec(f"channel of {mech.name!r} has unknown form {type(channel).__name__}")
     return notes
@@ -818,6 +893,89 @@ def _validate_density(mech, density, where, *, input_free=False) -> list[str]:
     return [f"{where} integrates to 1 (sympy)"]
 
 
+def _validate_real_input(mech: Mechanism, ch: RealInputChannel) -> list[str]:
+    """Rows of a real-input channel: non-negative and summing to 1 for every x, proved by a
+    case split over the values of its input functions where possible, and always checked
+    exactly at representative inputs and sample parameters; structured class counts too."""
+    from ldpaudit.spec import realinput
+
+    if not isinstance(mech.inputs, IntervalDomain):
+        raise InvalidSpec(f"channel of {mech.name!r} has real inputs but [inputs] is finite; use low/high or real = true")
+    if not ch.outputs or len(set(ch.outputs)) != len(ch.outputs):
+        raise InvalidSpec(f"channel.outputs of {mech.name!r} must be non-empty and without repeats")
+    for i, c in enumerate(ch.classes):
+        if not (c.count.is_Integer and c.count >= 0):
+            raise InvalidSpec(
+                f"channel.classes[{i}].count of {mech.name!r} = {c.count}; with real inputs a class count must be "
+                "a non-negative integer (the number of outputs in the class for every x)"
+            )
+    rows = [ch.probability(y) for y in ch.outputs]
+    relations = [c.relation.xreplace({Y: sp.Integer(y)}) for c in ch.classes for y in ch.outputs]
+    ab = realinput.abstract(rows + relations)
+    notes = []
+    proved = False
+    if ab.case_count <= realinput.MAX_CASES:
+        n = len(rows)
+        proved = True
+        seen = set()
+        for case in ab.cases():
+            values = [ab.at(e, case) for e in ab.expressions[:n]]
+            for y, v in zip(ch.outputs, values):
+                if v not in seen:
+                    seen.add(v)
+                    _require_nonnegative(mech, v, f"Q(y={y}|x) of the real-input channel")
+            if is_zero(sp.Add(*values) - 1) is not True:
+                proved = False
+            if ch.classes:
+                rel = ab.expressions[n:]
+                for i, c in enumerate(ch.classes):
+                    hits = [ab.at(r, case) for r in rel[i * n:(i + 1) * n]]
+                    if any(h not in (sp.true, sp.false) for h in hits) or sum(h is sp.true for h in hits) != int(c.count):
+                        proved = False
+        if proved:
+            what = ", ".join(f.describe() for f in ab.features) or "no input function"
+            scope = "every x" + (" (x enters only through " + what + ")" if ab.features and not ab.residual else "")
+            notes.append(f"rows sum to 1{' and class counts hold' if ch.classes else ''} for {scope}: case split, sympy")
+    checked = _spot_check_real_input(mech, ch, rows)
+    notes.append(f"rows checked exactly at {checked} (input, parameter) points")
+    if not proved:
+        notes.append("row sums not proved symbolically for every x; spot checks only")
+    return notes
+
+
+def _spot_check_real_input(mech: Mechanism, ch: RealInputChannel, rows) -> int:
+    from ldpaudit.spec import realinput
+
+    count = 0
+    for point in sample_points(mech, count=3):
+        subs = {mech.symbols[k]: v for k, v in point.items()}
+        bound_rows = [r.xreplace(subs) for r in rows]
+        xs = realinput.representative_inputs(_subs_domain(mech.inputs, subs), bound_rows)
+        if len(xs) > 14:  # keep the spread: both far ends and an even selection between
+            step = (len(xs) - 1) / 13
+            xs = sorted({xs[round(i * step)] for i in range(14)})
+        pretty = ", ".join(f"{k}={v}" for k, v in point.items())
+        for x in xs:
+            values = [realinput.evaluate(r, x) for r in bound_rows]
+            for y, v in zip(ch.outputs, values):
+                if not v.is_number or v.has(sp.nan, sp.zoo) or bool(v < 0):
+                    raise InvalidSpec(f"Q(y={y}|x={x}) of {mech.name!r} = {v} at {pretty} is not a probability")
+            if is_zero(sp.Add(*values) - 1) is not True:
+                raise InvalidSpec(
+                    f"row x={x} of channel {mech.name!r} sums to {sp.nsimplify(sp.Add(*values))} at {pretty}; each row must sum to 1"
+                )
+            for i, c in enumerate(ch.classes):
+                rel = c.relation.xreplace(subs)
+                hits = sum(realinput.evaluate(rel.xreplace({Y: sp.Integer(y)}), x) is sp.true for y in ch.outputs)
+                if hits != int(c.count):
+                    raise InvalidSpec(
+                        f"channel.classes[{i}] ({c.name!r}) of {mech.name!r} declares count {c.count} but {hits} outputs "
+                        f"satisfy {c.condition!r} for input x={x} at {pretty}"
+                    )
+            count += 1
+    return count
+
+
 # --- materialization -------------------------------------------------------------------------
 
 
@@ -827,6 +985,8 @@ def materialize(mech: Mechanism, *, max_entries: int = MAX_MATERIALIZED_ENTRIES)
         return channel
     if isinstance(channel, DensityChannel) or (isinstance(channel, ProductChannel) and channel.continuous):
         raise NotMaterializable(f"{mech.name!r} has a continuous output; it has no finite channel matrix")
+    if isinstance(channel, RealInputChannel):
+        raise NotMaterializable(f"{mech.name!r} has real inputs; it has no finite channel matrix")
     if mech.parameters and any(
         s in e.free_symbols for e in _size_exprs(mech) for s in mech.symbols.values()
     ):
@@ -932,5 +1092,5 @@ def parse_in(mech_params: Iterable[Parameter], text, *, field: str, extra: Mappi
 __all__ = [
     "X", "Z", "Parameter", "integer", "positive", "FiniteDomain", "IntervalDomain", "ElementSpace", "SubsetSpace",
     "CohortSpace", "ExplicitChannel", "OutputClass", "StructuredChannel", "CoordinateLaw", "ProductChannel",
-    "DensityChannel", "Mechanism", "materialize", "is_zero", "sample_points",
+    "DensityChannel", "RealInputChannel", "Y", "Mechanism", "materialize", "is_zero", "sample_points",
 ]
