@@ -48,39 +48,9 @@ count = 3
 weight = "1/(exp(epsilon) + 3 + abs(x))"
 """
 
-# KVRR2 whose randomization strength is chosen by a test: on the public estimate (private)
-# or, in the mutant, on x where the public estimate belongs (not private)
-KVRR2_GATED = HEAD.format(name="KVRR2, gated by {test}") + """
-[parameters.mu1]
-type = "real"
-unbounded = true
-public = true
-[parameters.R]
-type = "real"
-min = 0
-strict_min = true
-public = true
-[example]
-epsilon = 1
-mu1 = 0
-R = 10
-[inputs]
-real = true
-[channel]
-form = "explicit"
-outputs = [-1, 1]
-entry = "(exp(E)/(exp(E) + 1) if (y == 1) == (x >= mu1) else 1/(exp(E) + 1)) if {test} else (exp(E/2)/(exp(E/2) + 1) if (y == 1) == (x >= mu1) else 1/(exp(E/2) + 1))"
-"""
-
-
-def gated(test: str) -> str:
-    spec = KVRR2_GATED.replace("{test}", test)
-    return spec.replace("(y == 1) == (x >= mu1)", "(y == 1 and x >= mu1) or (y == -1 and x < mu1)").replace("E", "epsilon")
-
-
 def recheck(mech, witness) -> sp.Basic:
     """Q(y|x)/Q(y|x') recomputed from the spec with sympy rationals, independently of verify."""
-    bound = mech.bind(dict(witness.params))
+    bound = mech.bind({k: v for k, v in witness.params if k in mech.parameter_names})
     for v in (witness.x, witness.x_prime):
         assert isinstance(v, sp.Rational)  # concrete real inputs, exact
     row = bound.channel.probability(witness.y)
@@ -92,12 +62,12 @@ def recheck(mech, witness) -> sp.Basic:
     return num / den
 
 
-@pytest.mark.parametrize("stem", ["joseph_rr1", "joseph_kvrr2", "duchi_binary_mean"])
+@pytest.mark.parametrize("stem", ["joseph_rr1", "joseph_kvrr2", "duchi_binary_mean", "joseph_uvrr2"])
 def test_named_specs_are_proved_for_all_real_inputs_and_public_values(stem):
     mech = load_spec(f"specs/{stem}.toml")
     v = verify(mech)
     assert v.status is PROVED, v
-    assert "all x, x'" in v.scope
+    assert "all x, x'" in v.scope or stem == "joseph_uvrr2"  # densities quantify x, x' inside the query
     for p in mech.parameters:
         assert p.name in v.scope  # epsilon and the public values are quantified
     assert v.tight_epsilon == mech.claimed_epsilon
@@ -107,9 +77,14 @@ def test_named_specs_are_proved_for_all_real_inputs_and_public_values(stem):
 @pytest.mark.parametrize("stem", ["joseph_rr1", "joseph_kvrr2", "duchi_binary_mean"])
 def test_tight_epsilon_both_sides(stem):
     mech = load_spec(f"specs/{stem}.toml")
-    below = verify(mech, epsilon="epsilon*999/1000", tight=False)
+    below = verify(mech, epsilon="epsilon - 1/1000", tight=False)
     assert below.status is REFUTED, below
     recheck(mech, below.witness)
+    example = mech.bind_example()  # epsilon = 1 there
+    assert verify(example, epsilon=1).status is PROVED
+    below = verify(example, epsilon="999/1000")
+    assert below.status is REFUTED
+    recheck(example, below.witness)
     t = tight_epsilon(mech)
     assert t.value == sp.Symbol("epsilon", positive=True) and t.proof.status is PROVED
     assert t.witness is not None and sp.simplify(t.witness.ratio - sp.exp(t.witness.claim)) == 0
@@ -119,29 +94,35 @@ def test_abs_dependent_keep_probability_is_refuted_with_a_real_pair():
     mech = loads_spec(RR1_ABS)
     v = verify(mech)
     assert v.status is REFUTED, v
+    assert v.exit_code == 1
     w = v.witness
     assert w.x != w.x_prime
     ratio = recheck(mech, w)
     assert ratio > 1
 
 
-def test_gate_on_the_public_estimate_is_private_but_on_x_is_not():
-    private = loads_spec(gated("abs(mu1) <= R"))
-    assert verify(private).status is PROVED
-    mutant = loads_spec(gated("abs(x) <= R"))
+def test_clip_around_x_where_the_public_estimate_belongs_is_refuted():
+    """UVRR2 clips x to [mu1 - r, mu1 + r]; centring the clip on x instead of the public mu1
+    removes it, and Laplace noise of scale 2r/ε on an unbounded x is not ε-LDP."""
+    text = open("specs/joseph_uvrr2.toml").read()
+    assert verify(loads_spec(text)).status is PROVED
+    mutant = loads_spec(text.replace("Max(x, mu1 - r), mu1 + r", "Max(x, x - r), x + r"))
     v = verify(mutant)
     assert v.status is REFUTED, v
     w = v.witness
-    # the two inputs sit on different sides of the gate |x| <= R
-    R = dict(w.params)["R"]
-    assert (abs(w.x) <= R) != (abs(w.x_prime) <= R)
-    recheck(mutant, w)
+    assert isinstance(w.x, sp.Rational) and isinstance(w.x_prime, sp.Rational) and isinstance(w.y, sp.Rational)
+    bound = mutant.bind(dict(w.params))
+    z = sp.Symbol("z", real=True)
+    f = bound.channel.density.xreplace({z: w.y})
+    ratio = f.xreplace({sp.Symbol("x", real=True): w.x}) / f.xreplace({sp.Symbol("x", real=True): w.x_prime})
+    assert (sp.simplify(ratio) - sp.exp(w.claim)).evalf(50) > 0
 
 
-def test_threshold_on_x_instead_of_the_public_estimate_breaks_the_proof_only_when_probabilities_depend_on_it():
-    # a deterministic test of x followed by binary RR stays ε-LDP whatever the test is
-    spec = load_spec("specs/joseph_kvrr2.toml")
-    assert verify(spec).status is PROVED
+def test_a_deterministic_test_of_x_before_binary_rr_stays_private():
+    # KVRR2 answers RR on a test of x; any test (even of x alone) keeps it ε-LDP
+    text = open("specs/joseph_kvrr2.toml").read().replace("(x - mu1)/sigma >= 0", "x**2 >= mu1").replace(
+        "(x - mu1)/sigma < 0", "x**2 < mu1")
+    assert verify(loads_spec(text)).status is PROVED
 
 
 UNHANDLED = HEAD.format(name="floor in a weight") + """
@@ -171,10 +152,6 @@ def test_cli_exit_codes(tmp_path):
     bad.write_text(UNHANDLED)
     out = _cli("verify", str(bad))
     assert out.returncode == 3 and "cannot be handled" in out.stdout
-    mutant = tmp_path / "abs.toml"
-    mutant.write_text(RR1_ABS)
-    out = _cli("verify", str(mutant))
-    assert out.returncode == 1 and "REFUTED" in out.stdout
     norange = tmp_path / "norange.toml"
     norange.write_text(RR1_ABS.replace("unbounded = true\npublic = true", "public = true"))
     out = _cli("verify", str(norange))

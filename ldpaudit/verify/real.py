@@ -25,6 +25,7 @@ from __future__ import annotations
 import time
 
 import sympy as sp
+from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
 from ldpaudit.spec.model import X, Mechanism, Parameter, RealInputChannel
@@ -57,9 +58,6 @@ class _Setup:
         self.outputs = ch.outputs
         self.rows = [ch.probability(y) for y in ch.outputs]
         self.ab: Abstraction = abstract(self.rows)
-        bad = _unsupported(self.ab, self.outputs)
-        if bad is not None:
-            raise Unsupported(bad)
         if self.ab.case_count > MAX_CASES:
             raise Unsupported(
                 f"the input functions take {self.ab.case_count} combinations of values, more than {MAX_CASES}"
@@ -73,6 +71,9 @@ class _Setup:
                 if v not in seen:
                     seen.append(v)
             self.columns.append(seen)
+        bad = _unsupported(self.columns, self.outputs)
+        if bad is not None:
+            raise Unsupported(bad)
         self.residual = self.ab.residual
         dom = mech.inputs
         self.xa = Parameter(XA, "real", dom.low, dom.high)
@@ -117,17 +118,15 @@ class _Setup:
 _RATIONAL_TYPES = (sp.Add, sp.Mul, sp.Abs, sp.Max, sp.Min)
 
 
-def _unsupported(ab: Abstraction, outputs) -> str | None:
-    """Why an abstracted entry still depends on x in a way z3 cannot take exactly, or None."""
-    for y, e in zip(outputs, ab.expressions):
-        for sub in sp.preorder_traversal(e):
+def _unsupported(columns, outputs) -> str | None:
+    """Why a case's entry still depends on x in a way z3 cannot take exactly, or None."""
+    for y, column in zip(outputs, columns):
+        for sub in (s for e in column for s in sp.preorder_traversal(e)):
             if not isinstance(sub, sp.Basic) or not sub.has(X) or sub.is_Symbol:
                 continue
-            if isinstance(sub, _RATIONAL_TYPES) or isinstance(sub, sp.Piecewise):
+            if isinstance(sub, _RATIONAL_TYPES + (sp.Piecewise, ExprCondPair, sp.logic.boolalg.Boolean)):
                 continue
             if sub.is_Pow and sub.exp.is_Integer:
-                continue
-            if isinstance(sub, sp.logic.boolalg.Boolean):
                 continue
             return (
                 f"input function {sp.sstr(sub)} in Q(y={y}|x) cannot be handled: it is neither a comparison, a "
