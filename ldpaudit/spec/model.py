@@ -990,7 +990,14 @@ def _validate_density(mech, density, where, *, input_free=False) -> list[str]:
     # location families integrate fastest after the shift z = x + w
     shifted = density.xreplace({Z: X + w}) if not input_free else density.xreplace({Z: w})
     if shifted.has(X):
-        shifted = density.xreplace({Z: w})
+        # a location other than x itself (a clipped input, Min(Max(x, a), b)): shift by it
+        for a in density.atoms(sp.Abs):
+            loc = sp.expand(Z - a.args[0])
+            if not loc.has(Z) and not density.xreplace({Z: loc + w}).has(X):
+                shifted = density.xreplace({Z: loc + w})
+                break
+        else:
+            shifted = density.xreplace({Z: w})
     try:
         total = sp.integrate(shifted, (w, -sp.oo, sp.oo))
     except Exception as exc:  # sympy raises many types when it cannot integrate
