@@ -280,3 +280,15 @@ def test_every_rejection_is_an_ldpaudit_error_with_a_short_value():
     message = str(info.value)
     assert "nested more than 40 levels" in message
     assert len(message) < 300  # the 1,600-character value is shortened
+
+
+def test_binding_a_parameter_moves_its_dependent_bound_onto_the_free_one():
+    # k <= d - 1: binding k = 3 leaves d >= 4 (it used to be checked at d = 2 and fail)
+    mech = load_bound(SPECS / "ksubset.toml", ["k=3"])
+    d = mech.parameter("d")
+    assert (d.lower, d.lower_strict, d.upper) == (4, False, None)
+    assert mech.bind(d=4).channel.classes[0].count == 3  # binomial(3, 2)
+    with pytest.raises(InvalidParameter, match=r"parameter d = 3 of k-subset is out of range: need d >= 4"):
+        mech.bind(d=3)
+    bits = load_bound(SPECS / "rr_bit.toml", ["j=5"]).parameter("bits")
+    assert bits.lower == 6

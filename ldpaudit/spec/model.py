@@ -415,7 +415,7 @@ class Mechanism:
                 bound = dict(self.bindings)
                 hint = f" (already bound to {bound[name]})" if name in bound else ""
                 raise InvalidParameter(
-                    f"unknown parameter {name!r} for {self.name}{hint}; free parameters: {', '.join(sorted(known)) or '(none)'}"
+                    f"unknown parameter {shown(name)} for {self.name}{hint}; free parameters: {', '.join(sorted(known)) or '(none)'}"
                 )
         subs = {}
         exact = {}
@@ -434,6 +434,9 @@ class Mechanism:
                         upper=None if p.upper is None else _subs(p.upper, subs),
                     )
                 )
+        for p in self.parameters:
+            if p.name in exact:
+                remaining = _transfer_bounds(p, exact[p.name], subs, remaining)
         return replace(
             self,
             parameters=tuple(remaining),
@@ -472,6 +475,47 @@ def _subs(expr, subs):
     if all(isinstance(k, sp.Symbol) for k in subs):
         return substitute(expr, subs, field="expression", error=InvalidParameter)
     return expr.subs(subs)
+
+
+def _transfer_bounds(p: Parameter, value, subs, remaining: list[Parameter]) -> list[Parameter]:
+    """Binding ``k = 3`` where ``k <= d - 1`` and d stays free leaves the constraint ``d >= 4``:
+    move it onto d's bounds (for bounds linear in one free parameter), so that sample points
+    and later bindings respect it."""
+    by_symbol = {q.symbol: i for i, q in enumerate(remaining)}
+    for bound, strict, is_lower in ((p.lower, p.lower_strict, True), (p.upper, p.upper_strict, False)):
+        if bound is None:
+            continue
+        b = _subs(bound, subs)
+        free = b.free_symbols
+        if len(free) != 1 or next(iter(free)) not in by_symbol:
+            continue
+        (s,) = free
+        try:
+            poly = sp.Poly(b, s)
+        except sp.PolynomialError:
+            continue
+        if poly.degree() != 1 or not all(c.is_number for c in poly.all_coeffs()):
+            continue
+        a, c = poly.all_coeffs()
+        limit = (value - c) / a
+        # value >= a*s + c (p's lower bound) gives s <= limit when a > 0; p's upper bound the reverse
+        s_is_lower = (not is_lower) == bool(a > 0)
+        q = remaining[by_symbol[s]]
+        old = q.lower if s_is_lower else q.upper
+        old_strict = q.lower_strict if s_is_lower else q.upper_strict
+        if old is not None:
+            if not old.is_number:
+                continue
+            tighter = limit > old if s_is_lower else limit < old
+            if not bool(tighter):
+                if limit == old:
+                    strict = strict or old_strict
+                else:
+                    continue
+        new = replace(q, lower=limit, lower_strict=strict) if s_is_lower else replace(q, upper=limit, upper_strict=strict)
+        if new.symbol == q.symbol:  # the symbol's assumptions depend on its bounds: keep them unchanged
+            remaining = remaining[: by_symbol[s]] + [new] + remaining[by_symbol[s] + 1 :]
+    return remaining
 
 
 def _subs_domain(domain, subs):
