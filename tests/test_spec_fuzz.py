@@ -58,6 +58,13 @@ HOSTILE_EXPRESSIONS = [
     "epsilon ** epsilon ** epsilon", "floor(epsilon)", "d % 3", "exp(epsilon*d)", "", " ", "\u0394",
     "lambda: 1", "[1, 2]", "{1: 2}", "d.real", "d[0]", "print(1)", "'a'", "b'a'", "1 < 2 < 3",
 ]
+#: plausible values: the mutated spec often stays valid and reaches every check stage
+PLAUSIBLE = [
+    0, 1, 2, 3, 5, 16, "1", "2", "3", "1/2", "3/2", "log(3)", "epsilon/2", "2*epsilon", "epsilon + 1", "d",
+    "d + 1", "d - 1", "2*d", "k", "k + 1", "K", "M", "exp(epsilon)", "1/(exp(epsilon) + 1)", "bits",
+    "exp(epsilon/2)/(1 + exp(epsilon/2))", "Max(epsilon, 1)", "Min(d, 3)", "floor(d/2)", "ceiling(epsilon)",
+    "epsilon if epsilon > 1 else 1", "abs(epsilon)", "sqrt(epsilon)", "binomial(d, 2)",
+]
 WEIRD_VALUES = [
     0, 1, -1, 2, 10**18, 2**63 - 1, -(2**63), 3.5, float("inf"), float("nan"), True, False, [], [1, 2], ["a", 1],
     [[1], [2]], {}, {"a": 1}, {"form": "explicit"}, "", "structured", "explicit", "product", "density",
@@ -126,8 +133,10 @@ def mutate_doc(rng: random.Random, doc: dict, pay: list[str]) -> None:
     """One structural mutation of a parsed spec, in place."""
     spots = [(p, v) for p, v in paths(doc) if p]
     path, value = rng.choice(spots)
-    op = rng.randrange(10)
-    if op <= 2:  # a hostile expression where a value was
+    op = rng.randrange(12)
+    if op >= 10:  # a plausible value, often keeping the spec valid
+        set_at(doc, path, rng.choice(PLAUSIBLE))
+    elif op <= 2:  # a hostile expression where a value was
         set_at(doc, path, rng.choice(HOSTILE_EXPRESSIONS))
     elif op == 3:  # a value of another type
         set_at(doc, path, rng.choice(WEIRD_VALUES))
@@ -184,12 +193,13 @@ def case(seed: int, i: int, sentinel: Path) -> tuple[str, str]:
     name = rng.choice(sorted(BASES))
     pay = payloads(sentinel)
     text = BASES[name]
-    if rng.random() < 0.75:
+    structural = rng.random() < 0.75
+    if structural:
         doc = tomllib.loads(text)
         for _ in range(rng.choice([1, 1, 1, 2, 3])):
             mutate_doc(rng, doc, pay)
         text = dump(doc)
-    if rng.random() < 0.3:
+    if not structural or rng.random() < 0.2:
         text = mutate_text(rng, text, pay)
     return f"case({seed}, {i}) from {name}.toml", text
 
