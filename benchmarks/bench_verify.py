@@ -34,7 +34,7 @@ from ldpaudit.spec.catalog import k_rappor  # noqa: E402
 from ldpaudit.spec.model import ExplicitChannel, FiniteDomain, Mechanism  # noqa: E402
 from ldpaudit.verify import PROVED, REFUTED, verify  # noqa: E402
 from ldpaudit.verify import smt  # noqa: E402
-from ldpaudit.verify.core import _verify_numeric  # noqa: E402
+from ldpaudit.verify.finite import _verify_numeric  # noqa: E402
 from ldpaudit.verify.problem import explicit_problem  # noqa: E402
 
 

@@ -22,6 +22,8 @@ def _per_n(expr) -> str:
 
 def headline(mech: Mechanism) -> str:
     """e.g. ``worst-case ℓ2² = 0.8474/n (i.i.d., at uniform p); n_eff = 0.2864 n``."""
+    if mech.channel.form == "real-input":
+        return "not available for real inputs (derive covers finite inputs and densities)"
     try:
         if isinstance(mech.channel, DensityChannel):
             me = mean_estimation(mech)

@@ -19,6 +19,7 @@ import z3
 from ldpaudit.errors import InvalidParameter, NotMaterializable
 from ldpaudit.spec.model import Mechanism
 from ldpaudit.verify import exact, smt
+from ldpaudit.verify.claims import exact_number, scope_of
 from ldpaudit.verify.result import DeltaResult, Status, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
 
@@ -40,8 +41,6 @@ def _matrix(mech: Mechanism):
 
 def delta_for(mech: Mechanism, epsilon) -> DeltaResult:
     """The exact δ(ε) of a numeric finite mechanism."""
-    from ldpaudit.verify.core import exact_number
-
     eps = exact_number(epsilon, "epsilon", mech.symbols)
     ch = _matrix(mech)
     return _delta(mech, ch, eps)
@@ -106,8 +105,6 @@ def _delta_exact(mech, ch, eps, bound) -> DeltaResult:
 
 
 def verify_delta(mech: Mechanism, eps, delta, *, timeout_ms, start) -> Verdict:
-    from ldpaudit.verify.core import scope_of
-
     if exact.sign(delta) is None or exact.sign(delta) < 0 or exact.compare(delta, 1) == 1:
         raise InvalidParameter(f"--delta = {delta} must be a number in [0, 1]")
     ch = _matrix(mech)

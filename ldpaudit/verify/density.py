@@ -24,9 +24,11 @@ import sympy as sp
 from ldpaudit.errors import InvalidParameter, InvalidSpec
 from ldpaudit.spec.model import X, Z, DensityChannel, Mechanism, Parameter, ProductChannel
 from ldpaudit.verify import exact, smt
+from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
+from ldpaudit.verify.witness import candidate_points, proof_of, sympy_exceeds, witness_proof
 
 X1 = Parameter("x1", "real")
 Z1 = Parameter("z1", "real")
@@ -100,8 +102,6 @@ class _Setup:
         ratio = sp.simplify(sp.powsimp(num / den, force=True))
         if exact.compare(ratio, sp.exp(claim)) != 1:
             return None
-        from ldpaudit.verify.core import sympy_exceeds
-
         if not sympy_exceeds(ratio, sp.Integer(1), sp.exp(claim)):  # independent re-check
             return None
         if self.product:
@@ -129,7 +129,7 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
     try:
         setup = _Setup(mech)
     except Unsupported as exc:
-        return _unknown(mech, claim, str(exc), start)
+        return unknown(mech, claim, str(exc), start)
     method = (
         "product of densities: sup of the two changed coordinates' log-ratios, linear arithmetic with |.|"
         if setup.product
@@ -137,9 +137,7 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
     )
     decision = decide(setup.parameters, [Fact(setup.delta, claim, "density", scaled=False, where="channel.density")],
                       None, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP")
-    proof = tuple((q.description, q.smt2, q.expected, q.result) for q in decision.queries)
-    from ldpaudit.verify.core import scope_of
-
+    proof = proof_of(decision)
     if decision.result == "unsat":
         tight_value = None
         if tight:
@@ -151,7 +149,7 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
                        scope=scope_of(mech), seconds=time.perf_counter() - start, params=mech.bindings,
                        notes=tuple(decision.notes), proof=proof)
     if decision.result == "unknown":
-        return _unknown(mech, claim, decision.reason, start, method, proof)
+        return unknown(mech, claim, decision.reason, start, method, proof=proof)
     witness = None
     if not mech.parameters:
         point = _model_point(setup, decision)
@@ -160,16 +158,12 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
     else:
         witness = _refute_family(mech, claim, decision, timeout_ms=timeout_ms)
     if witness is None:
-        return _unknown(mech, claim, "z3 found a counterexample but no exact witness was confirmed", start, method, proof)
-    from ldpaudit.verify.core import witness_proof
-
+        return unknown(mech, claim, "z3 found a counterexample but no exact witness was confirmed", start, method, proof=proof)
     return Verdict(Status.REFUTED, mech.name, claim, witness=witness, method=method, scope=scope_of(mech),
                    seconds=time.perf_counter() - start, params=mech.bindings, proof=witness_proof(mech.name, witness))
 
 
 def _refute_family(mech: Mechanism, claim, decision, *, timeout_ms) -> Witness | None:
-    from ldpaudit.verify.core import candidate_points
-
     for point in candidate_points(mech, decision):
         try:
             bound = mech.bind(point)
@@ -182,13 +176,6 @@ def _refute_family(mech: Mechanism, claim, decision, *, timeout_ms) -> Witness |
         if verdict.status is Status.REFUTED:
             return verdict.witness
     return None
-
-
-def _unknown(mech, claim, reason, start, method="", proof=()) -> Verdict:
-    from ldpaudit.verify.core import scope_of
-
-    return Verdict(Status.UNKNOWN, mech.name, claim, reason=reason, method=method, scope=scope_of(mech),
-                   seconds=time.perf_counter() - start, params=mech.bindings, proof=tuple(proof))
 
 
 # --- tight ε ----------------------------------------------------------------------------------
@@ -210,7 +197,10 @@ def _vertices(setup: _Setup) -> list[dict]:
         zs = _kinks(setup.g, Z) or [sp.Integer(0)]
         return [{setup.z1: a, setup.z2: b} for a, b in itertools.product(zs, repeat=2)]
     dom = mech.inputs
-    ends = [dom.low, dom.high]
+    ends = [e for e in (dom.low, dom.high) if e is not None]
+    if len(ends) < 2:  # a half-line or R: the input's kinks are where a clip Max/Min of x bends
+        ends += [b for a in setup.density.atoms(sp.Max, sp.Min) if a.has(X) for b in a.args if not b.has(X)]
+        ends = list(dict.fromkeys(ends)) or [sp.Integer(0)]
     out = []
     for xa, xb in itertools.product(ends, repeat=2):
         d = setup.value({setup.xa: xa, setup.xb: xb})
@@ -222,8 +212,6 @@ def _vertices(setup: _Setup) -> list[dict]:
 
 def _tight_value(setup: _Setup, *, timeout_ms) -> tuple[sp.Basic, dict]:
     mech = setup.mech
-    from ldpaudit.verify.core import candidate_points
-
     points = candidate_points(mech) if mech.parameters else [{}]
     subs = {mech.symbols[k]: v for k, v in points[0].items()}
     cands = []
@@ -255,9 +243,9 @@ def tight_density(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Tigh
         value, vertex = _tight_value(setup, timeout_ms=timeout_ms)
     except Unsupported as exc:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
-    from ldpaudit.verify.core import candidate_points, verify
-
-    proof = verify(mech, epsilon=value, timeout_ms=timeout_ms, tight=False) if value != 0 else None
+    proof = None
+    if value != 0:
+        proof = verify_density(mech, sp.sympify(value), timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
     witness = None
     point = candidate_points(mech)[0] if mech.parameters else {}
     try:

@@ -35,9 +35,11 @@ import sympy as sp
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.spec.model import ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
 from ldpaudit.verify import exact
-from ldpaudit.verify.core import claim_of, verify, witness_proof
+from ldpaudit.verify.claims import claim_of
+from ldpaudit.verify.core import verify
 from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import FloatReport, Status, Verdict, Witness
+from ldpaudit.verify.witness import witness_proof
 
 
 def parse_floats(text: str) -> dict[str, float]:
