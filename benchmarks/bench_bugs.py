@@ -45,7 +45,8 @@ def true_epsilon(bug) -> tuple[float, str]:
         value = tight_epsilon(mech).value
         how = "verify --tight"
     except Exception as exc:       # the proof step can fail on a value it cannot sign exactly
-        from ldpaudit.verify.core import build, tight_closed_form
+        from ldpaudit.verify.finite import tight_closed_form
+        from ldpaudit.verify.problem import build
 
         value = tight_closed_form(build(mech))
         how = f"verify closed form (proof step: {type(exc).__name__})"
