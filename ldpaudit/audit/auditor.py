@@ -5,6 +5,10 @@ Three independent samples per input, all drawn from one seed:
 2. exploration half B (rank): the predicted certified bound of every candidate (pair, event);
 3. confirmation (fresh, the rest of the budget): only the best few candidates are counted.
 
+Candidates come from events.py (value sets, bins, column projections, linear scores), pool.py
+(one relation pooled over every input), floats.py (bit patterns of doubles) and rare.py (rare
+outputs ranked by the bound they could certify); confirmation is engine.py's.
+
 The certified bound of a candidate is ln(CP_lower(a)/CP_upper(b)) with one-sided exact
 Clopper-Pearson bounds at level α/(2k), k the number of candidates confirmed, so with
 probability at least 1-α no confirmed bound exceeds the randomizer's true ε (Bonferroni over
