@@ -191,3 +191,160 @@ def test_unary_conformance_power_and_false_alarms_over_seeds(kind, eps):
         g = audit(ref, domain=range(25), epsilon=eps, samples=3000, alpha=ALPHA, seed=300 + s, batch=True, spec=spec)
         alarms += (not g.conformance["passed"]) or g.verdict == "VIOLATION"
     assert caught >= 19 and alarms <= 3
+
+
+# -- float-level leaks ------------------------------------------------------------------------
+
+FLOAT_LEAKS = [
+    ("naive Laplace", B.naive_float_laplace(epsilon=1), [0.0, 1.0]),
+    ("naive unary Laplace d=4", B.naive_float_unary_laplace(d=4, epsilon=1), list(range(4))),
+]
+FLOAT_SAFE = [
+    ("integer Laplace", B.integer_laplace(epsilon=1), [0.0, 1.0]),
+    ("snapping Laplace", B.snapping_laplace(epsilon=1), [0.0, 1.0]),
+    ("discrete Laplace", B.discrete_laplace(epsilon=1), [0, 1]),
+]
+
+
+def test_roundtrip_event_is_impossible_under_the_offset_input():
+    """The arithmetic behind the float event, checked directly: outputs 1 + L of x' = 1 always
+    round-trip through y - 1, outputs L of x = 0 often do not."""
+    rng = np.random.default_rng(0)
+    noise = rng.laplace(scale=1.0, size=10**6)
+    y1 = 1.0 + noise
+    assert np.count_nonzero((y1 - 1.0) + 1.0 != y1) == 0
+    y0 = 0.0 + noise
+    assert np.count_nonzero((y0 - 1.0) + 1.0 != y0) > 10**5
+
+
+@pytest.mark.parametrize("name, f, domain", FLOAT_LEAKS, ids=[c[0] for c in FLOAT_LEAKS])
+def test_naive_float_laplace_is_flagged(name, f, domain):
+    """ε = 1, 10^5 draws per input, α = 0.05: the round-trip event certifies ε >> 1, and the
+    witness shows two outputs a person can recompute."""
+    r = audit(f, domain=domain, epsilon=1, samples=100_000, alpha=ALPHA, seed=0, batch=True)
+    assert r.verdict == "VIOLATION" and r.epsilon_lower_bound > 5, r
+    w = r.witness
+    assert w["family"] == "float" and "float64" in w["event"] and w["counts"][1] == 0
+    x, xp = w["pair"]
+    assert f"under x = {x!r}" in w["example"] and f"under x' = {xp!r}" in w["example"]
+
+
+@pytest.mark.parametrize("name, f, domain", FLOAT_SAFE, ids=[c[0] for c in FLOAT_SAFE])
+def test_float_safe_laplace_is_not_flagged(name, f, domain):
+    r = audit(f, domain=domain, epsilon=1, samples=100_000, alpha=ALPHA, seed=0, batch=True)
+    assert r.verdict == "NO_EVIDENCE" and r.epsilon_lower_bound > 0.8, r
+
+
+def test_reference_laplace_samplers_are_float_safe():
+    """The bundled Laplace samplers round to a 2^-20 grid, so the doubles add nothing."""
+    from ldpaudit.spec import randomizers as R
+
+    r = audit(R.laplace_mean(M=1, epsilon=1), domain=[-1.0, 1.0], epsilon=1, samples=100_000, alpha=ALPHA,
+              seed=0, batch=True)
+    assert r.verdict == "NO_EVIDENCE" and r.epsilon_lower_bound > 0.8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, f, domain", FLOAT_SAFE + [
+    ("reference Laplace mean", None, [-1.0, 1.0]), ("reference Laplace histogram", None, list(range(4)))],
+    ids=[c[0] for c in FLOAT_SAFE] + ["laplace_mean", "laplace_histogram"])
+def test_float_safe_false_alarms_over_seeds(name, f, domain):
+    """20 seeds at 10^6 draws per input, α = 0.05: at most 3 VIOLATIONs (P = 0.016 of more at
+    rate α)."""
+    from ldpaudit.spec import randomizers as R
+
+    if f is None:
+        f = R.laplace_mean(M=0.5, epsilon=1) if len(domain) == 2 else R.laplace_histogram(K=4, epsilon=1)
+        domain = [-0.5, 0.5] if len(domain) == 2 else domain
+    flagged = sum(audit(f, domain=domain, epsilon=1, samples=10**6, alpha=ALPHA, seed=400 + s,
+                        batch=True).verdict == "VIOLATION" for s in range(20))
+    assert flagged <= 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, f, domain", FLOAT_LEAKS, ids=[c[0] for c in FLOAT_LEAKS])
+def test_naive_float_laplace_power_over_seeds(name, f, domain):
+    flagged = sum(audit(f, domain=domain, epsilon=1, samples=10**6, alpha=ALPHA, seed=500 + s,
+                        batch=True).verdict == "VIOLATION" for s in range(5))
+    assert flagged == 5
+
+
+# -- projections (--feature) ------------------------------------------------------------------
+
+def test_olh_needs_the_projection():
+    """OLH d = 10, ε = 1, 5·10^4 draws per input, α = 0.05: the raw (seed, value) outputs
+    certify nothing; projected to the inputs each report supports, the pooled event
+    {y[x] = 1, y[x'] = 0} has ratio exactly e^ε and certifies >= 0.85 ε."""
+    f = B.olh(d=10, epsilon=1, g=3)
+    raw = audit(f, domain=range(10), epsilon=1, samples=50_000, alpha=ALPHA, seed=0, batch=True)
+    assert raw.epsilon_lower_bound < 0.2
+    r = audit(f, domain=range(10), epsilon=1, samples=50_000, alpha=ALPHA, seed=0, batch=True,
+              feature=B.olh_support(d=10, g=3))
+    assert r.verdict == "NO_EVIDENCE" and 0.85 <= r.epsilon_lower_bound <= 1.0, r
+
+
+def test_olh_with_wrong_g_is_flagged_through_the_projection():
+    """Perturbation probability computed for g = 2 while hashing into g = 3: true ε = 1.70."""
+    true_eps = B.olh_true_epsilon(epsilon=1, g=3, g_perturb=2)
+    assert true_eps == pytest.approx(math.log(math.e / (math.e + 1) * 2 / (1 / (math.e + 1))))
+    r = audit(B.olh(d=10, epsilon=1, g=3, g_perturb=2), domain=range(10), epsilon=1, samples=50_000,
+              alpha=ALPHA, seed=0, batch=True, feature=B.olh_support(d=10, g=3))
+    assert r.verdict == "VIOLATION" and 1 < r.epsilon_lower_bound <= true_eps, r
+
+
+def test_feature_errors_name_the_feature():
+    from ldpaudit.errors import InvalidParameter, RandomizerError
+
+    def broken(outputs):
+        raise KeyError("no hash")
+
+    with pytest.raises(RandomizerError, match="feature broken raised KeyError on an output of input 0"):
+        audit(B.olh(d=4, epsilon=1), domain=range(4), epsilon=1, samples=1000, batch=True, feature=broken)
+    with pytest.raises(InvalidParameter, match="feature=3 is not callable"):
+        audit(B.olh(d=4, epsilon=1), domain=range(4), epsilon=1, samples=1000, batch=True, feature=3)
+
+
+def test_feature_flag_on_the_command_line(tmp_path):
+    """``--feature file.py:func`` with a per-call target, isolated (batched internally): the
+    per-output feature still sees one output at a time."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+
+    prog = tmp_path / "olh_target.py"
+    prog.write_text(textwrap.dedent('''
+        import math, random
+        G, EPS = 3, 1.0
+        def h(seed, v):
+            return (seed * 2654435761 + v * 40503) % 1000003 % G
+        def olh(x):
+            seed = random.getrandbits(62)
+            hx = h(seed, x)
+            if random.random() < math.exp(EPS) / (math.exp(EPS) + G - 1):
+                return (seed, hx)
+            other = random.randrange(G - 1)
+            return (seed, other + (other >= hx))
+        def support(y):
+            seed, value = y
+            return tuple(int(h(seed, v) == value) for v in range(6))
+    '''))
+    cmd = [sys.executable, "-m", "ldpaudit.cli", "audit", f"{prog}:olh", "--domain", "0..5", "--epsilon", "1",
+           "--samples", "20000", "--alpha", "0.05", "--json", "--feature", f"{prog}:support"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    payload = json.loads(out.stdout)
+    assert payload["verdict"] == "NO_EVIDENCE" and payload["epsilon_lower_bound"] > 0.6
+
+
+@pytest.mark.slow
+def test_olh_d25_with_feature():
+    """The issue's case: OLH d = 25, ε = 1, 10^6 draws per input with the projection: ε_lb/ε >=
+    0.9; the wrong-g OLH is flagged."""
+    g = 4
+    r = audit(B.olh(d=25, epsilon=1, g=g), domain=range(25), epsilon=1, samples=10**6, alpha=0.005, seed=0,
+              batch=True, feature=B.olh_support(d=25, g=g))
+    assert r.verdict == "NO_EVIDENCE" and r.epsilon_lower_bound >= 0.9
+    bad = audit(B.olh(d=25, epsilon=1, g=g, g_perturb=2), domain=range(25), epsilon=1, samples=10**5,
+                alpha=0.005, seed=0, batch=True, feature=B.olh_support(d=25, g=g))
+    assert bad.verdict == "VIOLATION"

@@ -5,6 +5,10 @@ Three independent samples per input, all drawn from one seed:
 2. exploration half B (rank): the predicted certified bound of every candidate (pair, event);
 3. confirmation (fresh, the rest of the budget): only the best few candidates are counted.
 
+Candidates come from events.py (value sets, bins, column projections, linear scores), pool.py
+(one relation pooled over every input), floats.py (bit patterns of doubles) and rare.py (rare
+outputs ranked by the bound they could certify); confirmation is engine.py's.
+
 The certified bound of a candidate is ln(CP_lower(a)/CP_upper(b)) with one-sided exact
 Clopper-Pearson bounds at level α/(2k), k the number of candidates confirmed, so with
 probability at least 1-α no confirmed bound exceeds the randomizer's true ε (Bonferroni over
@@ -25,6 +29,7 @@ from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, concat_views
+from ldpaudit.audit.floats import float_candidates
 from ldpaudit.audit.pool import relation_candidates
 from ldpaudit.audit.rare import add_rare, rare_candidates
 from ldpaudit.errors import InvalidParameter
@@ -103,7 +108,8 @@ def _budget(samples: int, fraction: float, width: int, n_inputs: int) -> tuple[i
 def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10**6, alpha: float = 0.05,
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
-          max_confirm: int = MAX_CONFIRM, looks=None, cluster=None) -> AuditResult:
+          max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None,
+          cluster=None) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -116,12 +122,19 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     ``progress(done, total)``. seed: the same seed gives the same result (None: fresh entropy).
     looks: for sequential audits, [(cumulative confirmation draws per input, α of that look)];
     the audit stops at the first look whose bound exceeds ``epsilon`` (see sequential.py).
+    feature: a projection of the outputs (projection.py), e.g. OLH's (seed, value) to the
+    inputs it supports; the audit is of feature ∘ randomizer, a post-processing, so a
+    certified violation is one of the randomizer.
     cluster: sample on a Dask cluster: a scheduler address ``"tcp://host:8786"``,
     ``"local:N"`` (N local worker processes) or a ``distributed.Client`` (see cluster.py);
     the result is the same as without it.
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
+    if feature is not None:
+        from ldpaudit.audit.projection import project
+
+        randomizer = project(randomizer, feature, batch=batch)
     ordered = _ordered_pairs(inputs, pairs)
     alpha = float(alpha)
     sampler = Sampler(randomizer, batch=batch, output_space=output_space)
@@ -178,9 +191,11 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
 
     z_select = bounds.z_value(alpha / (2 * max_confirm))
     searcher = Search(feat, half_a, half_b, n_confirm, z_select)
-    pooled = relation_candidates(searcher, n_confirm=n_confirm, z=z_select)
-    candidates = search(feat, half_a, half_b, pairs, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
-                        searcher=searcher, extra=pooled)
+    extra = relation_candidates(searcher, n_confirm=n_confirm, z=z_select)
+    screened = searcher.screen(pairs, MAX_PAIRS)
+    extra += float_candidates(searcher, screened, n_confirm=n_confirm, z=z_select)
+    candidates = search(feat, half_a, half_b, screened, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
+                        searcher=searcher, extra=extra)
     chosen = choose(candidates, max_confirm)
     rare = rare_candidates(searcher, searcher.pairs, n_confirm=n_confirm, alpha_each=alpha / (2 * (len(chosen) + 1)))
     chosen = add_rare(chosen, rare, epsilon)
@@ -188,6 +203,9 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     explored = (f"exploration: {2 * half} draws per input ({len(pairs)} ordered pairs, "
                 f"{len(candidates) + len(rare)} candidate events, half to fit and half to rank them; "
                 f"rare events ranked by the bound they could certify)")
+    if any(len(c.inputs) > 2 for c in chosen):
+        explored += ("; pooled candidates count the draws of several inputs (one-sided Clopper-Pearson "
+                     "bounds hold for the average probability, Hoeffding 1956; see audit/pool.py)")
     if looks:  # the looks' sizes are relative to the confirmation budget
         looks = looks.rescaled(n_confirm)
     return _confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,

@@ -4,7 +4,8 @@
                    [--alpha 0.05] [--seed S] [--json] [--batch] [--target-arg name=value]
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
-                   [--until-confident [--budget N]] [--report DIR] [--workers N] [--cluster ADDRESS]
+                   [--until-confident [--budget N]] [--report DIR] [--workers N]
+                   [--feature MODULE:FUNC] [--cluster ADDRESS]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
@@ -15,13 +16,34 @@ worker process by default. Exit codes: 0 no evidence, 1 violation (or conformanc
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 from ldpaudit.errors import InvalidParameter, LdpAuditError
 
 
+def _real_grid(text: str) -> list:
+    """``low..high:count``: ``count`` evenly spaced real inputs from low to high (both included)."""
+    span, _, count_text = text.rpartition(":")
+    low, _, high = span.partition("..")
+    try:
+        lo, hi = float(low), float(high)
+    except ValueError:
+        raise InvalidParameter(f"--domain {text!r}: low..high:count needs two numbers, e.g. -3.5..3.5:15") from None
+    try:
+        count = int(count_text)
+    except ValueError:
+        raise InvalidParameter(f"--domain {text!r}: the count after ':' must be an integer, e.g. -3.5..3.5:15") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        raise InvalidParameter(f"--domain {text!r}: need finite low < high, e.g. -3.5..3.5:15")
+    if count < 2:
+        raise InvalidParameter(f"--domain {text!r}: the count must be at least 2 (the endpoints)")
+    return [lo + (hi - lo) * i / (count - 1) for i in range(count)]
+
+
 def parse_domain(text: str) -> list:
-    """``0..24`` (inclusive), ``a,b,c`` or a JSON list."""
+    """``0..24`` (inclusive), ``a,b,c``, a JSON list (numbers may be real), or ``low..high:count``
+    for ``count`` evenly spaced real inputs of the interval [low, high]."""
     text = text.strip()
     if text.startswith("["):
         try:
@@ -31,12 +53,15 @@ def parse_domain(text: str) -> list:
         if not isinstance(values, list):
             raise InvalidParameter(f"--domain {text!r} must be a JSON list")
         return [tuple(v) if isinstance(v, list) else v for v in values]
+    if ".." in text and ":" in text:
+        return _real_grid(text)
     if ".." in text:
         low, _, high = text.partition("..")
         try:
             lo, hi = int(low), int(high)
         except ValueError:
-            raise InvalidParameter(f"--domain {text!r}: a range is two integers, e.g. 0..24") from None
+            raise InvalidParameter(f"--domain {text!r}: a range is two integers, e.g. 0..24; for real inputs give "
+                                   f"a count of evenly spaced points, e.g. -3.5..3.5:15") from None
         if hi <= lo:
             raise InvalidParameter(f"--domain {text!r}: the range must hold at least two inputs")
         return list(range(lo, hi + 1))
@@ -69,7 +94,7 @@ def _target_args(items) -> dict:
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("audit", help="certify a lower bound on the ε of a black-box randomizer")
     p.add_argument("target", nargs="?", help="package.module:function or path/to/file.py:function")
-    p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c or a JSON list")
+    p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c, a JSON list (reals allowed), or low..high:count for count evenly spaced reals")
     p.add_argument("--epsilon", type=float, help="the claimed ε (default: the spec's claimed ε)")
     p.add_argument("--spec", help="a spec file: guide the audit with exact probabilities and test conformance")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a spec parameter")
@@ -97,6 +122,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--budget", type=int, help="draws per input for --until-confident (default: --samples)")
     p.add_argument("--report", metavar="DIR", help="write report.md, report.html and PNG plots to DIR")
     p.add_argument("--workers", type=int, default=1, help="worker processes for per-call randomizers")
+    p.add_argument("--feature", metavar="MODULE:FUNC",
+                   help="project each output (each batch with --batch) before auditing, e.g. OLH's "
+                        "(seed, value) to the inputs it supports; runs in this process")
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
                         "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")
@@ -105,7 +133,8 @@ def add_parser(subparsers) -> None:
 
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
-              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers")
+              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
+              "feature")
 
 
 def run(args) -> int:
@@ -219,6 +248,13 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
+    if getattr(args, "feature", None):
+        from ldpaudit.audit.adapters import load_target
+        from ldpaudit.audit.projection import per_output
+
+        feature = load_target(args.feature)
+        # The feature follows the target's own convention (--batch or not), whatever the transport.
+        options["feature"] = per_output(feature) if batch and not args.batch else feature
     if connection is not None:
         options["cluster"] = connection
     rounds = None

@@ -43,6 +43,8 @@ class View:
     weights: np.ndarray | None      # int64 (r,) multiplicities, None for all ones
     keys: np.ndarray | None         # uint64 (r,) row hashes for vector/set outputs
     n: int                          # number of draws represented
+    fbits: np.ndarray | None = None  # bool (r, f) float-level features of real outputs (floats.py)
+    raw: np.ndarray | None = None    # float (r,) or (r, m) real outputs, for witnesses
 
     def count(self, mask: np.ndarray) -> int:
         if self.weights is None:
@@ -63,7 +65,7 @@ def concat_views(views: list[View]) -> View:
                                   for v in views])
     else:
         weights = None
-    return View(cat("codes"), cat("cats"), weights, cat("keys"), sum(v.n for v in views))
+    return View(cat("codes"), cat("cats"), weights, cat("keys"), sum(v.n for v in views), cat("fbits"), cat("raw"))
 
 
 def _weighted_quantiles(values: np.ndarray, weights: np.ndarray | None, levels) -> np.ndarray:
@@ -153,6 +155,7 @@ class Featurizer:
         self.universe: dict | None = None
         self.row_keys = np.zeros(0, dtype=np.uint64)
         self.row_cats: np.ndarray | None = None
+        self.floats = None
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, pilots: list[tuple[object, Outputs]]) -> "Featurizer":
@@ -200,7 +203,24 @@ class Featurizer:
             for _ in elements:
                 self.columns.append(_Column("cat", values=np.array([0, 1])))
             self.columns.append(_Column("cat", values=np.arange(4)))   # elements outside the universe
+        self._fit_floats(pilots)
         return self
+
+    def _fit_floats(self, pilots) -> None:
+        """Float-level features (floats.py) of real scalar outputs and real vector columns."""
+        from ldpaudit.audit.floats import FloatFeatures
+
+        outs = [(x, out) for x, out in pilots if out.n]
+        if not all(out.kind == "array" and out.values.dtype.kind == "f" for _, out in outs):
+            return
+        if self.shape == "real":
+            columns = {None: {x: out.values for x, out in outs}}
+        elif self.shape == "vector":
+            columns = {j: {x: out.values[:, j] for x, out in outs}
+                       for j, c in enumerate(self.columns) if c.kind == "real"}
+        else:
+            return
+        self.floats = FloatFeatures.fit(columns, [x for x, _ in outs])
 
     def freeze(self, exploration: list[View]) -> None:
         """Fix the codes: discrete codes seen so far, and the frequent rows of vector/set outputs."""
@@ -249,7 +269,7 @@ class Featurizer:
         if self.shape == "real":
             vals = out.values if out.kind == "array" else np.array(out.values, dtype=float)
             codes = np.searchsorted(self.edges, vals, side="right").astype(np.int64)
-            return View(codes, None, weights, None, out.n)
+            return self._with_floats(View(codes, None, weights, None, out.n), vals)
         if self.shape == "vector":
             cols = _columns_of(out)
             cats = np.empty((len(cols[0]) if cols else 0, self.width), dtype=np.uint8)
@@ -259,7 +279,15 @@ class Featurizer:
             cats = self._membership(out.values)
         keys = _row_keys(cats)
         codes = self._row_codes(keys) if self.frozen else np.zeros(len(keys), np.int64)
-        return View(codes, cats, weights, keys, out.n)
+        view = View(codes, cats, weights, keys, out.n)
+        return self._with_floats(view, out.values) if self.shape == "vector" else view
+
+    def _with_floats(self, view: View, values) -> View:
+        if self.floats is not None:
+            vals = np.asarray(values, dtype=float)
+            view.fbits = self.floats.transform(vals)
+            view.raw = vals
+        return view
 
     def _discrete_codes(self, out: Outputs) -> np.ndarray:
         fast = self._lut_codes(out)
