@@ -208,3 +208,19 @@ def test_worker_killed_mid_audit_gives_identical_result(cluster):
     result = _same(local, remote)
     assert result["verdict"] == "VIOLATION"
     cluster.wait_for_workers(2, timeout=60)     # the nanny restarts the killed worker
+
+
+@pytest.mark.slow
+def test_cli_local_cluster_identical_and_quiet():
+    """--cluster local:2 starts its own LocalCluster: same JSON as a local run, and a failing
+    randomizer still ends in one line on stderr (the workers' logs are silenced)."""
+    args = ["audit", TARGET, "--target-arg", "epsilon=1.5", "--domain", "0..3", "--epsilon", "1",
+            "--samples", "12000", "--seed", "3", "--json"]
+    local, remote = cli(*args), cli(*args, "--cluster", "local:2")
+    assert local.returncode == remote.returncode == 1, remote.stderr
+    _same(json.loads(local.stdout), json.loads(remote.stdout))
+    assert json.loads(remote.stdout)["cluster"]["workers"] == 2
+    bad = cli("audit", TARGET, "--target-arg", "d=x", "--domain", "0..3", "--epsilon", "1", "--samples", "1000",
+              "--cluster", "local:2")
+    assert bad.returncode == 2
+    assert len(bad.stderr.strip().splitlines()) == 1 and "cannot be loaded on Dask worker" in bad.stderr
