@@ -459,6 +459,8 @@ class ClusterDraws(Draws):
         worker that drew the chunk (engine.Tally: confirmation sends back counts only)."""
         import cloudpickle
 
+        for c in getattr(tally, "chosen", ()):
+            c.event.description     # resolved here: the function describing it holds the exploration sample
         try:
             blob = cloudpickle.dumps(tally)
         except Exception:   # something in the events cannot travel: count here
