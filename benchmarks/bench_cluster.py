@@ -10,9 +10,9 @@ speed     a per-call k-RR spending ``--micros`` µs per draw (busy-wait), ``--dr
           and the results, which must be identical.
 overhead  2,000 one-draw tasks through the same engine: the cost of one task on a worker
           (submit, run, return, journal-free bookkeeping) and on the client.
-memory    a batch Laplace randomizer whose real-valued outputs come back as arrays (the worst
-          case for the client): peak traced allocations and resident-set growth of the client
-          for 10^6 and 10^7 draws on 2 workers.
+memory    peak traced allocations and resident-set growth of the client for 10^6 and 10^7
+          draws on 2 workers, beside the same audit without a cluster: a discrete k-RR and a
+          real-valued Laplace randomizer (the worst case: exploration chunks travel as arrays).
 
 The machine is shared: the load average is printed next to every figure.
 """
@@ -140,40 +140,56 @@ def project(per_task_worker: float, per_task_client: float, micros: float, draws
     return max(per_worker, tasks * per_task_client)
 
 
-def memory() -> dict:
-    from ldpaudit.spec.randomizers import laplace_mean
+def _peak(run) -> tuple[float, float, float, object]:
+    """(peak traced MB, peak resident-set growth MB, seconds, result) of run() in this process."""
+    import psutil
 
-    randomizer = laplace_mean(M=1, epsilon=1)
+    proc = psutil.Process()
+    base_rss = proc.memory_info().rss
+    peak_rss = [base_rss]
+    stop = threading.Event()
+
+    def watch():
+        while not stop.is_set():
+            peak_rss[0] = max(peak_rss[0], proc.memory_info().rss)
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        result = run()
+    finally:
+        wall = time.perf_counter() - t0
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        stop.set()
+        watcher.join()
+    return peak / 2**20, (peak_rss[0] - base_rss) / 2**20, wall, result
+
+
+def memory() -> dict:
+    """The client's memory for 10^6 and 10^7 draws (2 inputs) on 2 workers, beside the same
+    audit without a cluster: a discrete randomizer (outputs come back as counts) and a
+    real-valued one (exploration chunks come back as arrays; exploration stops growing at
+    2 x 2^19 draws per input, shown by a third size)."""
+    from ldpaudit.spec.randomizers import krr, laplace_mean
+
+    cases = [("k-RR d=4, batch (discrete)", krr(d=4, epsilon=1), [0, 1], (10**6, 10**7)),
+             ("Laplace mean, batch (real)", laplace_mean(M=1, epsilon=1), [-1.0, 1.0], (10**6, 10**7, 3 * 10**7))]
     client = start(2)
     out = {}
     try:
-        for draws in (10**6, 10**7):
-            import psutil
-
-            proc = psutil.Process()
-            peak_rss = [proc.memory_info().rss]
-            stop = threading.Event()
-
-            def watch():
-                while not stop.is_set():
-                    peak_rss[0] = max(peak_rss[0], proc.memory_info().rss)
-                    time.sleep(0.05)
-
-            base_rss = proc.memory_info().rss
-            watcher = threading.Thread(target=watch, daemon=True)
-            watcher.start()
-            tracemalloc.start()
-            t0 = time.perf_counter()
-            result = audit(randomizer, domain=[-1.0, 1.0], epsilon=1.0, samples=draws // 2, batch=True, seed=0,
-                           cluster=client)
-            wall = time.perf_counter() - t0
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            stop.set()
-            watcher.join()
-            out[draws] = (peak / 2**20, (peak_rss[0] - base_rss) / 2**20, wall, result.verdict)
-            print(f"{draws:.0e} draws: client peak traced {peak / 2**20:.1f} MB, resident-set growth "
-                  f"{(peak_rss[0] - base_rss) / 2**20:.1f} MB, {wall:.1f} s, {result.verdict}; {load()}", flush=True)
+        for label, randomizer, domain, sizes in cases:
+            for draws in sizes:
+                kw = dict(domain=domain, epsilon=1.0, samples=draws // 2, batch=True, seed=0)
+                traced, rss, wall, result = _peak(lambda: audit(randomizer, cluster=client, **kw))
+                local = _peak(lambda: audit(randomizer, **kw))[0] if draws <= 10**7 else None
+                out[(label, draws)] = (traced, rss, wall, local)
+                print(f"{label}, {draws:.0e} draws: client peak traced {traced:.1f} MB (without a cluster: "
+                      f"{'-' if local is None else f'{local:.1f} MB'}), resident-set growth {rss:.1f} MB, "
+                      f"{wall:.1f} s, {result.verdict}; {load()}", flush=True)
     finally:
         cluster = client.cluster
         client.close()
