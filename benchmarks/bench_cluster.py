@@ -45,7 +45,7 @@ def load() -> str:
 
 
 def start(n: int) -> distributed.Client:
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
                                        silence_logs=40)
     return distributed.Client(cluster)
 

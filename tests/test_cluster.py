@@ -32,7 +32,7 @@ TARGET = "tests/cluster_randomizers.py:slow_krr"
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   silence_logs=40) as local:
         with distributed.Client(local) as client:
             yield client

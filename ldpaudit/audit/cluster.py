@@ -349,7 +349,7 @@ def _connect(address):
             raise InvalidParameter(f"--cluster {address!r}: local:N needs a number of worker processes N "
                                    f"between 1 and 512, e.g. local:4")
         cluster = distributed.LocalCluster(n_workers=int(text), threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.CRITICAL)
+                                           dashboard_address=":0", silence_logs=logging.CRITICAL)
         try:
             return distributed.Client(cluster), cluster, True
         except BaseException:
