@@ -281,6 +281,12 @@ def test_bytes_outputs_audit_end_to_end():
     assert result.verdict == "VIOLATION" and result.epsilon_lower_bound > 2.5
 
 
+def test_a_target_that_writes_a_lot_to_stderr_does_not_block():
+    with isolated(f"{H}:chatty", timeout=2, warmup=5) as randomizer:
+        out = randomizer(0, 10_000, np.random.default_rng(0))   # 10 MB through a 64 KB pipe
+    assert len(out) == 10_000
+
+
 def test_an_unhashable_output_is_reported_as_such():
     with isolated("tests/programs/bad_randomizers.py:returns_list") as randomizer:
         with pytest.raises(RandomizerError, match=r"randomizer returned a list for input 0; outputs must be hashable"):
