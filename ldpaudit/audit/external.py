@@ -351,11 +351,13 @@ class ExternalRandomizer:
     def _drain_stderr(self) -> None:
         """Keep the last few KB of what the program writes to stderr (read as it comes, so
         that a chatty program never blocks on a full pipe)."""
-        try:
-            data = self.proc.stderr.read() or b""
-        except (OSError, ValueError):
-            data = b""
-        if data:
+        for _ in range(16):  # at most 1 MB at a time
+            try:
+                data = os.read(self.proc.stderr.fileno(), 65536)
+            except (BlockingIOError, OSError, ValueError):
+                return
+            if not data:
+                return
             self._stderr = (self._stderr + data)[-STDERR_KEPT:]
 
     def _stderr_tail(self) -> str:
