@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ldpaudit.spec.model import DensityChannel, Mechanism, ProductChannel
-from ldpaudit.verify import density, finite, smt
+from ldpaudit.verify import density, finite, real, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import TightEpsilon, Verdict
@@ -43,6 +43,7 @@ def _continuous(mech: Mechanism) -> bool:
 #: the channel forms, most specific first; the finite form takes everything else
 FORMS: tuple[Form, ...] = (
     Form("density", _continuous, density.verify_density, density.tight_density),
+    Form("real-input", real.applies, real.verify_real, real.tight_real),
     Form("finite", lambda mech: True, finite.verify_finite, finite.tight_finite),
 )
 
