@@ -207,7 +207,7 @@ def test_the_audit_json_and_report_state_the_sandbox_and_the_timeout_policy(tmp_
     report = (tmp_path / "report.md").read_text()
     assert f"| Sandbox | {box['level']}; network {box['network']}; files {box['filesystem']}" in report
     assert f"| Timeouts | {t['rule']} |" in report
-    assert sandbox.describe(None, isolated=False)["level"] == "none"   # what --no-isolate reports
+    assert sandbox.unconfined()["level"] == "none"   # what --no-isolate reports
 
 
 # --- timeouts: warm-up, then a floor -------------------------------------------------------

@@ -251,9 +251,9 @@ def _isolation(source, isolated: bool) -> dict:
     """The ``sandbox`` and ``timeouts`` entries: how the randomizer was confined."""
     if isolated:
         return source.describe()
-    from ldpaudit.audit.sandbox import describe
+    from ldpaudit.audit.sandbox import unconfined
 
-    return {"sandbox": describe(None, isolated=False), "timeouts": None}
+    return {"sandbox": unconfined(), "timeouts": None}
 
 
 def _conformance_failed(conformance) -> bool:

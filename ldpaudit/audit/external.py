@@ -236,7 +236,7 @@ class ExternalRandomizer:
         if not self.sandbox:
             os.close(status_r)
             status_r = None
-            self.sandbox_info = sandbox.describe(None, isolated=False)
+            self.sandbox_info = sandbox.unconfined()
         else:
             os.set_blocking(status_r, False)
         self._status_fd = status_r
@@ -345,7 +345,7 @@ class ExternalRandomizer:
                 ns = {"filesystem": "read-only except the scratch directory"} if found["namespaces"] else None
                 info = sandbox.confinement(ns, found["seccomp"], found["namespace_error"] or "")
             else:
-                info = sandbox.describe(None, isolated=False)
+                info = sandbox.unconfined()
         return {"sandbox": info, "timeouts": self.policy.to_json(self.slowest)}
 
     def _drain_stderr(self) -> None:
