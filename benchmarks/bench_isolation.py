@@ -7,7 +7,6 @@ Python API without isolation, in the same run.
 Whole processes (wall and CPU time, the CPU including the supervisor and worker processes):
 - CLI, isolated:  python -m ldpaudit.cli audit benchmarks/krr_vectorized.py:make --batch ...
 - CLI, --no-isolate
-- the audit command's code path (ldpaudit.audit.command) without cli.py's eager imports
 - Python API:     python -c "... ldpaudit.audit.audit(make(), ...)"
 and, inside this process, the audit alone (``AuditResult.seconds``): isolated (worker already
 started and not) and in-process. The machine is shared, so the load average is printed and
@@ -29,13 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET = "benchmarks/krr_vectorized.py:make"
 AUDIT = ["audit", TARGET, "--batch", "--target-arg", "d=25", "--target-arg", "epsilon=1", "--domain", "0..24",
          "--epsilon", "1", "--samples", "80000", "--json"]
-# the audit command's own code path, without cli.py's start-up imports (sympy and the spec
-# catalog, imported eagerly by cli.py today): what the CLI costs once its start-up is lazy
-COMMAND = ("import argparse, sys\n"
-           "from ldpaudit.audit import command\n"
-           "p = argparse.ArgumentParser(); sub = p.add_subparsers(); command.add_parser(sub)\n"
-           "args = p.parse_args(sys.argv[1:])\n"
-           "sys.exit(args.func(args))\n")
 API = ("import importlib.util, ldpaudit\n"
        "spec = importlib.util.spec_from_file_location('k', 'benchmarks/krr_vectorized.py')\n"
        "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
@@ -79,6 +71,32 @@ def in_process(isolate: bool) -> tuple[float, float]:
     return audit(module.make(), domain=range(25), epsilon=1, samples=80000, batch=True).seconds, 0.0
 
 
+def per_call_figures(n: int = 200_000) -> tuple[float, float]:
+    """Microseconds per call of a per-call k-RR: isolated (worker, histograms) vs in-process
+    (the auditor's Sampler), both drawing n outputs."""
+    import importlib.util
+
+    import numpy as np
+
+    sys.path.insert(0, str(ROOT))
+    from ldpaudit.audit.adapters import Sampler
+    from ldpaudit.audit.external import isolated
+
+    with isolated("benchmarks/krr_vectorized.py:per_call") as randomizer:
+        sampler = Sampler(randomizer, batch=True)
+        sampler.draw(0, 10, np.random.SeedSequence(0))
+        start = time.perf_counter()
+        sampler.draw(3, n, np.random.SeedSequence(1))
+        isolated_us = (time.perf_counter() - start) / n * 1e6
+    spec = importlib.util.spec_from_file_location("k", ROOT / "benchmarks/krr_vectorized.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sampler = Sampler(module.per_call, batch=False)
+    start = time.perf_counter()
+    sampler.draw(3, n, np.random.SeedSequence(1))
+    return isolated_us, (time.perf_counter() - start) / n * 1e6
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--repeats", type=int, default=5)
@@ -87,7 +105,6 @@ def main() -> None:
     variants = {
         "CLI, isolated (default)": [py, "-m", "ldpaudit.cli", *AUDIT],
         "CLI, --no-isolate": [py, "-m", "ldpaudit.cli", *AUDIT, "--no-isolate"],
-        "audit command w/o cli.py imports": [py, "-c", COMMAND, *AUDIT],
         "Python API process": [py, "-c", API],
         "python -c 'import numpy'": [py, "-c", "import numpy"],
     }
@@ -121,10 +138,9 @@ def main() -> None:
     api_cpu = [c for _, c in times["Python API process"]]
     print(f"ratio CLI isolated / Python API process (CPU): median "
           f"{statistics.median([a / b for a, b in zip(iso_cpu, api_cpu)]):.2f}")
-    cmd = times["audit command w/o cli.py imports"]
-    print(f"ratio audit command w/o cli.py imports / Python API process: wall median "
-          f"{statistics.median([a / b for (a, _), b in zip(cmd, api)]):.2f}, CPU median "
-          f"{statistics.median([a / b for (_, a), b in zip(cmd, api_cpu)]):.2f}")
+    figures = [per_call_figures() for _ in range(args.repeats)]
+    print(f"per-call k-RR, 200,000 calls: isolated {statistics.median([f[0] for f in figures]):.2f} us/call, "
+          f"in-process {statistics.median([f[1] for f in figures]):.2f} us/call (medians)")
     a, b = audit_only["isolated audit (AuditResult.seconds)"], audit_only["in-process audit (AuditResult.seconds)"]
     print(f"ratio isolated / in-process, audit alone: median {statistics.median([x / y for x, y in zip(a, b)]):.2f}")
 

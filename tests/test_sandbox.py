@@ -190,9 +190,9 @@ def test_writes_land_in_the_scratch_directory_not_the_real_home(tmp_path, monkey
     assert not scratch.exists()  # removed after the audit
 
 
-def test_the_audit_json_states_the_sandbox_and_the_timeout_policy():
+def test_the_audit_json_and_report_state_the_sandbox_and_the_timeout_policy(tmp_path):
     proc = cli("audit", "tests/programs/slow_krr.py:make", "--target-arg", "delay=0", "--batch", *SMALL,
-               "--timeout", "7", "--warmup", "30", "--json")
+               "--timeout", "7", "--warmup", "30", "--json", "--report", str(tmp_path))
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
     box = payload["sandbox"]
@@ -204,7 +204,10 @@ def test_the_audit_json_states_the_sandbox_and_the_timeout_policy():
     assert (t["first_call_s"], t["floor_s"], t["factor"]) == (30.0, 7.0, 50.0)
     assert t["rule"] == "first call: 30 s (warm-up: imports, JIT compilation); later calls: max(7 s, 50 x the slowest call after the first)"
     assert 0 < t["slowest_call_s"] < 1
-    assert sandbox.describe(None, isolated=False)["level"] == "none"   # what --no-isolate reports
+    report = (tmp_path / "report.md").read_text()
+    assert f"| Sandbox | {box['level']}; network {box['network']}; files {box['filesystem']}" in report
+    assert f"| Timeouts | {t['rule']} |" in report
+    assert sandbox.unconfined()["level"] == "none"   # what --no-isolate reports
 
 
 # --- timeouts: warm-up, then a floor -------------------------------------------------------
@@ -279,6 +282,12 @@ def test_bytes_outputs_audit_end_to_end():
     with isolated(f"{H}:leaky_bytes_batch", batch=True) as randomizer:   # true ε = ln(0.9 / (0.1/3)) = ln 27
         result = audit(randomizer, **options)
     assert result.verdict == "VIOLATION" and result.epsilon_lower_bound > 2.5
+
+
+def test_a_target_that_writes_a_lot_to_stderr_does_not_block():
+    with isolated(f"{H}:chatty", timeout=2, warmup=5) as randomizer:
+        out = randomizer(0, 10_000, np.random.default_rng(0))   # 10 MB through a 64 KB pipe
+    assert len(out) == 10_000
 
 
 def test_an_unhashable_output_is_reported_as_such():

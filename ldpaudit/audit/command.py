@@ -276,7 +276,7 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
 
         files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
                              seed=args.seed, target=args.target or args.command or "", spec=mech,
-                             rounds=rounds, alpha=args.alpha)
+                             rounds=rounds, alpha=args.alpha, isolation=_isolation(source, closable))
         payload["report"] = {k: str(v) for k, v in files.items()}
     failed = result.verdict == "VIOLATION" or _conformance_failed(result.conformance)
     return payload, 1 if failed else 0
@@ -286,9 +286,9 @@ def _isolation(source, isolated: bool) -> dict:
     """The ``sandbox`` and ``timeouts`` entries: how the randomizer was confined."""
     if isolated:
         return source.describe()
-    from ldpaudit.audit.sandbox import describe
+    from ldpaudit.audit.sandbox import unconfined
 
-    return {"sandbox": describe(None, isolated=False), "timeouts": None}
+    return {"sandbox": unconfined(), "timeouts": None}
 
 
 def _conformance_failed(conformance) -> bool:

@@ -51,6 +51,7 @@ DEFAULT_WARMUP = 120.0
 TIMEOUT_FACTOR = 50.0
 DEFAULT_MEMORY_MB = 2048
 MAX_LINE_BYTES = 1 << 30
+STDERR_KEPT = 8192
 #: extra seconds the auditor waits beyond the worker's own per-call limit before killing it
 GRACE = 5.0
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
@@ -166,6 +167,7 @@ class ExternalRandomizer:
         self.worker = worker        # the program is ldpaudit's isolation worker (it enforces per-call limits)
         self.proc: subprocess.Popen | None = None
         self._buffer = b""
+        self._stderr = b""
         self._status_fd: int | None = None
         self._status_buffer = b""
         self._scratch: str | None = None
@@ -234,13 +236,14 @@ class ExternalRandomizer:
         if not self.sandbox:
             os.close(status_r)
             status_r = None
-            self.sandbox_info = sandbox.describe(None, isolated=False)
+            self.sandbox_info = sandbox.unconfined()
         else:
             os.set_blocking(status_r, False)
         self._status_fd = status_r
         os.set_blocking(self.proc.stdout.fileno(), False)
         os.set_blocking(self.proc.stderr.fileno(), False)
         self._buffer = b""
+        self._stderr = b""
         self._first_done = False
         self._worker_limit = None
 
@@ -342,15 +345,24 @@ class ExternalRandomizer:
                 ns = {"filesystem": "read-only except the scratch directory"} if found["namespaces"] else None
                 info = sandbox.confinement(ns, found["seccomp"], found["namespace_error"] or "")
             else:
-                info = sandbox.describe(None, isolated=False)
+                info = sandbox.unconfined()
         return {"sandbox": info, "timeouts": self.policy.to_json(self.slowest)}
 
+    def _drain_stderr(self) -> None:
+        """Keep the last few KB of what the program writes to stderr (read as it comes, so
+        that a chatty program never blocks on a full pipe)."""
+        for _ in range(16):  # at most 1 MB at a time
+            try:
+                data = os.read(self.proc.stderr.fileno(), 65536)
+            except (BlockingIOError, OSError, ValueError):
+                return
+            if not data:
+                return
+            self._stderr = (self._stderr + data)[-STDERR_KEPT:]
+
     def _stderr_tail(self) -> str:
-        try:
-            data = self.proc.stderr.read() or b""
-        except (OSError, ValueError):
-            data = b""
-        text = data.decode(errors="replace").strip()
+        self._drain_stderr()
+        text = self._stderr.decode(errors="replace").strip()
         return f"; its stderr ends: {text[-300:]!r}" if text else ""
 
     def _fail(self, x, what: str, *, on_input: bool = True) -> RandomizerError:
@@ -436,8 +448,11 @@ class ExternalRandomizer:
             if remaining <= 0:
                 raise self._fail(x, f"no reply within {waited:g} s (timed out; the program was killed)"
                                     f"{self._call_in_progress()}")
-            ready, _, _ = select.select([fd], [], [], min(remaining, 0.5))
-            if not ready:
+            err = self.proc.stderr.fileno()
+            ready, _, _ = select.select([fd, err], [], [], min(remaining, 0.5))
+            if err in ready:
+                self._drain_stderr()
+            if fd not in ready:
                 continue
             try:
                 data = os.read(fd, 1 << 20)

@@ -22,7 +22,7 @@ Layers, each used when the machine allows it (:func:`probe` finds out once per p
 
 Without namespaces (e.g. unprivileged user namespaces disabled, as on some distributions) the
 fallback is stated: network allowed, files writable wherever the user can write, only
-``HOME``/``TMPDIR`` redirected. :func:`describe` gives the JSON the audit report carries.
+``HOME``/``TMPDIR`` redirected. :func:`confinement` gives the JSON entry the audit report carries.
 
 Status channel: the supervisor writes JSON lines to the file descriptor the auditor passes
 (``--status-fd``): ``{"sandbox": {...}}`` (what was achieved), ``{"pid": n}``, then
@@ -265,17 +265,11 @@ def probe() -> dict:
     return result
 
 
-def describe(achieved: dict | None, *, isolated: bool = True) -> dict:
-    """The ``sandbox`` entry of an audit's JSON: what confined the randomizer, and the
-    fallback where something was missing."""
-    if not isolated:
-        return {"level": "none", "network": "allowed", "filesystem": "unrestricted",
-                "signals": "unrestricted",
-                "fallback": "the randomizer ran inside the auditor's process (--no-isolate or the Python API "
-                            "with a function); use the CLI's default isolation or ldpaudit.audit.external.isolated"}
-    achieved = achieved or {}
-    return {k: achieved[k] for k in ("level", "network", "filesystem", "signals", "processes", "scratch",
-                                      "fallback") if k in achieved}
+def unconfined() -> dict:
+    """The ``sandbox`` entry of an audit whose randomizer ran inside the auditor's process."""
+    return {"level": "none", "network": "allowed", "filesystem": "unrestricted", "signals": "unrestricted",
+            "fallback": "the randomizer ran inside the auditor's process (--no-isolate, or the Python API with a "
+                        "function); use the CLI's default isolation or ldpaudit.audit.external.isolated"}
 
 
 # -- the supervisor ------------------------------------------------------------------------
@@ -305,9 +299,13 @@ def confinement(ns: dict | None, seccomp: bool, why_not: str = "") -> dict:
 
 
 def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
+    parent = os.getpid()
+
     def setup():  # runs in the randomizer's process between fork and exec
         if sys.platform == "linux":
             _c().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the supervisor died before the line above
+                os._exit(1)
         if memory_mb:
             limit = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

@@ -147,3 +147,11 @@ def dies_at_call(x, n, rng):
     other = rng.integers(0, 4, n)
     other = other + (other >= x)
     return np.where(rng.random(n) < keep, x, other)
+
+
+def chatty(x):
+    """Writes 1 KB to stderr on every call (10 MB over a test): must not block the pipe."""
+    import sys
+
+    sys.stderr.write("w" * 1023 + "\n")
+    return _krr(x)
