@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ldpaudit.verify.numbers import exp_bounds, log_bounds, root_bounds
+from ldpaudit.verify.numbers import exp_bounds, log_bounds, power_bounds, root_bounds
 from ldpaudit.verify.smt import Encoder, Unsupported
 
 Interval = tuple[Fraction, Fraction]
@@ -78,6 +78,8 @@ def enclosures_for(enc: Encoder, bits: int) -> dict:
         elif a.kind == "root":
             base, n = a.data
             out[a.symbol] = root_bounds(Fraction(int(base.p), int(base.q)), n, bits)
+        elif a.kind == "rpow":
+            out[a.symbol] = power_bounds(*a.data, bits)
         else:
             raise Unsupported(f"{a.meaning} is not a numeric constant")
     return out

@@ -113,7 +113,7 @@ def decide(
 
 
 def _has_enclosures(enc: Encoder) -> bool:
-    return any(a.kind in ("exp", "log", "root") for a in enc.atoms)
+    return any(a.kind in ("exp", "log", "root", "rpow") for a in enc.atoms)
 
 
 def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decision:

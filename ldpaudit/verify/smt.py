@@ -5,12 +5,17 @@ z3 has no exponential, so a channel in e^ε is rewritten before z3 sees it:
 * every ``exp(c*p + r)`` with a parameter p and rational c becomes ``u_p**(c*L)`` where
   ``u_p = e^(p/L)`` and L is the least common denominator of the coefficients of p; p's range
   maps to u_p's (ε > 0 becomes u > 1). If p also occurs outside an exponential it stays as an
-  independent real variable: a relaxation, sound for proofs;
+  independent real variable: a relaxation, sound for proofs. When the degrees c*L would be
+  large (``epsilon*(1 - 1/10**9)`` gives L = 10**9), each ``e^(c*p)`` gets its own variable
+  instead, tied to p by facts that hold for the real exponential (positivity, monotonicity in
+  c for the sign of p, e^x >= 1 + x, products e^(a p) e^(b p) = e^((a+b) p) and small integer
+  powers): again a relaxation, and polynomial degrees stay small whatever the claim's digits;
 * numeric constants that are not rational (``e``, ``e^(1/2)``, ``e^(-1/1000)``, ``sqrt(3)``,
   ``log 3``) become variables pinned between exact rationals (:mod:`ldpaudit.verify.numbers`);
   exponentials of rationals share one base e^g when the resulting degree stays small, so
   identities such as ``e^(1/2) * e^(1/2) = e`` remain polynomial identities; roots also get
-  their defining equation ``r**n = a``;
+  their defining equation ``r**n = a`` up to degree 64; beyond that (``3**(1/10**9)``) a
+  rational power is one constant pinned between enclosures computed as exp(r ln a);
 * ``binomial(n, m)`` with symbolic arguments becomes a variable with the identities z3 needs
   (``C(n,m) m = C(n,m-1) (n-m+1)``, Pascal's rule, non-negativity, positivity in range);
 * integer parameters become reals within their bounds (a relaxation: a proof over all real
@@ -33,7 +38,7 @@ import z3
 
 from ldpaudit.errors import InvalidSpec, SolverError
 from ldpaudit.spec.model import Parameter
-from ldpaudit.verify.numbers import exp_bounds, log_bounds, root_bounds
+from ldpaudit.verify.numbers import MAX_INTEGER_ROOT_DEGREE, exp_bounds, log_bounds, power_bounds, root_bounds
 
 #: the random seed every solver is created with (recorded in certificates)
 SEED = 0
@@ -67,7 +72,8 @@ class Atom:
 
     symbol: sp.Symbol
     meaning: sp.Basic  # what the symbol stands for, as a sympy expression
-    kind: str  # 'exp' (e^q), 'root' (a^(1/n)), 'log', 'binomial', 'power' (symbolic root), 'u'
+    kind: str  # 'exp' (e^q), 'root' (a^(1/n)), 'rpow' (a^r, large r), 'log', 'binomial',
+    #            'power' (symbolic root), 'u' (e^(p/L)), 'pexp' (e^(c p), its own variable)
     data: tuple = ()
 
 
@@ -94,6 +100,7 @@ class Encoder:
         self._z3cache: dict = {}
         self._vars: dict[sp.Symbol, z3.ArithRef] = {}
         self._exp_params: dict[sp.Symbol, tuple[int, sp.Symbol]] = {}  # p -> (L, u symbol)
+        self._sep_exps: dict[sp.Symbol, dict[sp.Rational, sp.Symbol]] = {}  # p -> {c: e^(c p) symbol}
         self._rest_atoms: dict[Fraction, sp.Basic] = {}  # rational q -> poly expression for e^q
         self._binomials: dict[sp.Basic, sp.Symbol] = {}
         self._roots: dict[sp.Basic, sp.Symbol] = {}
@@ -128,17 +135,22 @@ class Encoder:
 
     def _scan(self) -> None:
         denominators: dict[sp.Symbol, int] = {}
+        coefficients: dict[sp.Symbol, set] = {}
         rests: set[Fraction] = set()
         for expr in self.expressions:
             for arg in self._exp_args(expr):
                 coeffs, rest = self._split(arg)
                 for s, c in coeffs.items():
                     denominators[s] = math.lcm(denominators.get(s, 1), int(c.q))
+                    coefficients.setdefault(s, set()).add(c)
                 if rest != 0:
                     if not rest.is_Rational:
                         raise Unsupported(f"exp({rest}) is not an exponential of a rational number")
                     rests.add(Fraction(int(rest.p), int(rest.q)))
         for s, L in sorted(denominators.items(), key=lambda kv: kv[0].name):
+            if max(abs(c) * L for c in coefficients[s]) > MAX_BASE_DEGREE:
+                self._separate_exponentials(s, sorted(coefficients[s]))
+                continue
             u = sp.Symbol(f"u_{s.name}", positive=True)
             self._exp_params[s] = (L, u)
             self.atoms.append(Atom(u, sp.exp(s / L), "u", (s, L)))
@@ -159,12 +171,22 @@ class Encoder:
                     self.atoms.append(Atom(tau, sp.exp(sp.Rational(base.numerator, base.denominator)), "exp", (base,)))
                     self._rest_atoms[q] = tau if q > 0 else 1 / tau
 
+    def _separate_exponentials(self, s: sp.Symbol, coefficients: list) -> None:
+        table = self._sep_exps[s] = {}
+        for i, c in enumerate(coefficients):
+            w = sp.Symbol(f"w_{s.name}_{i}", positive=True)
+            table[c] = w
+            self.atoms.append(Atom(w, sp.exp(c * s), "pexp", (s, c)))
+
     # -- sympy-level normalization ----------------------------------------------------------
 
     def exp_of(self, arg: sp.Basic) -> sp.Basic:
         coeffs, rest = self._split(arg)
         out = sp.Integer(1)
         for s, c in coeffs.items():
+            if s in self._sep_exps:
+                out *= self._sep_exps[s][c]
+                continue
             L, u = self._exp_params[s]
             out *= u ** int(c * L)
         if rest != 0:
@@ -205,6 +227,8 @@ class Encoder:
 
     def _root(self, e):
         base, ex = e.base, e.exp
+        if int(ex.q) > MAX_INTEGER_ROOT_DEGREE or abs(int(ex.p)) > MAX_BASE_DEGREE:
+            return self._rational_power(e)
         key = (base, int(ex.q))
         hit = self._roots.get(key)
         if hit is None:
@@ -217,6 +241,18 @@ class Encoder:
             kind = "root" if base.is_Rational else "power"
             self.atoms.append(Atom(hit, base ** sp.Rational(1, int(ex.q)), kind, (base_poly, int(ex.q))))
         return hit ** int(ex.p)
+
+    def _rational_power(self, e):
+        """a**r with a rational base and a rational r whose digits are many: one constant."""
+        base, ex = e.base, e.exp
+        if not base.is_Rational or base <= 0:
+            raise Unsupported(f"cannot encode {e} exactly: a power with exponent {ex} of a non-rational or non-positive base")
+        hit = self._roots.get((base, ex))
+        if hit is None:
+            hit = sp.Symbol(f"r_{len(self._roots)}", positive=True)
+            self._roots[(base, ex)] = hit
+            self.atoms.append(Atom(hit, e, "rpow", (Fraction(int(base.p), int(base.q)), Fraction(int(ex.p), int(ex.q)))))
+        return hit
 
     def _log(self, e):
         arg = e.args[0]
@@ -346,6 +382,11 @@ class Encoder:
         atom = next(a for a in self.atoms if a.symbol == s)
         if atom.kind == "u":
             return self._u_bounds(self.param_symbols[atom.data[0]])
+        if atom.kind == "pexp":
+            return self._pexp_facts(atom)
+        if atom.kind == "rpow":
+            lo, hi = power_bounds(*atom.data, self.bits)
+            return [v > rational(lo), v < rational(hi)]
         if atom.kind == "exp":
             lo, hi = exp_bounds(atom.data[0], self.bits)
             return [v > rational(lo), v < rational(hi)]
@@ -379,6 +420,28 @@ class Encoder:
                 out.append((v < rational(hi)) if (strict and lo == hi) else (v <= rational(hi)))
         return out
 
+    def _pexp_facts(self, a: Atom) -> list[z3.BoolRef]:
+        """Facts true of w = e^(c p): w > 0, w >= 1 + c p, monotone in c (by the sign of p),
+        products and small integer powers of the other e^(c' p) in use."""
+        s, c = a.data
+        w, p = self.var(a.symbol), self.var(s)
+        out = [w > 0, w >= 1 + rational(c) * p]
+        table = self._sep_exps[s]
+        chain = sorted(set(table) | {sp.Integer(0)})
+        i = chain.index(c)
+        if i + 1 < len(chain):  # the next coefficient up (1 stands for e^(0 p))
+            b = chain[i + 1]
+            wb = self.var(table[b]) if b != 0 else z3.RealVal(1)
+            out += [z3.Implies(p > 0, w < wb), z3.Implies(p == 0, w == wb), z3.Implies(p < 0, w > wb)]
+        if i > 0 and chain[i - 1] == 0:
+            out += [z3.Implies(p > 0, w > 1), z3.Implies(p == 0, w == 1), z3.Implies(p < 0, w < 1)]
+        for b, other in table.items():
+            if b != c and c + b in table and other in self._vars:
+                out.append(w * self.var(other) == self.var(table[c + b]))
+            if b != 0 and c != b and (c / b).is_Integer and 2 <= c / b <= 6 and other in self._vars:
+                out.append(w == _power(self.var(other), int(c / b)))
+        return out
+
     def _binomial_facts(self, a: Atom) -> list[z3.BoolRef]:
         v = self.var(a.symbol)
         n, m = a.data
@@ -399,7 +462,7 @@ class Encoder:
         """What each introduced variable stands for (for certificate comments)."""
         lines = []
         for a in self.atoms:
-            if a.kind in ("exp", "log", "root"):
+            if a.kind in ("exp", "log", "root", "rpow"):
                 lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}, pinned between rationals ({self.bits}-bit enclosure)")
             elif a.kind == "u":
                 lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
