@@ -39,6 +39,7 @@ import z3
 from ldpaudit.errors import InvalidSpec, SolverError
 from ldpaudit.spec.model import Parameter
 from ldpaudit.verify.numbers import MAX_INTEGER_ROOT_DEGREE, exp_bounds, log_bounds, power_bounds, root_bounds
+from ldpaudit.verify.text import sstr
 
 #: the random seed every solver is created with (recorded in certificates)
 SEED = 0
@@ -63,7 +64,32 @@ def rational(value) -> z3.ArithRef:
     else:
         f = Fraction(value)
         p, q = f.numerator, f.denominator
+    if max(abs(p).bit_length(), q.bit_length()) > _NUMERAL_CHUNK_BITS:
+        return _big_rational(p, q)
     return z3.RealVal(f"{p}/{q}") if q != 1 else z3.RealVal(str(p))
+
+
+#: integers longer than this are handed to z3 in binary chunks (Python will not print them)
+_NUMERAL_CHUNK_BITS = 8192
+
+
+def _big_integer(n: int) -> z3.ArithRef:
+    """The z3 numeral n, built from base-2^8192 digits (each short enough to print) and
+    folded by z3's simplifier into one exact numeral."""
+    sign, n = (-1 if n < 0 else 1), abs(n)
+    chunks = []
+    while n:
+        chunks.append(n & ((1 << _NUMERAL_CHUNK_BITS) - 1))
+        n >>= _NUMERAL_CHUNK_BITS
+    base = z3.RealVal(str(1 << _NUMERAL_CHUNK_BITS))
+    acc = z3.RealVal(0)
+    for c in reversed(chunks):
+        acc = acc * base + z3.RealVal(str(c))
+    return z3.simplify(acc * sign)
+
+
+def _big_rational(p: int, q: int) -> z3.ArithRef:
+    return _big_integer(p) if q == 1 else z3.simplify(_big_integer(p) / _big_integer(q))
 
 
 @dataclass
@@ -463,11 +489,11 @@ class Encoder:
         lines = []
         for a in self.atoms:
             if a.kind in ("exp", "log", "root", "rpow"):
-                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}, pinned between rationals ({self.bits}-bit enclosure)")
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}, pinned between rationals ({self.bits}-bit enclosure)")
             elif a.kind == "u":
-                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}")
             else:
-                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}")
         ints = [p.name for p in self.parameters if p.kind == "integer" and p.symbol in self._vars]
         if ints and self.integers:
             lines.append(f"integer parameters {', '.join(ints)} kept integer")
@@ -551,6 +577,9 @@ class Script:
     def rstrip(self) -> str:
         return str(self).rstrip()
 
+    def __getstate__(self) -> dict:  # z3 terms do not pickle; the text is what a verdict keeps
+        return {"assertions": [], "comment": self.comment, "_text": str(self)}
+
 
 def smt2_text(assertions: list[z3.BoolRef], comment: str = "") -> str:
     """A self-contained SMT-LIB 2 script with one ``(check-sat)``.
@@ -586,11 +615,14 @@ def _canonical_lets(text: str) -> str:
 def model_value(model: z3.ModelRef, v: z3.ArithRef) -> Fraction | None:
     """A rational approximation (exact when rational) of a model value."""
     val = model.eval(v, model_completion=True)
-    if z3.is_rational_value(val):
-        return Fraction(val.numerator_as_long(), val.denominator_as_long())
-    if z3.is_algebraic_value(val):
-        approx = val.approx(30)
-        return Fraction(approx.numerator_as_long(), approx.denominator_as_long())
+    try:
+        if z3.is_rational_value(val):
+            return Fraction(val.numerator_as_long(), val.denominator_as_long())
+        if z3.is_algebraic_value(val):
+            approx = val.approx(30)
+            return Fraction(approx.numerator_as_long(), approx.denominator_as_long())
+    except ValueError:  # a numeral too long for Python's int(str) (only a hint is lost)
+        return None
     return None
 
 
