@@ -69,8 +69,11 @@ def _child(write_fd: int, fn: Callable, args, kwargs, memory_mb: int | None) -> 
     try:
         data = pickle.dumps(message)
     except Exception as exc:  # an unpicklable result or exception
-        kind = "memory" if isinstance(exc, MemoryError) else "error"
-        data = pickle.dumps((kind, RuntimeError(f"{message[0]}: cannot send back {message[1]!r:.200}"), ""))
+        if isinstance(exc, MemoryError):
+            data = pickle.dumps(("memory", ""))
+        else:
+            what = type(message[1]).__name__
+            data = pickle.dumps(("error", RuntimeError(f"the verification's {what} could not be sent back: {exc}"), ""))
     with os.fdopen(write_fd, "wb") as out:
         out.write(data)
 

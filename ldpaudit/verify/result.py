@@ -26,9 +26,17 @@ EXIT_CODES = {Status.PROVED: 0, Status.REFUTED: 1, Status.UNKNOWN: 3}
 
 
 def _s(value) -> str:
+    if isinstance(value, tuple) and len(value) > 12 and _consecutive(value):
+        return f"({value[0]}, {value[1]}, …, {value[-1]})"  # a k-subset {0, ..., k-1}, exactly
     if isinstance(value, tuple):
         return "(" + ", ".join(map(_s, value)) + ("," if len(value) == 1 else "") + ")"
     return str(value)
+
+
+def _consecutive(value: tuple) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in value) and all(
+        b == a + 1 for a, b in zip(value, value[1:])
+    )
 
 
 def _exp_text(claim: sp.Basic) -> str:
