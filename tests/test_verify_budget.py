@@ -236,3 +236,32 @@ def test_bad_timeouts_exit_2(capsys, value, message):
 def test_timeout_in_milliseconds_is_accepted(capsys):
     code, out, _ = cli(capsys, SPECS / "krr.toml", "-p", "d=3", "--timeout", "30000ms")
     assert code == 0 and out.startswith("PROVED")
+
+
+# --- constants of huge magnitude -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "eps, claim, status",
+    [
+        ("1", "10**9", PROVED),  # ratio e <= e^(10^9)
+        ("10**9", "10**9 + 1", PROVED),  # tight ε* = 10^9
+        ("10**9", "10**9", PROVED),
+        ("10**9", "10**9 - 1", REFUTED),  # ratio e^(10^9) > e^(10^9 - 1)
+    ],
+)
+def test_huge_epsilons_are_decided_in_log_space(eps, claim, status):
+    # e^(10^9) has 1.4 billion bits: rational enclosures of it would never finish
+    mech = load_spec(SPECS / "krr.toml").bind({"d": 8, "epsilon": eps})
+    start = time.perf_counter()
+    v = verify(mech, epsilon=claim)
+    assert time.perf_counter() - start < 10
+    assert v.status is status, v
+    if status is REFUTED:
+        assert v.witness.ratio == sp.exp(10**9) and exceeds(v.witness)
+        assert v.proof and v.proof[0][3] == "unsat"  # the certificate query re-checks in z3
+
+
+def test_huge_claim_on_the_family_is_proved():
+    v = verify(load_spec(SPECS / "krr.toml"), epsilon="epsilon + 10**9")
+    assert v.status is PROVED

@@ -128,6 +128,8 @@ def _atanh_log(m: Fraction, work: int) -> tuple[Fraction, Fraction]:
 
 #: integer n-th roots up to this degree; beyond it roots go through exp(ln(a)/n)
 MAX_INTEGER_ROOT_DEGREE = 64
+#: e^q with |q| above this has a value too long for rational enclosures (e^1024: 1,478 bits)
+HUGE_EXPONENT = 1024
 
 
 def root_bounds(a: Fraction, n: int, bits: int = 96) -> tuple[Fraction, Fraction]:

@@ -38,7 +38,7 @@ import z3
 
 from ldpaudit.errors import InvalidSpec, SolverError
 from ldpaudit.spec.model import Parameter
-from ldpaudit.verify.numbers import MAX_INTEGER_ROOT_DEGREE, exp_bounds, log_bounds, power_bounds, root_bounds
+from ldpaudit.verify.numbers import HUGE_EXPONENT, MAX_INTEGER_ROOT_DEGREE, exp_bounds, log_bounds, power_bounds, root_bounds
 from ldpaudit.verify.text import sstr
 
 #: the random seed every solver is created with (recorded in certificates)
@@ -414,7 +414,10 @@ class Encoder:
             lo, hi = power_bounds(*atom.data, self.bits)
             return [v > rational(lo), v < rational(hi)]
         if atom.kind == "exp":
-            lo, hi = exp_bounds(atom.data[0], self.bits)
+            q = atom.data[0]
+            if abs(q) > HUGE_EXPONENT:
+                return self._huge_exp_facts(atom)
+            lo, hi = exp_bounds(q, self.bits)
             return [v > rational(lo), v < rational(hi)]
         if atom.kind == "log":
             lo, hi = log_bounds(atom.data[0], self.bits)
@@ -439,11 +442,38 @@ class Encoder:
                 self.notes.append(f"bound on {p.name} ({bound}) not mapped onto e^({p.name}/{L}); a relaxation")
                 continue
             q = Fraction(int(bound.p), int(bound.q)) / L
+            if abs(q) > HUGE_EXPONENT:  # keep the side of the bound that stays small: a relaxation
+                if (lower and q < 0) or (not lower and q > 0):
+                    self.notes.append(f"bound on {p.name} ({bound}) too large to map onto e^({p.name}/{L}); a relaxation")
+                    continue
+                q = Fraction(HUGE_EXPONENT) * (1 if q > 0 else -1)
             lo, hi = exp_bounds(q, self.bits)
             if lower:
                 out.append((v > rational(lo)) if (strict and lo == hi) else (v >= rational(lo)))
             else:
                 out.append((v < rational(hi)) if (strict and lo == hi) else (v <= rational(hi)))
+        return out
+
+    def _huge_exp_facts(self, a: Atom) -> list[z3.BoolRef]:
+        """e^q with |q| > HUGE_EXPONENT: its exact enclosure would be as long as its value, so z3
+        gets a relaxation: beyond e^±HUGE_EXPONENT, ordered against the other constants
+        e^q' (e^q < e^q' for q < q') and multiplicative (e^a e^b = e^(a+b)) where they meet."""
+        q = a.data[0]
+        v = self.var(a.symbol)
+        edge = Fraction(HUGE_EXPONENT)
+        if q > 0:
+            out = [v > rational(exp_bounds(edge, self.bits)[0])]
+        else:
+            out = [v > 0, v < rational(exp_bounds(-edge, self.bits)[1])]
+        consts = {b.data[0]: b.symbol for b in self.atoms if b.kind == "exp" and b.symbol in self._vars}
+        for q2, sym in consts.items():
+            if q2 != q and abs(q2) <= HUGE_EXPONENT:
+                continue  # small constants are pinned exactly; the bound above already orders them
+            if q2 > q:
+                out.append(v < self.var(sym))
+            for q3, sym3 in consts.items():
+                if q2 + q3 == q and sym3 != a.symbol:
+                    out.append(v == self.var(sym) * self.var(sym3))
         return out
 
     def _pexp_facts(self, a: Atom) -> list[z3.BoolRef]:
@@ -488,7 +518,10 @@ class Encoder:
         """What each introduced variable stands for (for certificate comments)."""
         lines = []
         for a in self.atoms:
-            if a.kind in ("exp", "log", "root", "rpow"):
+            if a.kind == "exp" and abs(a.data[0]) > HUGE_EXPONENT:
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}, relaxed: beyond e^(±{HUGE_EXPONENT}), ordered against and "
+                             "multiplied with the other huge constants")
+            elif a.kind in ("exp", "log", "root", "rpow"):
                 lines.append(f"{a.symbol} = {sstr(a.meaning)}, pinned between rationals ({self.bits}-bit enclosure)")
             elif a.kind == "u":
                 lines.append(f"{a.symbol} = {sstr(a.meaning)}")
