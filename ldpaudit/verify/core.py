@@ -2,10 +2,12 @@
 
 Layers, each importing only those below it::
 
-    core (this module)          verify, tight_epsilon: claim, domain check, then FORMS
-    finite, density, delta      one module per channel form (and the (ε, δ) check)
-    claims, witness             shared: exact numbers, the claim, scopes; witnesses, points
-    problem, prover, exact, smt, numbers, result
+    command, floats, certificate   users of verify (CLI, float64 parameters, certificates)
+    core (this module)             verify, tight_epsilon: claim, domain check, then FORMS;
+                                   the optional whole-call budget (budget.py, a forked child)
+    finite, density, delta         one module per channel form (and the (ε, δ) check)
+    claims, witness                shared: exact numbers, the claim, scopes; witnesses, points
+    problem, prover, exact, smt, numbers, result, text
 
 No module below imports this one. A new channel form is one more module and one more row in
 :data:`FORMS` (its predicate, its ``verify`` and its ``tight``), ahead of the finite catch-all.
