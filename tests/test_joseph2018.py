@@ -27,17 +27,11 @@ def _check(payload: dict) -> None:
             assert row["epsilon"] == 1.0 and row["n"] > 0
             assert 0 < row["quantile_low"] <= row["quantile"] <= row["quantile_high"]
         assert abs(p["slope"] + 0.5) <= 0.1, (p["name"], p["slope"])
-        # never refuted; the density rounds (Laplace on a clipped/recentred value) are proved now; the
-        # finite-output real-input rounds (RR1, KVRR2, grid sign) stay UNKNOWN until verify handles
-        # real inputs (issue 9 item 2), and must then become PROVED
-        assert p["privacy"]["status"] in ("PROVED", "UNKNOWN"), p["privacy"]
+        # every round's randomizer is proved ε-LDP for all real inputs and all public values
+        assert p["privacy"]["status"] == "PROVED", p["privacy"]
         assert p["privacy"]["epsilon"] == "epsilon" and p["privacy"]["sequentially_interactive"]
         for rnd in p["privacy"]["rounds"]:
-            assert rnd["status"] in ("PROVED", "UNKNOWN") and rnd["epsilon"] == "epsilon"
-            if rnd["round"] in ("UVRR2", "1RoundUVRR2"):
-                assert rnd["status"] == "PROVED", rnd
-            if rnd["status"] == "UNKNOWN":
-                assert "real" in rnd["verdict"] or "finite input domain" in rnd["verdict"], rnd
+            assert rnd["status"] == "PROVED" and rnd["epsilon"] == "epsilon", rnd
     assert payload["baseline"]["privacy"]["status"] == "PROVED"
     cmp = payload["kv2_vs_laplace"]
     assert cmp["R_over_sigma"] == 1000.0

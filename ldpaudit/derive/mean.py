@@ -46,6 +46,9 @@ def solve_linear_estimator(outputs, probabilities, x: sp.Symbol = X, *, name: st
                            interval: tuple | None = None) -> LinearMeanEstimator:
     """Derive the unbiased report map g from the channel's output probabilities (exprs in x)."""
     probs = [sp.sympify(p) for p in probabilities]
+    if any(p.has(sp.Piecewise, sp.floor, sp.ceiling, sp.Mod) for p in probs):
+        raise NotDerivable(f"{name}: Q(y|x) is a step function of x (a threshold or a bit of x), so no report map "
+                           "makes E[g(Y)|x] = x; the protocols' aggregators estimate the mean (ldpaudit.protocol)")
     if len(probs) != len(outputs) or len(probs) < 2:
         raise NotDerivable(f"{name}: need at least two outputs with one probability each; got {len(outputs)} outputs")
     if simplify(sp.Add(*probs) - 1) != 0:
