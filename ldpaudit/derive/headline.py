@@ -22,8 +22,8 @@ def _per_n(expr) -> str:
 
 def headline(mech: Mechanism) -> str:
     """e.g. ``worst-case ℓ2² = 0.8474/n (i.i.d., at uniform p); n_eff = 0.2864 n``."""
-    if mech.channel.form == "real-input":
-        return "not available for real inputs (derive covers finite inputs and densities)"
+    if mech.channel.form == "real-input" or (mech.channel.form == "density" and not mech.inputs.bounded):
+        return "not available for real inputs (derive covers finite inputs and densities on a bounded interval)"
     try:
         if isinstance(mech.channel, DensityChannel):
             me = mean_estimation(mech)

@@ -42,9 +42,9 @@ def reproduce(out_dir, specs_dir: Path | None = None) -> tuple[list, dict]:
     for spec in bundled_specs(specs_dir):
         stem = spec.stem
         family = load_spec(spec)
-        if family.channel.form == "real-input":
-            skipped.append(f"- {family.name} (`{stem}.toml`): skipped; its inputs are real, and derive covers finite "
-                           "inputs and densities (a real-input channel has no finite matrix to invert). Its privacy "
+        if family.channel.form == "real-input" or (family.channel.form == "density" and not family.inputs.bounded):
+            skipped.append(f"- {family.name} (`{stem}.toml`): skipped; derive covers finite inputs and densities "
+                           "on a bounded interval, and this channel's inputs are real (unbounded or with finite outputs). Its privacy "
                            "proof is under `proofs/certificates/`.")
             continue
         parts = derivations_for(spec)

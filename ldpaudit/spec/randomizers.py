@@ -337,6 +337,24 @@ def duchi_binary_mean(*, B, epsilon) -> Sampler:
     return sample
 
 
+def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
+    """UVRR2 (Joseph et al.): x clipped to [mu1 - r, mu1 + r] plus Laplace noise of scale
+    2r/ε. Real outputs."""
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives infinite Laplace noise; pass epsilon > 0")
+    center = float(_real("mu1", mu1))
+    half = float(_real("r", r, positive=True))
+    scale = 2.0 * half / eps
+
+    def sample(x, n, rng):
+        clipped = min(max(float(_real_input(x, "Joseph UVRR2")), center - half), center + half)
+        n, rng = _n(n), _rng(rng)
+        return clipped + rng.laplace(0.0, scale, size=n)
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -350,6 +368,7 @@ REFERENCE = {
     "joseph_rr1": joseph_rr1,
     "joseph_kvrr2": joseph_kvrr2,
     "duchi_binary_mean": duchi_binary_mean,
+    "joseph_uvrr2": joseph_uvrr2,
 }
 
 
@@ -357,6 +376,7 @@ _BY_NAME = {
     "W-RR": "wrr", "k-RR": "krr", "k-RAPPOR": "krappor", "OUE": "oue", "k-subset": "ksubset",
     "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
     "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
+    "Joseph UVRR2": "joseph_uvrr2",
 }
 
 
