@@ -139,6 +139,7 @@ def _rows(mech, xs):
     ("joseph_rr1", [0, 5, Fraction(-3, 2), 13]),
     ("joseph_kvrr2", [Fraction(5, 2), 0, 100]),
     ("duchi_binary_mean", [-1, 0, Fraction(1, 3), 1]),
+    ("joseph_kvrr2_oneround", [0, Fraction(1, 5), Fraction(21, 10), Fraction(22, 10), -7]),
 ])
 def test_reference_samplers_match_the_channel(stem, xs):
     mech = load_spec(f"specs/{stem}.toml").bind_example()
