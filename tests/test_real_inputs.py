@@ -101,7 +101,7 @@ def test_half_lines_and_intervals(inputs, text):
     (("real = true", "real = false"), r"inputs\.real = False"),
     (('count = 1\nweight = "1/', 'count = 2\nweight = "1/'), r"declares count 2 but 1 outputs satisfy"),
     (('weight = "1/(exp(epsilon) + 1)"', 'weight = "1/(exp(epsilon) + 2)"'), r"sums to"),
-    (('when = "y != bit(floor(x/sigma), j)"', 'when = "floor(x)"'), r"is not a condition"),
+    (('when = "y != bit(floor(x/sigma), j)"', 'when = "floor(x)"'), r"(is not|which is not) a condition"),
     (('outputs = "element"', 'outputs = "subset"'), r"needs outputs = \"element\""),
     (('size = 2', 'size = "j"'), r"number of outputs must be a positive integer"),
 ])

@@ -357,17 +357,16 @@ def duchi_binary_mean(*, B, epsilon) -> Sampler:
 
 
 def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
-    """UVRR2 (Joseph et al.): x clipped to [mu1 - r, mu1 + r] plus Laplace noise of scale
-    2r/ε. Real outputs."""
+    """UVRR2 (Joseph et al.): x clipped to [mu1 - r, mu1 + r], plus Laplace noise of scale
+    2r/ε (the clipped value has sensitivity 2r)."""
     eps = _epsilon(epsilon)
     if eps == 0:
         raise InvalidParameter("epsilon=0 gives infinite Laplace noise; pass epsilon > 0")
-    center = float(_real("mu1", mu1))
-    half = float(_real("r", r, positive=True))
-    scale = 2.0 * half / eps
+    center, half = _real("mu1", mu1), _real("r", r, positive=True)
+    scale = 2.0 * float(half) / eps
 
     def sample(x, n, rng):
-        clipped = min(max(float(_real_input(x, "Joseph UVRR2")), center - half), center + half)
+        clipped = float(min(max(_real_input(x, "Joseph UVRR2"), center - half), center + half))
         n, rng = _n(n), _rng(rng)
         return clipped + rng.laplace(0.0, scale, size=n)
 
