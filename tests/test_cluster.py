@@ -220,6 +220,10 @@ def test_cli_local_cluster_identical_and_quiet():
     assert local.returncode == remote.returncode == 1, remote.stderr
     _same(json.loads(local.stdout), json.loads(remote.stdout))
     assert json.loads(remote.stdout)["cluster"]["workers"] == 2
+    # --no-isolate: the target is loaded by name on the workers (in a child of each)
+    plain = cli(*args, "--no-isolate", "--cluster", "local:2")
+    assert plain.returncode == 1, plain.stderr
+    _same(json.loads(local.stdout), {**json.loads(plain.stdout), "sandbox": json.loads(local.stdout)["sandbox"]})
     bad = cli("audit", TARGET, "--target-arg", "d=x", "--domain", "0..3", "--epsilon", "1", "--samples", "1000",
               "--cluster", "local:2")
     assert bad.returncode == 2

@@ -3,12 +3,15 @@
 The auditor's work is chunks of draws, each from its own seed
 ``SeedSequence(audit seed, spawn_key=(phase, input index, chunk number))`` (engine.Draws.tasks);
 here each chunk is one Dask task. A task samples its chunk on a worker, in the same isolated
-worker process as a local audit (external.py) when the randomizer is one, and returns the
-chunk's validated outputs: discrete outputs as their distinct values and counts (adapters.
-Outputs), never a list of draws. The client consumes the results in chunk order, at most a
-few tasks per worker thread ahead, so its memory does not grow with the number of draws, and
-the counts it adds up are those of a local run: the same seed gives the same verdict, bound
-and witness on one process, N local workers or a cluster.
+worker process as a local audit (external.py) when the randomizer is one (a Python function
+runs in a single-threaded child of the worker), and sends back counts: a confirmation chunk
+the counts of the chosen events (engine.Tally, computed on the worker), an exploration chunk
+its validated outputs (adapters.Outputs: discrete outputs as distinct values and counts; real
+values as the chunk's array, exploration being capped at 2 x 2^19 draws per input). The
+client consumes the results in chunk order, at most a few tasks per worker thread ahead, so
+its memory does not grow with the number of draws, and the counts it adds up are those of a
+local run: the same seed gives the same verdict, bound and witness on one process, N local
+workers or a cluster.
 
 - Where: ``cluster="tcp://host:8786"`` (a running scheduler), ``"local:N"`` (a LocalCluster
   of N single-threaded worker processes, for one machine) or a ``distributed.Client``.
@@ -16,8 +19,9 @@ and witness on one process, N local workers or a cluster.
   target: starts its isolation worker and waits for the target to load, without calling it;
   for a ``--command`` program: finds the program). A worker that cannot is named in a
   one-line RandomizerError (exit 2).
-- Journal: a chunk is written to the journal when its result arrives; a resumed audit replays
-  the stored chunks and submits only the missing ones. Every chunk has one task, keyed by
+- Journal: a chunk is written to the journal when its result arrives (journal.py: its
+  outputs' counts, or a confirmation chunk's event counts); a resumed audit replays the stored
+  chunks and submits only the missing ones. Every chunk has one task, keyed by
   (audit, phase, input, chunk number), whose result is taken once: a task that Dask re-runs
   after losing its worker replaces its result, it cannot add to it.
 
@@ -243,7 +247,8 @@ def probe(recipe: Recipe) -> dict:
     except ModuleNotFoundError as exc:
         return {**out, "error": f"{type(exc).__name__}: {exc}", "module": exc.name}
     except Exception as exc:
-        return {**out, "error": f"{type(exc).__name__}: {exc}"}
+        text = f"{type(exc).__name__}: {exc}"
+        return {**out, "error": text, "module": _missing_module(text)}
     randomizer = sampler.randomizer
     if recipe.kind == "external":
         if randomizer.worker:
