@@ -268,6 +268,9 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
         stats = dict(connection.stats)
         if stats.get("sandbox"):   # as confined on the workers
             payload["sandbox"] = stats.pop("sandbox")
+        elif not closable:
+            payload["sandbox"] = {**payload["sandbox"], "fallback": "the randomizer ran unconfined in a child "
+                                  "process of each Dask worker (--no-isolate); drop --no-isolate to sandbox it there"}
         payload["cluster"] = stats
     if rounds is not None:
         payload["rounds"] = rounds_json(rounds)
