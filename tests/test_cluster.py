@@ -169,13 +169,13 @@ def test_client_killed_then_resumed_gives_identical_result(cluster, tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        if chunks.exists() and len(list(chunks.glob("*.hist.json"))) >= 3:
+        if chunks.exists() and len(list(chunks.glob("*.json"))) >= 3:
             break
         time.sleep(0.05)
     assert proc.poll() is None, "the audit ended before it could be killed"
     proc.send_signal(signal.SIGKILL)
     proc.communicate()
-    stored = len(list(chunks.glob("*.hist.json")))
+    stored = len(list(chunks.glob("*.json")))
     resumed = cli("audit", "--resume", str(journal), "--json", "--cluster", cluster.scheduler.address)
     assert resumed.returncode == 1, resumed.stderr
     local = cli("audit", TARGET, "--target-arg", "epsilon=1.5", *common)
@@ -183,8 +183,8 @@ def test_client_killed_then_resumed_gives_identical_result(cluster, tmp_path):
     _same(a, b)
     replayed, submitted = b["cluster"]["chunks_replayed"], b["cluster"]["chunks_submitted"]
     assert replayed >= stored >= 3 and submitted >= 1
-    # every chunk once: exploration chunks come back as counts of distinct outputs, and
-    # confirmation chunks as the counts of the chosen events
+    # every chunk once: exploration chunks are stored as counts of distinct outputs (.json),
+    # confirmation chunks as the counts of the chosen events (.tally.json)
     files = [p.name for p in chunks.iterdir() if not p.name.startswith(".")]
     assert replayed + submitted == len(files)
     assert sum(f.endswith(".tally.json") for f in files) >= 4      # one or more per input

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ldpaudit.audit.adapters import Outputs, Sampler, _outputs_from_batch, check_output_space, load_target
+from ldpaudit.audit.adapters import Histogram, Outputs, Sampler, _outputs_from_batch, check_output_space, load_target
 from ldpaudit.audit.engine import Draws, Progress
 from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
 
@@ -546,10 +546,8 @@ class ClusterDraws(Draws):
             yield index, n, result
 
     def _record(self, key: str, out: Outputs) -> None:
-        if out.kind == "objects":
-            self.journal.store_counts(key, out.values, out.counts)
-        else:
-            self.journal.store(key, out.values)
+        """Discrete outputs as their distinct values and counts, like an isolated local run."""
+        self.journal.store(key, Histogram(out.values, out.counts, out.n) if out.kind == "objects" else out.values)
 
     def _replay(self, x, n: int, key: str, index: int, tally):
         if tally is not None and self.journal.has_tally(key):

@@ -9,10 +9,8 @@ and the result is exactly that of an uninterrupted run with the same seed, where
 previous run was killed.
 
 Layout: ``args.json`` (the command line to resume with), ``chunks/<key>.npz`` or
-``chunks/<key>.json`` (the outputs of one chunk), ``chunks/<key>.hist.json`` (the distinct
-outputs of one chunk and their counts, as a cluster task returns them; any run can replay
-them), ``chunks/<key>.tally.json`` (a confirmation chunk's event counts, from a cluster),
-``result.json`` (written at the end).
+``chunks/<key>.json`` (the outputs of one chunk), ``chunks/<key>.tally.json`` (a
+confirmation chunk's event counts, from a cluster), ``result.json`` (written at the end).
 """
 
 from __future__ import annotations
@@ -92,16 +90,10 @@ class Journal:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def has(self, key: str) -> bool:
-        return any((self.chunks / f"{key}{ext}").exists() for ext in (".npz", ".json", ".hist.json"))
+        return any((self.chunks / f"{key}{ext}").exists() for ext in (".npz", ".json"))
 
     def load(self, key: str):
-        npz, js, hist = self.chunks / f"{key}.npz", self.chunks / f"{key}.json", self.chunks / f"{key}.hist.json"
-        if hist.exists():
-            from ldpaudit.audit.adapters import Histogram
-
-            data = json.loads(hist.read_text())
-            counts = np.array(data["counts"], dtype=np.int64)
-            return Histogram([decode(v) for v in data["values"]], counts, int(counts.sum()))
+        npz, js = self.chunks / f"{key}.npz", self.chunks / f"{key}.json"
         if npz.exists():
             with np.load(npz, allow_pickle=False) as data:
                 if "hist_values" in data:
@@ -118,12 +110,6 @@ class Journal:
                 return Histogram([decode(v) for v in stored["values"]], counts, int(counts.sum()))
             return [decode(v) for v in stored]
         return None
-
-    def store_counts(self, key: str, values: list, counts) -> None:
-        """A chunk of discrete outputs as its distinct values and their counts (how a cluster
-        task returns it); :meth:`load` gives it back as a Histogram."""
-        data = {"values": [encode(v) for v in values], "counts": [int(c) for c in counts]}
-        atomic_write(self.chunks / f"{key}.hist.json", json.dumps(data).encode())
 
     def has_tally(self, key: str) -> bool:
         return (self.chunks / f"{key}.tally.json").exists()
