@@ -231,3 +231,29 @@ def test_cli_local_cluster_identical_and_quiet():
               "--cluster", "local:2")
     assert bad.returncode == 2
     assert len(bad.stderr.strip().splitlines()) == 1 and "cannot be loaded on Dask worker" in bad.stderr
+
+
+def test_progress_shows_draws_per_second_across_workers(cluster):
+    import time
+
+    from ldpaudit.audit.adapters import Sampler
+    from ldpaudit.audit.cluster import ClusterDraws
+    from ldpaudit.audit.engine import Progress
+
+    prog = Progress(True, total=10_000)
+    engine = ClusterDraws(Sampler(krr_eps15, batch=False), 0, prog, cluster)
+    try:
+        assert prog.note == " across 2 workers"
+        outs = [out for _, out in engine.draw([(0, 0, 1000, 1), (1, 1, 1000, 1)])]
+        assert [o.n for o in outs] == [1000, 1000]
+    finally:
+        engine.close()
+    time.sleep(1.05)            # the bar appears after a second
+    for _ in range(3):
+        prog.advance(1000)
+        time.sleep(0.2)
+    rate = next(c for c in prog.bar.columns if type(c).__name__ == "Rate").render(prog.bar.tasks[0])
+    prog.close()
+    text = str(rate)
+    assert text.endswith(" draws/s across 2 workers")
+    assert 1_000 < float(text.split()[0].replace(",", "")) < 100_000   # ~2000 draws in ~1 s of updates
