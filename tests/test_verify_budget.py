@@ -230,10 +230,18 @@ def test_api_budget_returns_the_real_verdict_when_in_time():
     assert verify(mech, timeout=60).status is PROVED
 
 
-@pytest.mark.parametrize("value, message", [("0", "must be a positive number"), ("soon", "is not a number of seconds")])
-def test_bad_timeouts_exit_2(capsys, value, message):
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--timeout", "0", "must be a positive number"),
+        ("--timeout", "soon", "is not a number of seconds"),
+        ("--memory-mb", "-5", "below the 64 MiB"),
+        ("--memory-mb", "lots", "is not a whole number of MiB"),
+    ],
+)
+def test_bad_budgets_exit_2(capsys, option, value, message):
     with pytest.raises(SystemExit) as info:
-        main(["verify", str(SPECS / "krr.toml"), "--timeout", value])
+        main(["verify", str(SPECS / "krr.toml"), option, value])
     assert info.value.code == 2 and message in capsys.readouterr().err
 
 

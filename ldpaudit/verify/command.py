@@ -61,7 +61,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_seconds, default=budget.DEFAULT_SECONDS, metavar="SECONDS",
                    help=f"wall-clock budget of the whole command in seconds, e.g. 60, 2.5, 500ms "
                         f"(default {budget.DEFAULT_SECONDS:g}); over budget the verdict is UNKNOWN (exit 3)")
-    p.add_argument("--memory-mb", type=int, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
+    p.add_argument("--memory-mb", type=_megabytes, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
                    help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
                         "over budget the verdict is UNKNOWN (exit 3)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -82,6 +82,16 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"--timeout {text!r} is not a number of seconds; write e.g. 60, 2.5 or 500ms") from None
     if not value > 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"--timeout {text!r} must be a positive number of seconds")
+    return value
+
+
+def _megabytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is not a whole number of MiB; write e.g. 2048") from None
+    if value < 64:
+        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is below the 64 MiB the verifier needs to start")
     return value
 
 
