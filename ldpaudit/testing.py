@@ -7,7 +7,9 @@
 
 ``assert_ldp`` audits the randomizer and raises ``AssertionError`` carrying the witness when
 the audit certifies, at confidence 1 - alpha, that the true ε exceeds the claim. With a fixed
-seed the check is deterministic; a correct randomizer fails it with probability at most alpha.
+seed (0 by default) the check is deterministic, so a CI run gives the same answer every
+time; a correct randomizer fails it with probability at most alpha (0.01 by default). The
+failure message states α, the seed and how to rerun the same audit.
 """
 
 from __future__ import annotations
@@ -43,16 +45,34 @@ def assert_ldp(
         spec=spec,
         **options,
     )
+    settings = f"α = {alpha:g}, seed {seed}, {samples:,} samples per input"
     if result.verdict == "VIOLATION":
         raise AssertionError(
             f"randomizer is not {epsilon}-LDP: certified epsilon >= {result.epsilon_lower_bound:.4f} "
-            f"at confidence {result.confidence:g} ({samples} samples per input, seed {seed}). "
-            f"Witness: {_witness_text(result.witness)}"
+            f"at confidence {result.confidence:g} ({settings}). "
+            f"Witness: {_witness_text(result.witness)}. {_reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch)}"
         )
     conformance = getattr(result, "conformance", None)
     if conformance is not None and _conformance_failed(conformance):
-        raise AssertionError(f"randomizer does not match its spec: {_witness_text(conformance)}")
+        raise AssertionError(
+            f"randomizer does not match its spec ({settings}): {_witness_text(conformance)}. "
+            f"{_reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch)}"
+        )
     return result
+
+
+def _reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch) -> str:
+    """How to rerun exactly this audit: the same call, or the command line when the
+    randomizer is importable by name."""
+    module, name = getattr(randomizer, "__module__", None), getattr(randomizer, "__qualname__", "")
+    if module and name and "<" not in name and module != "__main__":
+        values = list(domain)
+        contiguous = bool(values) and all(isinstance(v, int) for v in values) and values == list(
+            range(values[0], values[-1] + 1))
+        dom = f"{values[0]}..{values[-1]}" if contiguous else ",".join(map(str, values))
+        return (f"Reproduce: ldpaudit audit {module}:{name} --domain {dom} --epsilon {epsilon} --samples {samples} "
+                f"--alpha {alpha:g} --seed {seed}{' --batch' if batch else ''}")
+    return f"Reproduce: the same assert_ldp call (seed={seed}) gives the same result."
 
 
 def _conformance_failed(conformance) -> bool:

@@ -1,6 +1,7 @@
 """The command line as a user runs it: exit codes, one-line errors, stable JSON."""
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -17,7 +18,7 @@ def test_show_json_has_a_stable_schema(capsys):
     assert main(["show", "specs/krr.toml", "-p", "d=3", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert set(payload) == {
-        "mechanism", "description", "source", "spec", "parameters", "bindings", "inputs",
+        "schema_version", "command", "verdict", "mechanism", "description", "source", "spec", "parameters", "bindings", "inputs",
         "claimed_epsilon", "claimed_epsilon_latex", "channel", "validation",
     }
     assert payload["mechanism"] == "k-RR"
@@ -39,13 +40,30 @@ def test_check_json_lists_every_bundled_spec(capsys):
     assert main(["check", "specs", "--json", "--audit-samples", "2000"]) == 0
     payload = json.loads(capsys.readouterr().out)
     names = {r["mechanism"] for r in payload["specs"]}
-    assert names == {"W-RR", "k-RR", "k-RAPPOR", "OUE", "k-subset", "O-RR", "RR-bit", "Laplace mean", "Laplace histogram"}
+    assert names >= {"W-RR", "k-RR", "k-RAPPOR", "OUE", "k-subset", "O-RR", "RR-bit", "Laplace mean", "Laplace histogram"}
+    assert names >= {"Joseph RR1", "Joseph KVRR2", "Duchi binary mean"}  # real inputs
     assert all(r["ok"] and r["stochastic"] in ("proved", "exact") for r in payload["specs"])
+    assert payload["schema_version"] == 1 and payload["command"] == "check" and payload["verdict"] == "OK"
+    for r in payload["specs"]:
+        stages = r["stages"]
+        assert stages["verify"]["verdict"] == "PROVED", (r["mechanism"], stages["verify"])
+        assert stages["audit"]["verdict"] == "NO_EVIDENCE" and stages["audit"]["alpha"] == 0.01
+        assert stages["derive"]["verdict"] in ("OK", "NOT_DERIVED") and stages["derive"]["text"]
+        assert r["verification"] == stages["verify"]["text"]
 
 
-def test_check_reports_an_invalid_spec_and_fails(tmp_path, capsys):
+def test_check_exit_status_follows_the_worst_stage(tmp_path, capsys):
+    """A spec whose claim is false makes `check` exit 1 (a refutation), not 0 or 2."""
+    spec = (Path("specs") / "krr.toml").read_text().replace('claimed_epsilon = "epsilon"', 'claimed_epsilon = "epsilon/2"')
+    (tmp_path / "halved.toml").write_text(spec)
+    assert main(["check", str(tmp_path / "halved.toml"), "--json", "--audit-samples", "2000"]) == 1
+    row = json.loads(capsys.readouterr().out)["specs"][0]
+    assert row["verdict"] == "REFUTED" and row["stages"]["verify"]["witness"]["x"] != row["stages"]["verify"]["witness"]["x_prime"]
+
+
+def test_check_reports_an_invalid_spec_as_bad_input(tmp_path, capsys):
     (tmp_path / "bad.toml").write_text('[mechanism]\nname = "x"\n')
-    assert main(["check", str(tmp_path), "--json"]) == 1
+    assert main(["check", str(tmp_path), "--json"]) == 2  # bad input, not a refutation
     row = json.loads(capsys.readouterr().out)["specs"][0]
     assert row["ok"] is False and "claimed_epsilon" in row["error"]
 

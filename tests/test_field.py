@@ -270,3 +270,18 @@ def test_isolated_per_call_audit_with_two_worker_processes_matches_one():
     one, two = cli(*args, "--workers", "1"), cli(*args, "--workers", "2")
     assert one.returncode == 0 and two.returncode == 0, (one.stderr, two.stderr)
     assert strip(json.loads(one.stdout)) == strip(json.loads(two.stdout))
+
+
+def test_assert_ldp_failure_states_alpha_seed_and_how_to_reproduce():
+    from ldpaudit.spec.randomizers import REFERENCE
+
+    leaky = REFERENCE["krr"](d=3, epsilon=2.0)  # true ε = 2, claimed 1
+    with pytest.raises(AssertionError) as info:
+        assert_ldp(leaky, domain=range(3), epsilon=1.0, samples=20_000, batch=True)
+    text = str(info.value)
+    assert "α = 0.01, seed 0, 20,000 samples per input" in text  # the defaults, stated
+    assert "Reproduce:" in text
+    # the same call fails the same way (a fixed default seed: CI is deterministic)
+    with pytest.raises(AssertionError) as again:
+        assert_ldp(leaky, domain=range(3), epsilon=1.0, samples=20_000, batch=True)
+    assert str(again.value) == text

@@ -2,55 +2,53 @@
 effective sample sizes, optimal integer parameters and mutual information -- all derived
 from the mechanism's channel, never typed in."""
 
-from ldpaudit.derive.algebra import N_USERS
-from ldpaudit.errors import NotDerivable, NotIdentifiable
-from ldpaudit.derive.continuous import MeanEstimation, density_moments, mean_estimation
-from ldpaudit.derive.derivation import Derivation, Equation, Step, derive, optimizable_parameters
-from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator, hit_estimator, matrix_estimator, unbiased_estimator
-from ldpaudit.derive.headline import headline
-from ldpaudit.derive.hits import ItemStatistic, item_statistic
-from ldpaudit.derive.information import MutualInformation, mutual_information, subset_information
-from ldpaudit.derive.optimize import (
-    TARGETS,
-    Optimum,
-    Stationary,
-    compiled_rule,
-    integer_optimum,
-    objective,
-    optimal_parameter,
-    stationary_point,
-)
-from ldpaudit.derive.risk import (
-    MODELS,
-    Risk,
-    effective_samples,
-    half_normal_mean,
-    hit_risk,
-    matrix_risk,
-    nonprivate_l1,
-    nonprivate_l2,
-    project_to_simplex,
-)
+from ldpaudit._callable import lazy_names, make_callable
 
-
-def estimator_risk(mech, model: str = "iid") -> Risk:
-    """Variance and worst-case risks of the mechanism's unbiased estimator under ``model``."""
-    est = unbiased_estimator(mech)
-    return hit_risk(est, model) if est.kind == "hit" else matrix_risk(est, model)
-
-
-__all__ = [
-    "N_USERS", "NotDerivable", "NotIdentifiable", "MeanEstimation", "density_moments", "mean_estimation",
-    "Derivation", "Equation", "Step", "derive", "optimizable_parameters", "HitEstimator", "MatrixEstimator",
-    "hit_estimator", "matrix_estimator", "unbiased_estimator", "headline", "ItemStatistic", "item_statistic",
-    "MutualInformation", "mutual_information", "subset_information", "TARGETS", "Optimum", "Stationary",
-    "compiled_rule", "integer_optimum", "objective", "optimal_parameter", "stationary_point", "MODELS", "Risk",
-    "effective_samples", "half_normal_mean", "hit_risk", "matrix_risk", "nonprivate_l1", "nonprivate_l2",
-    "project_to_simplex", "estimator_risk",
-]
+#: public name -> the module that defines it (imported on first use)
+_API = {
+    "N_USERS": "ldpaudit.derive.algebra",
+    "NotDerivable": "ldpaudit.errors",
+    "NotIdentifiable": "ldpaudit.errors",
+    "MeanEstimation": "ldpaudit.derive.continuous",
+    "density_moments": "ldpaudit.derive.continuous",
+    "mean_estimation": "ldpaudit.derive.continuous",
+    "Derivation": "ldpaudit.derive.derivation",
+    "Equation": "ldpaudit.derive.derivation",
+    "Step": "ldpaudit.derive.derivation",
+    "derive": "ldpaudit.derive.derivation",
+    "optimizable_parameters": "ldpaudit.derive.derivation",
+    "HitEstimator": "ldpaudit.derive.estimator",
+    "MatrixEstimator": "ldpaudit.derive.estimator",
+    "hit_estimator": "ldpaudit.derive.estimator",
+    "matrix_estimator": "ldpaudit.derive.estimator",
+    "unbiased_estimator": "ldpaudit.derive.estimator",
+    "ItemStatistic": "ldpaudit.derive.hits",
+    "item_statistic": "ldpaudit.derive.hits",
+    "MutualInformation": "ldpaudit.derive.information",
+    "mutual_information": "ldpaudit.derive.information",
+    "subset_information": "ldpaudit.derive.information",
+    "TARGETS": "ldpaudit.derive.optimize",
+    "Optimum": "ldpaudit.derive.optimize",
+    "Stationary": "ldpaudit.derive.optimize",
+    "compiled_rule": "ldpaudit.derive.optimize",
+    "integer_optimum": "ldpaudit.derive.optimize",
+    "objective": "ldpaudit.derive.optimize",
+    "optimal_parameter": "ldpaudit.derive.optimize",
+    "stationary_point": "ldpaudit.derive.optimize",
+    "MODELS": "ldpaudit.derive.risk",
+    "Risk": "ldpaudit.derive.risk",
+    "effective_samples": "ldpaudit.derive.risk",
+    "half_normal_mean": "ldpaudit.derive.risk",
+    "hit_risk": "ldpaudit.derive.risk",
+    "matrix_risk": "ldpaudit.derive.risk",
+    "nonprivate_l1": "ldpaudit.derive.risk",
+    "nonprivate_l2": "ldpaudit.derive.risk",
+    "project_to_simplex": "ldpaudit.derive.risk",
+    "estimator_risk": "ldpaudit.derive.risk",
+}
+__getattr__ = lazy_names(__name__, _API)
+__all__ = sorted(_API)
 
 
 # ``ldpaudit.derive(...)`` calls :func:`derive`
-from ldpaudit._callable import make_callable  # noqa: E402
-
 make_callable(__name__, "derive")

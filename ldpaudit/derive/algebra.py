@@ -163,7 +163,15 @@ def exp_base(mech_symbols: dict[str, sp.Symbol]) -> sp.Basic | None:
 
 
 def leading_power(expr: sp.Basic, var: sp.Symbol) -> tuple[sp.Basic, sp.Basic]:
-    """``(c, a)`` with ``expr ~ c * var**a`` as ``var -> oo`` (limits computed by sympy)."""
+    """``(c, a)`` with ``expr ~ c * var**a`` as ``var -> oo``.
+
+    Algebraic expressions (sums, products and rational powers of polynomials in ``var``) are
+    read off structurally, which is exact and fast; a sum whose leading terms cancel, and
+    anything else, goes to sympy's limits."""
+    fast = _leading(sp.sympify(expr), var, at_infinity=True)
+    if fast is not None:
+        c, a = fast
+        return sp.simplify(c), a
     a = sp.limit(sp.log(expr) / sp.log(var), var, sp.oo)
     if not a.is_finite:
         raise NotDerivable(f"{expr} has no power-law behaviour as {var} -> oo")
@@ -172,7 +180,15 @@ def leading_power(expr: sp.Basic, var: sp.Symbol) -> tuple[sp.Basic, sp.Basic]:
 
 
 def leading_term_at_zero(expr: sp.Basic, var: sp.Symbol) -> sp.Basic:
-    """The leading term of the series of ``expr`` as ``var -> 0``."""
+    """The leading term of the series of ``expr`` as ``var -> 0``.
+
+    When ``var`` enters only through exponentials e^(q·var), write e^(var/L) = 1 + w (L the
+    common denominator of the q): the expression is algebraic in w, its leading term c·w^a is
+    read off structurally, and w = var/L + O(var²) gives c·(var/L)^a. Otherwise, or when the
+    leading terms cancel, sympy's series decides."""
+    fast = _leading_term_exp(sp.sympify(expr), var)
+    if fast is not None:
+        return sp.factor(fast)
     term = sp.series(expr, var, 0, 3).removeO()
     terms = sp.Add.make_args(sp.expand(term))
     def order(t):
@@ -184,3 +200,62 @@ def leading_term_at_zero(expr: sp.Basic, var: sp.Symbol) -> sp.Basic:
         return sp.factor(sp.Add(*[t for t in terms if order(t) == lowest]))
     except (sp.PolynomialError, ValueError):
         return sp.factor(expr.as_leading_term(var))
+
+
+def _leading_term_exp(expr: sp.Basic, var: sp.Symbol) -> sp.Basic | None:
+    coefficients = []
+    for e in expr.atoms(sp.exp):
+        q = sp.simplify(e.args[0] / var)
+        if q.has(var) or not q.is_Rational:
+            return None
+        coefficients.append(q)
+    if not coefficients:
+        return None
+    L = sp.ilcm(*[q.q for q in coefficients]) if len(coefficients) > 1 else coefficients[0].q
+    w = sp.Dummy("w", positive=True)
+    algebraic = expr.replace(lambda a: isinstance(a, sp.exp), lambda a: (1 + w) ** (sp.simplify(a.args[0] / var) * L))
+    if algebraic.has(var):
+        return None
+    lead = _leading(algebraic, w, at_infinity=False)
+    if lead is None:
+        return None
+    c, a = lead
+    return c * (var / L) ** a
+
+
+def _leading(expr: sp.Basic, var: sp.Symbol, *, at_infinity: bool):
+    """``(c, a)`` with ``expr ~ c·var^a`` (var -> oo, or var -> 0+), c free of var and nonzero,
+    for algebraic expressions; None when the structure does not decide it (cancellation,
+    transcendental functions of var)."""
+    if not expr.has(var):
+        return (expr, sp.Integer(0)) if expr != 0 else None
+    if expr == var:
+        return sp.Integer(1), sp.Integer(1)
+    if expr.is_Mul:
+        c, a = sp.Integer(1), sp.Integer(0)
+        for factor in expr.args:
+            part = _leading(factor, var, at_infinity=at_infinity)
+            if part is None:
+                return None
+            c, a = c * part[0], a + part[1]
+        return c, a
+    if expr.is_Pow:
+        base, exponent = expr.args
+        if exponent.has(var) or not exponent.is_Rational:
+            return None
+        part = _leading(base, var, at_infinity=at_infinity)
+        if part is None:
+            return None
+        if exponent.q != 1 and part[0].is_positive is not True:
+            return None  # a fractional power of a coefficient of unknown sign
+        return part[0] ** exponent, part[1] * exponent
+    if expr.is_Add:
+        parts = [_leading(term, var, at_infinity=at_infinity) for term in expr.args]
+        if any(p is None for p in parts):
+            return None
+        best = max(p[1] for p in parts) if at_infinity else min(p[1] for p in parts)
+        c = sp.simplify(sum((p[0] for p in parts if p[1] == best), sp.Integer(0)))
+        if c == 0 or c.is_zero is not False:
+            return None  # the leading terms cancel (or might): let sympy decide
+        return c, best
+    return None

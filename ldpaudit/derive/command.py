@@ -5,14 +5,15 @@ CLI glue only: parse, load, bind, call :func:`ldpaudit.derive.derive`, render wi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import sympy as sp
+from typing import TYPE_CHECKING
 
-from ldpaudit.derive.algebra import N_USERS
-from ldpaudit.derive.derivation import derive
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.spec.model import Mechanism
+
+if TYPE_CHECKING:
+    from ldpaudit.spec.model import Mechanism
 
 
 def add_parser(subparsers) -> None:
@@ -27,7 +28,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--model", choices=("iid", "fixed"), default="iid", help="sampling model (default: iid)")
     p.add_argument("--format", choices=("text", "md", "latex", "json"), default="text")
+    p.add_argument("--json", action="store_true", help="machine-readable output (the same as --format json)")
     p.add_argument("-n", "--users", metavar="N", help="bind the number of users n (default: symbolic)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="derive afresh instead of reusing a cached derivation (cache: $LDPAUDIT_CACHE_DIR or ~/.cache/ldpaudit)")
     p.set_defaults(func=run)
 
 
@@ -58,8 +62,31 @@ def load_family(spec: str) -> Mechanism:
     )
 
 
+def _cache_key(args) -> str | None:
+    """The derivation's cache key: the spec file's bytes (or the catalog name), the bindings
+    and the options; None when caching is off."""
+    from ldpaudit.derive import cache
+
+    if getattr(args, "no_cache", False):
+        return None
+    path = Path(args.spec)
+    source = path.read_bytes().hex() if path.is_file() else f"catalog:{args.spec}"
+    return cache.key(source, repr(sorted(parse_params(args.param).items())), args.model, str(args.users), args.format)
+
+
 def run(args) -> int:
+    from ldpaudit.derive import cache
     from ldpaudit.report.render import render
+
+    if args.json:
+        args.format = "json"
+
+    key = _cache_key(args)  # from the spec's bytes: a hit needs neither sympy nor the spec loaded
+    cached = None if key is None else cache.get(key)
+    if cached is not None:
+        print(cached, end="")
+        return 0
+    from ldpaudit.derive.derivation import derive
 
     family = load_family(args.spec)
     mech = family.bind(parse_params(args.param))
@@ -72,13 +99,24 @@ def run(args) -> int:
         if n < 1:
             raise InvalidParameter(f"--users {n} must be at least 1")
         dv = _bind_users(dv, n)
-    print(render(dv, args.format), end="")
+    text = render(dv, args.format)
+    if args.format == "json":  # the shared vocabulary of every command's --json
+        from ldpaudit.schema import SCHEMA_VERSION
+
+        payload = {"schema_version": SCHEMA_VERSION, "command": "derive", "verdict": "OK", **json.loads(text)}
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    if key is not None:
+        cache.put(key, text)
+    print(text, end="")
     return 0
 
 
 def _bind_users(dv, n: int):
     from dataclasses import replace
 
+    import sympy as sp
+
+    from ldpaudit.derive.algebra import N_USERS
     from ldpaudit.derive.derivation import Equation, Step
 
     def sub(v):

@@ -320,3 +320,11 @@ def effective_samples(l2_worst_iid: sp.Basic, d: sp.Basic) -> sp.Basic:
     """n_eff: the number of direct (non-private) i.i.d. samples with the same worst-case ℓ2²
     risk, n_eff = n · R_direct(n) / R_private(n) (Kairouz et al.)."""
     return simplify(N_USERS * nonprivate_l2(d) / l2_worst_iid)
+
+
+def estimator_risk(mech, model: str = "iid") -> Risk:
+    """Variance and worst-case risks of the mechanism's unbiased estimator under ``model``."""
+    from ldpaudit.derive.estimator import unbiased_estimator
+
+    est = unbiased_estimator(mech)
+    return hit_risk(est, model) if est.kind == "hit" else matrix_risk(est, model)

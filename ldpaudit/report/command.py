@@ -17,6 +17,7 @@ TARGETS = {
     "wang2017": ("ldpaudit.report.wang2017", "Wang et al. Table 1: k*, k# and the simulation"),
     "yebarg2017": ("ldpaudit.report.yebarg2017", "Ye & Barg medium-privacy risk ratios"),
     "duchi2013": ("ldpaudit.report.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
+    "joseph2018": ("ldpaudit.report.joseph2018", "Joseph et al.: Gaussian estimation protocols, simulated and verified"),
     "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
 }
 
@@ -30,7 +31,12 @@ def add_parser(subparsers) -> None:
 
 
 def reproduce(name: str, out_dir) -> tuple[list, object]:
+    """Regenerate one target under ``out_dir``; also records the toolchain that printed it
+    (``GENERATED_WITH.json``, major.minor versions; see :mod:`ldpaudit.report.golden`)."""
+    from ldpaudit.report.golden import write_toolchain
+
     out_dir = Path(out_dir)
+    write_toolchain(out_dir)
     if name == "certificates":
         try:
             module = importlib.import_module("ldpaudit.verify.command")

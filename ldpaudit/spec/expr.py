@@ -9,21 +9,39 @@ Allowed: integer literals, declared names, ``+ - * / **``, unary minus, the
 functions in ``FUNCTIONS``, comparisons, ``and``/``or``/``not``, and conditional
 expressions ``a if cond else b`` (which become ``Piecewise``). Float literals are
 rejected: specs are exact, write ``1/2`` instead of ``0.5``.
+
+Spec text is also bounded in cost: every operation whose evaluation could burn CPU or
+memory (powers, ``exp`` of a number, ``binomial``, ``floor``, ``%``, ``bit``) is checked
+*before* sympy evaluates it, against the limits below; substituting parameter values
+(:func:`substitute`) goes through the same checks. Values that cannot be real (``1/0``,
+``log(0)``, ``(-1)**(1/2)``) are refused at the sub-expression that produced them.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+import math
+import re
+import reprlib
+from collections.abc import Callable, Mapping
+from fractions import Fraction
 
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec
 
-MAX_LENGTH = 2000
-MAX_DEPTH = 40
-MAX_INT_DIGITS = 60
-MAX_CONSTANT_EXPONENT = 1000
+# --- budgets: what one spec expression may cost ---------------------------------------------
+
+MAX_LENGTH = 2000  # characters of expression text
+MAX_DEPTH = 40  # nesting of the expression tree
+MAX_INT_DIGITS = 60  # digits of an integer literal
+MAX_CONSTANT_EXPONENT = 1000  # |b| in a**b for a literal number b
+MAX_INT_BITS = 4096  # bits of every exact number (numerator, denominator, binomial, power)
+MAX_ROOT_BITS = 2048  # bits of a rational whose fractional power sympy would simplify
+MAX_EXP_ARGUMENT = 10**5  # |a| in exp(a), and |b*log(a)| in a**b, for numbers a, b
+MAX_INTEGER_PART_BITS = 60  # log2 |a| for an irrational number a given to floor, ceiling, %, bit
+MAX_BINOMIAL_TERMS = 1000  # k in binomial(n, k) when sympy would expand it into k factors
+SHOWN_CHARS = 60  # values are shortened to this many characters in messages
 
 
 def _bit(x, j):
@@ -64,36 +82,402 @@ _COMPARE = {
 }
 
 
+# --- budgets: checks made before sympy evaluates an operation --------------------------------
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = SHOWN_CHARS
+_REPR.maxlevel = 3
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = 6
+
+
+def shown(value, limit: int = SHOWN_CHARS) -> str:
+    """``value`` for an error message: one line, at most about ``limit`` characters.
+
+    Text is quoted (repr); huge integers are summarized by their size (Python refuses to
+    print integers of more than 4300 digits); nested containers are cut short."""
+    if isinstance(value, sp.Integer):
+        value = int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 180:
+        return f"{'-' if value < 0 else ''}an integer of {_digits(value)} digits"
+    if isinstance(value, sp.Basic):
+        big = [a for a in value.atoms(sp.Rational) if max(int(a.p).bit_length(), int(a.q).bit_length()) > 14_000]
+        text = "an expression with a number of more than 4000 digits" if big else sp.sstr(value)
+    elif isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = _REPR.repr(value)
+        except (ValueError, RecursionError):
+            text = f"a {type(value).__name__}"
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _digits(n: int) -> int:
+    return max(1, int(abs(n).bit_length() * 0.30103) + 1)
+
+
+def _bits(q: sp.Rational) -> int:
+    return max(int(q.p).bit_length(), int(q.q).bit_length())
+
+
+def _log2_size(q: sp.Rational) -> float:
+    """log2 of the larger of |numerator| and denominator: the bits per unit of exponent."""
+    return max(math.log2(abs(int(q.p))) if q.p else 0.0, math.log2(int(q.q)))
+
+
+def _log2_abs(value: sp.Basic) -> float | None:
+    """log2 |value| for a number (-inf for 0, inf for infinities), None if it cannot be bounded.
+
+    Called only on values whose parts already passed the budget checks, so the low-precision
+    ``evalf`` is cheap."""
+    if value.is_Rational:
+        if value == 0:
+            return -math.inf
+        return math.log2(abs(int(value.p))) - math.log2(int(value.q))
+    if value in (sp.oo, -sp.oo, sp.zoo):
+        return math.inf
+    if value is sp.nan or not value.is_number:
+        return None
+    try:
+        approx = value.evalf(15)
+    except (TypeError, ValueError, ArithmeticError, RecursionError, NotImplementedError):
+        return None
+    if not isinstance(approx, sp.Float):
+        return None  # complex, or sympy could not evaluate it
+    import mpmath
+
+    x = mpmath.mpf(approx._mpf_)
+    if mpmath.isnan(x):
+        return None
+    if mpmath.isinf(x):
+        return math.inf
+    if x == 0:
+        return -math.inf
+    try:
+        return float(mpmath.log(abs(x), 2))
+    except OverflowError:
+        return math.inf
+
+
+class BudgetExceeded(InvalidSpec):
+    """An expression would cost more to evaluate than the spec budgets allow."""
+
+
+def _magnitude(value: sp.Basic, what: str) -> float:
+    m = _log2_abs(value)
+    if m is None or math.isnan(m):
+        raise BudgetExceeded(f"{what}: cannot bound the size of {shown(value)}")
+    return m
+
+
+def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
+    if not (base.is_number and exponent.is_number):
+        return
+    if base.is_Rational and exponent.is_Rational:
+        if base == 0 or abs(base) == 1:
+            return
+        bits = abs(exponent) * _log2_size(base)
+        if bits > MAX_INT_BITS:
+            raise BudgetExceeded(
+                f"{shown(base, 30)}**{shown(exponent, 30)} has about {int(bits)} bits; "
+                f"exact numbers are limited to {MAX_INT_BITS} bits"
+            )
+        if not exponent.is_Integer and _bits(base) > MAX_ROOT_BITS:
+            raise BudgetExceeded(
+                f"{shown(base, 30)}**{shown(exponent, 30)}: the fractional power of a number of "
+                f"{_bits(base)} bits is too costly; the limit is {MAX_ROOT_BITS} bits"
+            )
+        return
+    # |base**exponent| = 2**(exponent * log2|base|): bound its logarithm like exp's argument
+    lb = _magnitude(base, "power")
+    le = _magnitude(exponent, "power")
+    if lb == -math.inf or le == -math.inf:
+        return
+    if le == math.inf or abs(lb) == math.inf or (2**le if le < 1000 else math.inf) * abs(lb) * math.log(2) > MAX_EXP_ARGUMENT:
+        raise BudgetExceeded(
+            f"{shown(base, 30)}**{shown(exponent, 30)} is too large or too small to evaluate; "
+            f"|exponent * log(base)| is limited to {MAX_EXP_ARGUMENT}"
+        )
+
+
+def _exp_check(arg: sp.Basic) -> None:
+    if not arg.is_number:
+        return
+    m = _magnitude(arg, "exp")
+    if m > math.log2(MAX_EXP_ARGUMENT):
+        raise BudgetExceeded(
+            f"exp({shown(arg, 40)}): the argument is about 2^{_approx(m)}; "
+            f"exp arguments are limited to |a| <= {MAX_EXP_ARGUMENT}"
+        )
+
+
+def _approx(m: float) -> str:
+    return "inf" if m == math.inf else f"{m:.3g}"
+
+
+def _integer_part_check(arg: sp.Basic, what: str) -> None:
+    """floor/ceiling/%/bit of a number: exact for bounded rationals, costly (and often stuck)
+    for large irrational numbers, whose integer part sympy must compute to full precision."""
+    if not arg.is_number or arg.is_Rational:
+        return
+    m = _magnitude(arg, what)
+    if m > MAX_INTEGER_PART_BITS:
+        raise BudgetExceeded(
+            f"{what} of {shown(arg, 40)}: the number is about 2^{_approx(m)}; the integer part of an "
+            f"irrational number is computed only up to 2^{MAX_INTEGER_PART_BITS}"
+        )
+
+
+def _mod_check(a: sp.Basic, b: sp.Basic) -> None:
+    if b.is_zero:
+        raise BudgetExceeded(f"{shown(a, 30)} % {shown(b, 30)} is a modulo by zero")
+    _integer_part_check(a, "%")
+    _integer_part_check(b, "%")
+    if b.is_number and not b.is_Rational and _magnitude(b, "%") < -MAX_INTEGER_PART_BITS:
+        raise BudgetExceeded(f"{shown(a, 30)} % {shown(b, 30)}: the modulus is too small to evaluate")
+
+
+def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
+    what = f"binomial({shown(n, 30)}, {shown(k, 30)})"
+    if k.is_number and k.is_Integer and not n.is_number and abs(k) > MAX_BINOMIAL_TERMS * 100:
+        raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS * 100} when n is symbolic")
+    if not (n.is_number and k.is_number):
+        return
+    if not (n.is_Rational and k.is_Rational):
+        for v in (n, k):
+            if _magnitude(v, "binomial") > MAX_INTEGER_PART_BITS:
+                raise BudgetExceeded(f"{what}: arguments that are not rational are limited to 2^{MAX_INTEGER_PART_BITS}")
+        if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS:
+            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS} when n is not an integer")
+        return
+    if not k.is_Integer:
+        if max(_bits(n), _bits(k)) > MAX_INTEGER_PART_BITS:
+            raise BudgetExceeded(f"{what}: with a fractional k, n and k are limited to 2^{MAX_INTEGER_PART_BITS}")
+        return
+    k_ = int(k)
+    if k_ < 0:
+        return  # zero
+    if n.is_Integer:
+        n_ = int(n)
+        if n_ >= 0 and k_ > n_:
+            return  # zero
+        if n_ < 0:  # binomial(-m, k) = (-1)**k binomial(m + k - 1, k)
+            n_ = -n_ + k_ - 1
+        m = min(k_, n_ - k_)
+        if m == 0:
+            return
+        bits = _log2_binomial(n_, m)
+    else:
+        if k_ > MAX_BINOMIAL_TERMS:
+            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS} when n is not an integer")
+        bits = k_ * (_bits(n) + math.log2(k_ + 1) + 1)
+    if bits > MAX_INT_BITS:
+        raise BudgetExceeded(f"{what} has about {_approx(bits)} bits; exact numbers are limited to {MAX_INT_BITS} bits")
+
+
+def _log2_binomial(n: int, m: int) -> float:
+    """log2 C(n, m) for 0 < m <= n/2, without computing it (lgamma, or a lower bound)."""
+    if n < 2**50:
+        return (math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)) / math.log(2)
+    return m * (math.log2(n) - math.log2(m))  # C(n, m) >= (n/m)**m
+
+
+def _bit_check(x: sp.Basic, j: sp.Basic) -> None:
+    if j.is_number:
+        if not j.is_Integer or j < 0:
+            raise BudgetExceeded(f"bit({shown(x, 30)}, {shown(j, 30)}): the bit index must be a non-negative integer")
+        if j > MAX_INT_BITS:
+            raise BudgetExceeded(
+                f"bit({shown(x, 30)}, {shown(j, 30)}): the bit index is limited to {MAX_INT_BITS} "
+                f"(numbers have at most {MAX_INT_BITS} bits)"
+            )
+    _integer_part_check(x, "bit")
+
+
+#: operations checked before they are evaluated: function -> check(*args)
+_PRECHECKS: dict[object, Callable[..., None]] = {
+    sp.Pow: _pow_check,
+    sp.exp: _exp_check,
+    sp.binomial: _binomial_check,
+    sp.floor: lambda a: _integer_part_check(a, "floor"),
+    sp.ceiling: lambda a: _integer_part_check(a, "ceiling"),
+    sp.Mod: _mod_check,
+    _bit: _bit_check,
+}
+
+
+def _check_numbers(value: sp.Basic) -> None:
+    """Every exact number in ``value`` stays within :data:`MAX_INT_BITS`."""
+    atoms = [value] if value.is_Rational else value.atoms(sp.Rational) if isinstance(value, sp.Basic) else ()
+    for q in atoms:
+        if _bits(q) > MAX_INT_BITS:
+            raise BudgetExceeded(f"a number of about {_digits(max(int(q.p), int(q.q)))} digits; exact numbers are limited to {MAX_INT_BITS} bits")
+
+
+_EVALUATION_ERRORS = (TypeError, ValueError, ArithmeticError, RecursionError, NotImplementedError, AttributeError)
+
+
+def apply_guarded(func, args) -> sp.Basic:
+    """``func(*args)`` after the budget checks; raises :class:`BudgetExceeded` (an
+    :class:`InvalidSpec`) naming the operation and the limit, never a sympy error."""
+    check = _PRECHECKS.get(func)
+    if check is not None:
+        check(*args)
+    try:
+        result = func(*args)
+    except BudgetExceeded:
+        raise
+    except _EVALUATION_ERRORS as exc:
+        raise BudgetExceeded(f"cannot be evaluated ({type(exc).__name__}: {shown(str(exc).splitlines()[0] if str(exc) else '', 80)})") from None
+    _check_numbers(result)
+    return result
+
+
+def substitute(
+    expr: sp.Basic,
+    subs: Mapping[sp.Symbol, sp.Basic],
+    *,
+    field: str = "expression",
+    error: type[InvalidSpec] | type = InvalidSpec,
+) -> sp.Basic:
+    """``expr.xreplace(subs)``, rebuilding the expression bottom-up under the same budgets as
+    parsing: binding ``d = 10**9, k = 10**8`` in ``binomial(d, k)`` is refused before sympy
+    starts on a number of half a billion bits. Errors are ``error`` naming ``field``."""
+    expr = sp.sympify(expr)
+    if not subs:
+        return expr
+    keys = set(subs)
+    memo: dict = {}
+
+    def walk(node):
+        if node in subs:
+            return subs[node]
+        if not node.args or not (node.free_symbols & keys):
+            return node
+        if node in memo:
+            return memo[node]
+        args = tuple(walk(a) for a in node.args)
+        out = node if args == node.args else apply_guarded(node.func, args)
+        memo[node] = out
+        return out
+
+    try:
+        return walk(expr)
+    except BudgetExceeded as exc:
+        at = ", ".join(f"{k}={shown(v, 30)}" for k, v in subs.items())
+        raise error(f"{field} = {shown(expr)} at {shown(at, 80)}: {exc}") from None
+
+
+def check_budget(expr: sp.Basic, *, field: str = "expression", error: type = InvalidSpec) -> None:
+    """Refuse an already-built expression (from the Python API) whose numbers or operations
+    exceed the budgets, as if it had been parsed from spec text."""
+    expr = sp.sympify(expr)
+    try:
+        _check_numbers(expr)
+        for node in sp.preorder_traversal(expr):
+            check = _PRECHECKS.get(getattr(node, "func", None))
+            if check is not None and node.args:
+                check(*node.args)
+    except BudgetExceeded as exc:
+        raise error(f"{field} = {shown(expr)}: {exc}") from None
+
+
+_DECIMAL = re.compile(r"[+-]?(\d[\d_]*)?(\.\d*)?([eE][+-]?\d+)?")
+
+
+def exact_decimal(text: str) -> Fraction | None:
+    """``Fraction(text)`` for number text ("8", "1/2", "0.25", "1e-3"), within the budgets;
+    None when the text is not a plain number (then it goes to the expression parser).
+
+    ``Fraction("1e999999999")`` alone would compute a billion-digit integer."""
+    text = text.strip()
+    if not text or len(text) > MAX_LENGTH:
+        return None
+    num, slash, den = text.partition("/")
+    parts = (num, den) if slash else (num,)
+    for part in parts:
+        m = _DECIMAL.fullmatch(part.strip())
+        if m is None:
+            return None
+        digits = len(re.sub(r"\D", "", (m.group(1) or "") + (m.group(2) or "")))
+        exponent = abs(int(m.group(3)[1:])) if m.group(3) else 0
+        if digits + exponent > MAX_INT_DIGITS * 5:
+            raise BudgetExceeded(
+                f"{shown(text)} has more than {MAX_INT_DIGITS * 5} digits (with its exponent); "
+                "write a smaller number or an expression such as 10**100"
+            )
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
 def parse_expression(
     text: str | int,
     symbols: Mapping[str, sp.Basic],
     *,
     field: str = "expression",
+    predicate: bool = False,
 ) -> sp.Basic:
-    """Parse ``text`` into a sympy expression using only the names in ``symbols``.
+    """Parse ``text`` into a sympy expression using only the names in ``symbols`` (a condition
+    instead of a number with ``predicate=True``; see :func:`parse_predicate`).
 
     ``field`` names where the text came from, for error messages
-    (e.g. ``"channel.classes[0].weight"``).
+    (e.g. ``"channel.classes[0].weight"``). The result is a real-valued expression (not a
+    condition) within the budgets above; anything else is :class:`InvalidSpec`.
     """
+    if text is None:
+        raise InvalidSpec(f"{field} is missing; write an expression such as 'exp(epsilon)'")
     if isinstance(text, bool):
         raise InvalidSpec(f"{field} = {text!r} is a boolean; write an expression such as 'exp(epsilon)'")
     if isinstance(text, int):
+        if abs(text).bit_length() > MAX_INT_DIGITS * 10 // 3 + 1 or len(str(abs(text))) > MAX_INT_DIGITS:
+            raise InvalidSpec(f"{field} = {shown(text)}: integer literals are limited to {MAX_INT_DIGITS} digits")
         text = str(text)
     if isinstance(text, float):
         raise InvalidSpec(
             f"{field} = {text!r} is a float; specs are exact, write a fraction such as '1/2' in quotes"
         )
     if not isinstance(text, str):
-        raise InvalidSpec(f"{field} = {text!r} must be a string expression, got {type(text).__name__}")
+        raise InvalidSpec(
+            f"{field} = {shown(text)} must be a string expression such as 'exp(epsilon)', got {_kind(text)}"
+        )
     if not text.strip():
         raise InvalidSpec(f"{field} is empty; write an expression such as 'exp(epsilon)'")
     if len(text) > MAX_LENGTH:
-        raise InvalidSpec(f"{field} is {len(text)} characters long; expressions are limited to {MAX_LENGTH}")
+        raise InvalidSpec(
+            f"{field} = {shown(text)} is {len(text)} characters long; expressions are limited to {MAX_LENGTH}"
+        )
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise InvalidSpec(f"{field} = {text!r} is not a valid expression: {exc.msg}") from None
-    return _Translator(symbols, field, text).visit(tree.body, 0)
+        raise InvalidSpec(f"{field} = {shown(text)} is not a valid expression: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):
+        raise InvalidSpec(f"{field} = {shown(text)} is nested too deeply to parse; the limit is {MAX_DEPTH} levels") from None
+    translator = _Translator(symbols, field, text)
+    value = translator.visit(tree.body, 0)
+    if predicate:
+        if isinstance(value, sp.Expr):
+            raise translator.fail("this is a number, which is not a condition; write a comparison such as 'y == floor(x)'")
+        return value
+    if not isinstance(value, sp.Expr):
+        raise translator.fail("this is a condition (true or false), not a number; use it in 'a if condition else b'")
+    return value
+
+
+def parse_predicate(text, symbols: Mapping[str, sp.Basic], *, field: str = "condition") -> sp.Basic:
+    """Parse a condition (a comparison, or and/or/not of comparisons) into a sympy boolean, under
+    the same allow-list and budgets as :func:`parse_expression`."""
+    return parse_expression(text, symbols, field=field, predicate=True)
+
+
+def _kind(value) -> str:
+    return {dict: "a table", list: "an array", str: "a string"}.get(type(value), type(value).__name__)
 
 
 class _Translator:
@@ -103,7 +487,7 @@ class _Translator:
         self.text = text
 
     def fail(self, what: str) -> InvalidSpec:
-        return InvalidSpec(f"{self.field} = {self.text!r}: {what}")
+        return InvalidSpec(f"{self.field} = {shown(self.text)}: {what}")
 
     def visit(self, node: ast.AST, depth: int):
         if depth > MAX_DEPTH:
@@ -114,15 +498,38 @@ class _Translator:
                 f"{type(node).__name__} is not allowed; use numbers, parameter names, "
                 f"+ - * / ** %, comparisons, 'a if cond else b' and the functions {', '.join(sorted(FUNCTIONS))}"
             )
-        return method(node, depth + 1)
+        value = method(node, depth + 1)
+        if not isinstance(node, ast.Name | ast.Constant):
+            self.check_real(value, node)
+        return value
+
+    def check_real(self, value, node: ast.AST) -> None:
+        """Refuse, at the sub-expression that produced it, a value that cannot be real."""
+        part = _cut(ast.unparse(node), 40)
+        if value.has(sp.zoo, sp.nan):
+            raise self.fail(f"{part} is undefined (a division by zero, log(0) or oo - oo); the value must be a real number")
+        if value.has(sp.I) or (value.is_number and value.is_extended_real is False):
+            raise self.fail(f"{part} = {shown(value, 40)} is not a real number")
+
+    def condition(self, value, node: ast.AST):
+        if isinstance(value, sp.Expr):
+            raise self.fail(f"{_cut(ast.unparse(node), 40)} is a number, not a condition; write a comparison such as d > 2")
+        return value
+
+    def apply(self, func, args, node: ast.AST):
+        """``func(*args)`` within the budgets; errors name the sub-expression and the limit."""
+        try:
+            return apply_guarded(func, args)
+        except BudgetExceeded as exc:
+            raise self.fail(str(exc)) from None
 
     def visit_Constant(self, node: ast.Constant, depth: int):
         value = node.value
         if isinstance(value, bool) or not isinstance(value, int):
             if isinstance(value, float):
-                raise self.fail(f"float literal {value!r} is not exact; write a fraction such as 1/2")
-            raise self.fail(f"literal {value!r} is not allowed; only integers")
-        if len(str(abs(value))) > MAX_INT_DIGITS:
+                raise self.fail(f"float literal {_cut(ast.unparse(node), 30)} is not exact; write a fraction such as 1/2")
+            raise self.fail(f"literal {shown(value, 30)} is not allowed; only integers")
+        if abs(value).bit_length() > MAX_INT_DIGITS * 10 // 3 + 1 or len(str(abs(value))) > MAX_INT_DIGITS:
             raise self.fail(f"integer literal has more than {MAX_INT_DIGITS} digits")
         return sp.Integer(value)
 
@@ -134,7 +541,7 @@ class _Translator:
         if node.id in ("True", "False"):
             return sp.true if node.id == "True" else sp.false
         declared = ", ".join(sorted(self.symbols)) or "(none)"
-        raise self.fail(f"unknown symbol {node.id!r}; declared names are {declared}")
+        raise self.fail(f"unknown symbol {shown(node.id, 30)}; declared names are {_cut(declared, 120)}")
 
     def visit_BinOp(self, node: ast.BinOp, depth: int):
         op = _BINOPS.get(type(node.op))
@@ -144,10 +551,14 @@ class _Translator:
         right = self.visit(node.right, depth)
         if isinstance(node.op, ast.Pow) and right.is_Number:
             if abs(right) > MAX_CONSTANT_EXPONENT:
-                raise self.fail(f"constant exponent {right} exceeds {MAX_CONSTANT_EXPONENT}")
-            if left.is_Number and left != 0 and sp.log(abs(left), 2) * abs(right) > 4096:
-                raise self.fail("constant power has more than 4096 bits; simplify the number")
-        return op(left, right)
+                raise self.fail(f"constant exponent {shown(right, 30)} exceeds {MAX_CONSTANT_EXPONENT}")
+            if left.is_Rational and left != 0 and _log2_size(left) * abs(right) > MAX_INT_BITS:
+                raise self.fail(f"constant power has more than {MAX_INT_BITS} bits; simplify the number")
+        if isinstance(node.op, ast.Pow):
+            return self.apply(sp.Pow, (left, right), node)
+        if isinstance(node.op, ast.Mod):
+            return self.apply(sp.Mod, (left, right), node)
+        return self.apply(op, (left, right), node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp, depth: int):
         operand = self.visit(node.operand, depth)
@@ -156,7 +567,7 @@ class _Translator:
         if isinstance(node.op, ast.UAdd):
             return operand
         if isinstance(node.op, ast.Not):
-            return sp.Not(operand)
+            return self.apply(sp.Not, (self.condition(operand, node.operand),), node)
         raise self.fail(f"unary operator {type(node.op).__name__} is not allowed")
 
     def visit_Call(self, node: ast.Call, depth: int):
@@ -164,13 +575,14 @@ class _Translator:
             raise self.fail("only plain function calls such as exp(x) are allowed (no attributes)")
         name = node.func.id
         if name not in FUNCTIONS:
-            raise self.fail(f"function {name!r} is not allowed; allowed: {', '.join(sorted(FUNCTIONS))}")
+            raise self.fail(f"function {shown(name, 30)} is not allowed; allowed: {', '.join(sorted(FUNCTIONS))}")
         if node.keywords:
             raise self.fail(f"{name}() takes no keyword arguments")
         func, arity = FUNCTIONS[name]
         if len(node.args) != arity:
             raise self.fail(f"{name}() takes {arity} argument(s), got {len(node.args)}")
-        return func(*(self.visit(arg, depth) for arg in node.args))
+        args = tuple(self.visit(arg, depth) for arg in node.args)
+        return self.apply(func, args, node)
 
     def visit_Compare(self, node: ast.Compare, depth: int):
         parts = []
@@ -180,17 +592,18 @@ class _Translator:
             right = self.visit(comparator, depth)
             if rel is None:
                 raise self.fail(f"comparison {type(op).__name__} is not allowed here")
-            parts.append(rel(left, right))
+            parts.append(self.apply(rel, (left, right), node))
             left = right
-        return sp.And(*parts) if len(parts) > 1 else parts[0]
+        return self.apply(sp.And, tuple(parts), node) if len(parts) > 1 else parts[0]
 
     def visit_BoolOp(self, node: ast.BoolOp, depth: int):
-        values = [self.visit(v, depth) for v in node.values]
-        return sp.And(*values) if isinstance(node.op, ast.And) else sp.Or(*values)
+        values = tuple(self.condition(self.visit(v, depth), v) for v in node.values)
+        return self.apply(sp.And if isinstance(node.op, ast.And) else sp.Or, values, node)
 
     def visit_IfExp(self, node: ast.IfExp, depth: int):
-        cond = self.visit(node.test, depth)
-        return sp.Piecewise((self.visit(node.body, depth), cond), (self.visit(node.orelse, depth), True))
+        cond = self.condition(self.visit(node.test, depth), node.test)
+        body, orelse = self.visit(node.body, depth), self.visit(node.orelse, depth)
+        return self.apply(lambda *a: sp.Piecewise((a[0], a[1]), (a[2], True)), (body, cond, orelse), node)
 
 
 # --- conditions over concrete values (for structured channels' output classes) ------------
@@ -207,13 +620,24 @@ def parse_condition(text: str, *, field: str, context: set[str]) -> ast.expr:
     and the call ``hash(c, x)`` / ``bit(x, j)`` where declared.
     """
     if not isinstance(text, str) or not text.strip():
-        raise InvalidSpec(f"{field} = {text!r}; write a condition such as 'y == x' or 'x in y'")
+        raise InvalidSpec(f"{field} = {shown(text)}; write a condition such as 'y == x' or 'x in y'")
+    if len(text) > MAX_LENGTH:
+        raise InvalidSpec(f"{field} = {shown(text)} is {len(text)} characters long; conditions are limited to {MAX_LENGTH}")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as exc:
-        raise InvalidSpec(f"{field} = {text!r} is not a valid condition: {exc.msg}") from None
+        raise InvalidSpec(f"{field} = {shown(text)} is not a valid condition: {exc.msg}") from None
+    except (RecursionError, MemoryError, ValueError):
+        raise InvalidSpec(f"{field} = {shown(text)} is nested too deeply to parse; the limit is {MAX_DEPTH} levels") from None
+    text = _cut(text, SHOWN_CHARS)
+    depths = {tree.body: 0}
 
     def check(node: ast.AST) -> None:
+        depth = depths.pop(node, 0)
+        if depth > MAX_DEPTH:
+            raise InvalidSpec(f"{field} = {text!r}: condition is nested more than {MAX_DEPTH} levels deep")
+        for child in ast.iter_child_nodes(node):
+            depths[child] = depth + 1
         if isinstance(node, ast.Compare):
             for op in node.ops:
                 if not isinstance(op, ast.Eq | ast.NotEq | ast.In | ast.NotIn):
@@ -232,7 +656,8 @@ def parse_condition(text: str, *, field: str, context: set[str]) -> ast.expr:
                     f"{field} = {text!r}: unknown name {node.id!r}; conditions may use {', '.join(sorted(context))}"
                 )
         elif isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            pass
+            if abs(node.value).bit_length() > 64:
+                raise InvalidSpec(f"{field} = {text!r}: integers in conditions are limited to 64 bits")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in context:
             if node.keywords:
                 raise InvalidSpec(f"{field} = {text!r}: keyword arguments are not allowed")
@@ -249,11 +674,25 @@ def parse_condition(text: str, *, field: str, context: set[str]) -> ast.expr:
 
 
 def eval_condition(node: ast.expr, env: Mapping[str, object]) -> object:
-    """Evaluate a condition AST produced by :func:`parse_condition` on concrete values."""
+    """Evaluate a condition AST produced by :func:`parse_condition` on concrete values.
+
+    A condition that does not apply to the values (``x in y`` for integer outputs, a hash
+    row too short for x) is :class:`InvalidSpec`, not a Python error."""
+    try:
+        return _eval_condition(node, env)
+    except (TypeError, ValueError, IndexError, KeyError, ArithmeticError) as exc:
+        where = ", ".join(f"{k}={shown(env[k], 30)}" for k in ("x", "y", "c", "v") if k in env)
+        raise InvalidSpec(
+            f"condition {shown(ast.unparse(node))} cannot be evaluated at {where}: "
+            f"{type(exc).__name__}: {shown(str(exc), 80)[1:-1]}"
+        ) from None
+
+
+def _eval_condition(node: ast.expr, env: Mapping[str, object]) -> object:
     if isinstance(node, ast.Compare):
-        left = eval_condition(node.left, env)
+        left = _eval_condition(node.left, env)
         for op, comp in zip(node.ops, node.comparators):
-            right = eval_condition(comp, env)
+            right = _eval_condition(comp, env)
             if isinstance(op, ast.Eq):
                 ok = left == right
             elif isinstance(op, ast.NotEq):
@@ -267,14 +706,14 @@ def eval_condition(node: ast.expr, env: Mapping[str, object]) -> object:
             left = right
         return True
     if isinstance(node, ast.BoolOp):
-        results = (bool(eval_condition(v, env)) for v in node.values)
+        results = (bool(_eval_condition(v, env)) for v in node.values)
         return all(results) if isinstance(node.op, ast.And) else any(results)
     if isinstance(node, ast.UnaryOp):
-        return not eval_condition(node.operand, env)
+        return not _eval_condition(node.operand, env)
     if isinstance(node, ast.Name):
         return env[node.id]
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Call):
-        return env[node.func.id](*(eval_condition(a, env) for a in node.args))
+        return env[node.func.id](*(_eval_condition(a, env) for a in node.args))
     raise InvalidSpec(f"cannot evaluate {ast.dump(node)}")  # unreachable after parse_condition

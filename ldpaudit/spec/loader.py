@@ -46,7 +46,7 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
-from ldpaudit.spec.expr import parse_expression
+from ldpaudit.spec.expr import BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute
 from ldpaudit.spec.model import (
     X,
     Z,
@@ -57,20 +57,26 @@ from ldpaudit.spec.model import (
     ExplicitChannel,
     FiniteDomain,
     IntervalDomain,
+    Y,
     Mechanism,
     OutputClass,
     Parameter,
     ProductChannel,
+    RealInputChannel,
     StructuredChannel,
     SubsetSpace,
 )
 
 MAX_SPEC_BYTES = 1_000_000
+MAX_TOML_NESTING = 32  # arrays and tables inside each other ([[[...]]], {a = {b = ...}}, a.b.c...)
+MAX_LABEL = 2**63  # integer labels and hash values are 64-bit
+MAX_LABELS = 100_000  # inputs.labels, channel.outputs
+MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from channel.entry
 
 _TOP = {"mechanism", "parameters", "example", "inputs", "channel"}
 _MECHANISM = {"name", "claimed_epsilon", "description", "source"}
-_PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description"}
-_INPUTS = {"size", "labels", "low", "high"}
+_PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description", "public", "unbounded"}
+_INPUTS = {"size", "labels", "low", "high", "real"}
 _CHANNEL = {
     "explicit": {"form", "outputs", "rows", "entry"},
     "structured": {"form", "outputs", "size", "universe", "k", "hash", "classes"},
@@ -100,11 +106,23 @@ def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
     if len(text) > MAX_SPEC_BYTES:
         raise InvalidSpec(f"{source}: spec is {len(text)} bytes, more than the limit {MAX_SPEC_BYTES}")
     try:
-        doc = tomllib.loads(text.decode("utf-8"))
+        decoded = text.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidSpec(f"{source}: not UTF-8 text ({exc.reason})") from None
+    depth = toml_nesting(decoded)
+    if depth > MAX_TOML_NESTING:
+        raise InvalidSpec(
+            f"{source}: arrays or tables are nested {depth}+ levels deep; the limit is {MAX_TOML_NESTING}"
+        )
+    try:
+        doc = tomllib.loads(decoded)
     except tomllib.TOMLDecodeError as exc:
-        raise InvalidSpec(f"{source}: invalid TOML: {exc}") from None
+        raise InvalidSpec(f"{source}: invalid TOML: {' '.join(str(exc).split())}") from None
+    except (RecursionError, MemoryError):
+        raise InvalidSpec(f"{source}: arrays or tables are nested too deeply; the limit is {MAX_TOML_NESTING}") from None
+    depth = _data_depth(doc)
+    if depth > MAX_TOML_NESTING:
+        raise InvalidSpec(f"{source}: tables or arrays are nested {depth} levels deep; the limit is {MAX_TOML_NESTING}")
     try:
         mech = _build(doc)
     except (InvalidSpec, InvalidParameter, NotMaterializable) as exc:
@@ -115,6 +133,53 @@ def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
         except (InvalidSpec, InvalidParameter) as exc:
             raise InvalidSpec(f"{source}: [example] is not an admissible instance: {exc}") from None
     return _with_path(mech, source)
+
+
+def toml_nesting(text: str, limit: int = MAX_TOML_NESTING) -> int:
+    """The deepest nesting of ``[``/``{`` in TOML text outside strings and comments, counted
+    only up to ``limit + 1`` (tomllib recurses once per level: 2,000 levels overflow the stack)."""
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif ch in "\"'":
+            quote = ch * 3 if text.startswith(ch * 3, i) else ch
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j):
+                if ch == '"' and text[j] == "\\":
+                    j += 1
+                elif len(quote) == 1 and text[j] == "\n":
+                    break
+                j += 1
+            i = j + len(quote) - 1
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                return deepest
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return deepest
+
+
+def _data_depth(doc) -> int:
+    """Nesting depth of parsed TOML data (dotted keys nest tables without brackets)."""
+    deepest = 0
+    stack = [(doc, 0)]
+    while stack:
+        value, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_TOML_NESTING:
+            break
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+    return deepest
 
 
 def parse_assignments(items: list[str] | None) -> dict[str, object]:
@@ -128,11 +193,12 @@ def parse_assignments(items: list[str] | None) -> dict[str, object]:
             name, sep, value = part.partition("=")
             name, value = name.strip(), value.strip()
             if not sep or not name or not value:
-                raise InvalidParameter(f"-p {part!r} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
+                raise InvalidParameter(f"-p {shown(part)} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
             try:
-                out[name] = Fraction(value)
-            except (ValueError, ZeroDivisionError):
-                out[name] = value
+                number = exact_decimal(value)
+            except BudgetExceeded as exc:
+                raise InvalidParameter(f"-p {shown(name, 30)}: {exc}") from None
+            out[name] = value if number is None else number
     return out
 
 
@@ -179,7 +245,7 @@ def _table(doc, key, where, allowed, *, required=True) -> dict:
 def _no_unknown(table: Mapping, where: str, allowed: set) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
-        raise InvalidSpec(f"unknown key {unknown[0]!r} in [{where}]; allowed keys: {', '.join(sorted(allowed))}")
+        raise InvalidSpec(f"unknown key {shown(unknown[0])} in [{where}]; allowed keys: {', '.join(sorted(allowed))}")
 
 
 def _text(table, key, where, *, required=True, default=""):
@@ -189,7 +255,7 @@ def _text(table, key, where, *, required=True, default=""):
             raise InvalidSpec(f"missing {where}.{key}")
         return default
     if not isinstance(value, str):
-        raise InvalidSpec(f"{where}.{key} = {value!r} must be a string")
+        raise InvalidSpec(f"{where}.{key} = {shown(value)} must be a string")
     return value
 
 
@@ -206,9 +272,14 @@ def _build(doc: dict) -> Mechanism:
     # names first, so bounds may refer to any parameter
     names = list(params_t)
     for pname in names:
+        if not pname.isidentifier() or len(pname) > 64:
+            raise InvalidSpec(f"parameter name {shown(pname)} is not allowed; use an identifier of at most 64 characters")
         if not isinstance(params_t[pname], dict):
             raise InvalidSpec(f"parameters.{pname} must be a table such as {{ type = \"integer\", min = 2 }}")
         _no_unknown(params_t[pname], f"parameters.{pname}", _PARAMETER)
+        for key in ("type", "description"):
+            if key in params_t[pname] and not isinstance(params_t[pname][key], str):
+                raise InvalidSpec(f"parameters.{pname}.{key} = {shown(params_t[pname][key])} must be a string")
     provisional = {}
     for pname in names:
         kind = params_t[pname].get("type", "real")
@@ -218,9 +289,9 @@ def _build(doc: dict) -> Mechanism:
         pt = params_t[pname]
         lower = _bound(pt, "min", f"parameters.{pname}", provisional)
         upper = _bound(pt, "max", f"parameters.{pname}", provisional)
-        for flag in ("strict_min", "strict_max"):
+        for flag in ("strict_min", "strict_max", "public", "unbounded"):
             if flag in pt and not isinstance(pt[flag], bool):
-                raise InvalidSpec(f"parameters.{pname}.{flag} = {pt[flag]!r} must be true or false")
+                raise InvalidSpec(f"parameters.{pname}.{flag} = {shown(pt[flag])} must be true or false")
         parameters.append(
             Parameter(
                 pname,
@@ -230,6 +301,8 @@ def _build(doc: dict) -> Mechanism:
                 lower_strict=pt.get("strict_min", False),
                 upper_strict=pt.get("strict_max", False),
                 description=str(pt.get("description", "")),
+                public=pt.get("public", False),
+                unbounded=pt.get("unbounded", False),
             )
         )
     # re-parse bounds with the final symbols (assumptions depend on the bounds)
@@ -240,7 +313,7 @@ def _build(doc: dict) -> Mechanism:
             p.name, p.kind,
             None if p.lower is None else p.lower.xreplace(remap),
             None if p.upper is None else p.upper.xreplace(remap),
-            p.lower_strict, p.upper_strict, p.description,
+            p.lower_strict, p.upper_strict, p.description, public=p.public, unbounded=p.unbounded,
         )
         for p in parameters
     ]
@@ -255,7 +328,7 @@ def _build(doc: dict) -> Mechanism:
     example = []
     for key, value in example_t.items():
         if key not in symbols:
-            raise InvalidSpec(f"example.{key} is not a declared parameter; declared: {', '.join(symbols)}")
+            raise InvalidSpec(f"example.{key if len(key) <= 40 else shown(key, 40)} is not a declared parameter; declared: {', '.join(symbols)}")
         example.append((key, _number(value, f"example.{key}")))
 
     return Mechanism(
@@ -272,7 +345,7 @@ def _build(doc: dict) -> Mechanism:
 
 def _number(value, field):
     if isinstance(value, bool) or isinstance(value, float):
-        raise InvalidSpec(f"{field} = {value!r} must be an integer or an exact expression string such as \"1/2\"")
+        raise InvalidSpec(f"{field} = {shown(value)} must be an integer or an exact expression string such as \"1/2\"")
     expr = parse_expression(value, {}, field=field)
     return expr
 
@@ -284,11 +357,15 @@ def _bound(table, key, where, symbols):
 
 
 def _inputs(t: dict, symbols) -> FiniteDomain | IntervalDomain:
-    if "low" in t or "high" in t:
-        if "low" not in t or "high" not in t:
-            raise InvalidSpec("inputs needs both low and high for an interval domain")
-        low = parse_expression(t["low"], symbols, field="inputs.low")
-        high = parse_expression(t["high"], symbols, field="inputs.high")
+    real = t.get("real")
+    if real is not None and real is not True:
+        raise InvalidSpec(f"inputs.real = {real!r}; write real = true for real inputs (or leave it out)")
+    if real or "low" in t or "high" in t:
+        finite = sorted(set(t) & {"size", "labels"})
+        if finite:
+            raise InvalidSpec(f"inputs.{finite[0]} with real inputs (low/high/real); a domain is either finite or real")
+        low = parse_expression(t["low"], symbols, field="inputs.low") if "low" in t else None
+        high = parse_expression(t["high"], symbols, field="inputs.high") if "high" in t else None
         return IntervalDomain(low, high)
     if "labels" in t:
         labels = t["labels"]
@@ -301,10 +378,16 @@ def _inputs(t: dict, symbols) -> FiniteDomain | IntervalDomain:
 
 def _check_labels(labels, field):
     if not isinstance(labels, list) or not labels:
-        raise InvalidSpec(f"{field} must be a non-empty list")
+        raise InvalidSpec(f"{field} = {shown(labels)} must be a non-empty list")
+    if len(labels) > MAX_LABELS:
+        raise InvalidSpec(f"{field} has {len(labels)} labels; the limit is {MAX_LABELS}")
     for item in labels:
         if isinstance(item, bool) or not isinstance(item, int | str):
-            raise InvalidSpec(f"{field} contains {item!r}; labels must be integers or strings")
+            raise InvalidSpec(f"{field} contains {shown(item)}; labels must be integers or strings")
+        if isinstance(item, int) and not -MAX_LABEL <= item < MAX_LABEL:
+            raise InvalidSpec(f"{field} contains {shown(item)}; integer labels are limited to 64 bits")
+        if isinstance(item, str) and len(item) > 200:
+            raise InvalidSpec(f"{field} contains {shown(item)}; labels are limited to 200 characters")
     if len(set(labels)) != len(labels):
         raise InvalidSpec(f"{field} repeats a label")
 
@@ -314,9 +397,11 @@ def _channel(doc, symbols, inputs):
     if not isinstance(raw, dict):
         raise InvalidSpec("missing [channel] table")
     form = raw.get("form")
-    if form not in _CHANNEL:
-        raise InvalidSpec(f"channel.form = {form!r}; use one of {', '.join(sorted(_CHANNEL))}")
+    if not isinstance(form, str) or form not in _CHANNEL:
+        raise InvalidSpec(f"channel.form = {shown(form)}; use one of {', '.join(sorted(_CHANNEL))} (a string)")
     _no_unknown(raw, "channel", _CHANNEL[form])
+    if form in ("explicit", "structured") and isinstance(inputs, IntervalDomain):
+        return _real_explicit(raw, symbols) if form == "explicit" else _real_structured(raw, symbols)
     if form == "explicit":
         return _explicit(raw, symbols, inputs)
     if form == "structured":
@@ -350,9 +435,11 @@ def _law(t, symbols, where):
     probs = []
     for key, expr in values.items():
         try:
+            if len(key) > 20:
+                raise ValueError(key)
             value = int(key)
         except ValueError:
-            raise InvalidSpec(f"{where}.values has key {key!r}; coordinate values must be integers") from None
+            raise InvalidSpec(f"{where}.values has key {shown(key)}; coordinate values must be integers") from None
         probs.append((value, parse_expression(expr, symbols, field=f"{where}.values.{key}")))
     return CoordinateLaw(probabilities=tuple(sorted(probs, key=lambda vp: vp[0])))
 
@@ -365,8 +452,13 @@ def _explicit(raw, symbols, inputs):
     if inputs.labels is not None:
         in_labels = inputs.labels
     else:
-        if not inputs.size.is_Integer:
-            raise InvalidSpec(f"inputs.size = {inputs.size} must be a number for an explicit channel")
+        if not inputs.size.is_Integer or inputs.size < 1:
+            raise InvalidSpec(f"inputs.size = {shown(inputs.size)} must be a positive integer for an explicit channel")
+        if int(inputs.size) * len(outputs) > MAX_EXPLICIT_ENTRIES:
+            raise InvalidSpec(
+                f"inputs.size = {shown(inputs.size)} gives an explicit channel of {int(inputs.size)} x {len(outputs)} "
+                f"entries; the limit is {MAX_EXPLICIT_ENTRIES} (use a structured or product channel)"
+            )
         in_labels = tuple(range(int(inputs.size)))
     if ("rows" in raw) == ("entry" in raw):
         raise InvalidSpec("an explicit channel needs exactly one of channel.rows or channel.entry")
@@ -374,6 +466,8 @@ def _explicit(raw, symbols, inputs):
         rows = raw["rows"]
         if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
             raise InvalidSpec("channel.rows must be a list of rows, each a list of expressions")
+        if sum(len(r) for r in rows) > MAX_EXPLICIT_ENTRIES:
+            raise InvalidSpec(f"channel.rows has more than {MAX_EXPLICIT_ENTRIES} entries; use a structured or product channel")
         matrix = tuple(
             tuple(parse_expression(e, symbols, field=f"channel.rows[{i}][{j}]") for j, e in enumerate(row))
             for i, row in enumerate(rows)
@@ -383,12 +477,68 @@ def _explicit(raw, symbols, inputs):
         entry = parse_expression(raw["entry"], dict(symbols, x=xs, y=ys), field="channel.entry")
         for label in (*in_labels, *outputs):
             if not isinstance(label, int):
-                raise InvalidSpec(f"channel.entry needs integer labels; got {label!r}")
+                raise InvalidSpec(f"channel.entry needs integer labels; got {shown(label)}")
+        if len(in_labels) * len(outputs) > MAX_EXPLICIT_ENTRIES:
+            raise InvalidSpec(
+                f"channel.entry over {len(in_labels)} x {len(outputs)} labels; the limit is {MAX_EXPLICIT_ENTRIES} entries"
+            )
         matrix = tuple(
-            tuple(sp.piecewise_fold(entry.xreplace({xs: sp.Integer(x), ys: sp.Integer(y)})) for y in outputs)
+            tuple(
+                sp.piecewise_fold(
+                    substitute(entry, {xs: sp.Integer(x), ys: sp.Integer(y)}, field="channel.entry", error=InvalidSpec)
+                )
+                for y in outputs
+            )
             for x in in_labels
         )
     return ExplicitChannel(tuple(in_labels), tuple(outputs), matrix)
+
+
+def _real_explicit(raw, symbols) -> RealInputChannel:
+    """Real inputs, finite outputs: ``entry`` is Q(y|x), an expression in x and y."""
+    outputs = raw.get("outputs")
+    _check_labels(outputs, "channel.outputs")
+    if any(not isinstance(y, int) for y in outputs):
+        raise InvalidSpec("channel.outputs of a real-input channel must be integers (y in channel.entry is a number)")
+    if "entry" not in raw:
+        raise InvalidSpec("an explicit channel with real inputs needs channel.entry (Q(y|x) as an expression in x and y); "
+                          "channel.rows lists finite inputs")
+    entry = parse_expression(raw["entry"], dict(symbols, x=X, y=Y), field="channel.entry")
+    return RealInputChannel(tuple(outputs), sp.piecewise_fold(entry), "explicit")
+
+
+def _real_structured(raw, symbols) -> RealInputChannel:
+    """Real inputs, outputs 0..size-1 in classes whose conditions may use functions of x."""
+    if raw.get("outputs") != "element":
+        raise InvalidSpec(
+            f"channel.outputs = {raw.get('outputs')!r}; a structured channel with real inputs needs outputs = \"element\""
+        )
+    size = parse_expression(raw.get("size"), symbols, field="channel.size")
+    if not (size.is_Integer and size >= 1):
+        raise InvalidSpec(f"channel.size = {size}; with real inputs the number of outputs must be a positive integer")
+    classes_t = raw.get("classes")
+    if not isinstance(classes_t, list) or not classes_t:
+        raise InvalidSpec("missing [[channel.classes]]: declare the output classes (when, count, weight)")
+    xy = dict(symbols, x=X, y=Y)
+    classes = []
+    pieces = []
+    for i, ct in enumerate(classes_t):
+        if not isinstance(ct, dict):
+            raise InvalidSpec(f"channel.classes[{i}] must be a table")
+        _no_unknown(ct, f"channel.classes[{i}]", _CLASS)
+        for key in ("when", "count", "weight"):
+            if key not in ct:
+                raise InvalidSpec(f"missing channel.classes[{i}].{key}")
+        when = _text(ct, "when", f"channel.classes[{i}]")
+        relation = parse_predicate(when, xy, field=f"channel.classes[{i}].when")
+        if not isinstance(relation, sp.logic.boolalg.Boolean) or isinstance(relation, sp.Symbol):
+            raise InvalidSpec(f"channel.classes[{i}].when = {when!r} is not a condition; write e.g. 'y == floor(x) % 4'")
+        weight = parse_expression(ct["weight"], dict(symbols, x=X), field=f"channel.classes[{i}].weight")
+        count = parse_expression(ct["count"], symbols, field=f"channel.classes[{i}].count")
+        classes.append(OutputClass(str(ct.get("name", f"class{i}")), when, count, weight, relation=relation))
+        pieces.append((weight, relation))
+    entry = sp.Piecewise(*pieces, (sp.Integer(0), True))
+    return RealInputChannel(tuple(range(int(size))), entry, "structured", tuple(classes))
 
 
 def _structured(raw, symbols):
@@ -406,8 +556,8 @@ def _structured(raw, symbols):
             raise InvalidSpec("channel.hash must be a non-empty list of rows; row c maps each input x to a value in [k]")
         for c, row in enumerate(table):
             for x, value in enumerate(row):
-                if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                    raise InvalidSpec(f"channel.hash[{c}][{x}] = {value!r} must be a non-negative integer")
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_LABEL:
+                    raise InvalidSpec(f"channel.hash[{c}][{x}] = {shown(value)} must be a non-negative 64-bit integer")
         space = CohortSpace(tuple(tuple(r) for r in table), parse_expression(raw.get("k"), symbols, field="channel.k"))
         k = space.k
         for c, row in enumerate(table):
@@ -415,7 +565,7 @@ def _structured(raw, symbols):
             if bad:
                 raise InvalidSpec(f"channel.hash[{c}] contains {bad[0]}, outside 0..{k - 1}")
     else:
-        raise InvalidSpec(f"channel.outputs = {kind!r}; a structured channel's outputs are 'element', 'subset' or 'cohort'")
+        raise InvalidSpec(f"channel.outputs = {shown(kind)}; a structured channel's outputs are 'element', 'subset' or 'cohort'")
     classes_t = raw.get("classes")
     if not isinstance(classes_t, list) or not classes_t:
         raise InvalidSpec("missing [[channel.classes]]: declare the output classes (when, count, weight)")
@@ -429,7 +579,7 @@ def _structured(raw, symbols):
                 raise InvalidSpec(f"missing channel.classes[{i}].{key}")
         classes.append(
             OutputClass(
-                name=str(ct.get("name", f"class{i}")),
+                name=_text(ct, "name", f"channel.classes[{i}]", required=False, default=f"class{i}"),
                 condition=_text(ct, "when", f"channel.classes[{i}]"),
                 count=parse_expression(ct["count"], symbols, field=f"channel.classes[{i}].count"),
                 weight=parse_expression(ct["weight"], symbols, field=f"channel.classes[{i}].weight"),
@@ -441,13 +591,54 @@ def _structured(raw, symbols):
 # --- writing ---------------------------------------------------------------------------------
 
 
+class _SpecPrinter(sp.printing.str.StrPrinter):
+    """sympy's text, except for the forms the spec parser spells differently:
+    ``a if c else b`` for Piecewise, ``%`` for Mod, ``and``/``or``/``not``."""
+
+    def _print_Piecewise(self, expr):
+        *pieces, (last, cond) = expr.args
+        text = f"({self._print(last)})" if cond is sp.true else f"({self._print(last)}) if ({self._print(cond)}) else 0"
+        for value, c in reversed(pieces):
+            text = f"({self._print(value)}) if ({self._print(c)}) else {text}"
+        return f"({text})"
+
+    def _print_Mod(self, expr):
+        return f"(({self._print(expr.args[0])}) % ({self._print(expr.args[1])}))"
+
+    def _print_And(self, expr):
+        return "(" + " and ".join(f"({self._print(a)})" for a in expr.args) + ")"
+
+    def _print_Or(self, expr):
+        return "(" + " or ".join(f"({self._print(a)})" for a in expr.args) + ")"
+
+    def _print_Not(self, expr):
+        return f"(not ({self._print(expr.args[0])}))"
+
+    def _print_Relational(self, expr):
+        return f"(({self._print(expr.lhs)}) {expr.rel_op} ({self._print(expr.rhs)}))"
+
+
 def _expr_text(expr, field: str, symbols: Mapping[str, sp.Basic]) -> str:
     """Print an expression so that the safe parser reads back exactly the same expression."""
-    text = sp.sstr(expr)
+    text = _SpecPrinter().doprint(expr) if expr.has(sp.Piecewise, sp.Mod) or isinstance(expr, sp.logic.boolalg.Boolean) else sp.sstr(expr)
     back = parse_expression(text, symbols, field=field)
-    if back != expr and sp.simplify(back - expr) != 0:
+    if isinstance(expr, sp.logic.boolalg.Boolean) or expr.has(sp.Piecewise):
+        same = back == expr or sp.piecewise_fold(back) == sp.piecewise_fold(expr)
+    else:
+        same = back == expr or sp.simplify(back - expr) == 0
+    if not same:
         raise InvalidSpec(f"{field} = {expr} cannot be written as spec text that reads back unchanged")
     return text
+
+
+def _condition_text(c: OutputClass, symbols) -> str:
+    """A real-input class condition: as written when it still reads back (nothing bound)."""
+    try:
+        if parse_predicate(c.condition, symbols, field="when") == c.relation:
+            return c.condition
+    except InvalidSpec:
+        pass
+    return _expr_text(c.relation, "when", symbols)
 
 
 def _q(text: str) -> str:
@@ -476,6 +667,10 @@ def dumps_spec(mech: Mechanism) -> str:
             lines.append("strict_min = true")
         if p.upper_strict:
             lines.append("strict_max = true")
+        if p.public:
+            lines.append("public = true")
+        if p.unbounded:
+            lines.append("unbounded = true")
         if p.description:
             lines.append(f"description = {_q(p.description)}")
     if mech.example:
@@ -483,13 +678,18 @@ def dumps_spec(mech: Mechanism) -> str:
     lines += ["", "[inputs]"]
     dom = mech.inputs
     if isinstance(dom, IntervalDomain):
-        lines += [f"low = {_q(_expr_text(dom.low, 'inputs.low', syms))}", f"high = {_q(_expr_text(dom.high, 'inputs.high', syms))}"]
+        if dom.low is None and dom.high is None:
+            lines.append("real = true")
+        if dom.low is not None:
+            lines.append(f"low = {_q(_expr_text(dom.low, 'inputs.low', syms))}")
+        if dom.high is not None:
+            lines.append(f"high = {_q(_expr_text(dom.high, 'inputs.high', syms))}")
     elif dom.labels is not None:
         lines.append("labels = [" + ", ".join(_label(v) for v in dom.labels) + "]")
     else:
         lines.append(f"size = {_q(_expr_text(dom.size, 'inputs.size', syms))}")
     ch = mech.channel
-    lines += ["", "[channel]", f"form = {_q(ch.form)}"]
+    lines += ["", "[channel]", f"form = {_q(ch.layout if isinstance(ch, RealInputChannel) else ch.form)}"]
     if isinstance(ch, ExplicitChannel):
         lines.append("outputs = [" + ", ".join(_label(v) for v in ch.outputs) + "]")
         lines.append("rows = [")
@@ -515,6 +715,21 @@ def dumps_spec(mech: Mechanism) -> str:
                 f"count = {_q(_expr_text(c.count, 'count', syms))}",
                 f"weight = {_q(_expr_text(c.weight, 'weight', syms))}",
             ]
+    elif isinstance(ch, RealInputChannel) and ch.layout == "structured":
+        xy = dict(syms, x=X, y=Y)
+        lines += ['outputs = "element"', f"size = {len(ch.outputs)}"]
+        for c in ch.classes:
+            lines += [
+                "",
+                "[[channel.classes]]",
+                f"name = {_q(c.name)}",
+                f"when = {_q(_condition_text(c, xy))}",
+                f"count = {_q(_expr_text(c.count, 'count', syms))}",
+                f"weight = {_q(_expr_text(c.weight, 'weight', dict(syms, x=X)))}",
+            ]
+    elif isinstance(ch, RealInputChannel):
+        lines.append("outputs = [" + ", ".join(_label(v) for v in ch.outputs) + "]")
+        lines.append(f"entry = {_q(_expr_text(ch.entry, 'entry', dict(syms, x=X, y=Y)))}")
     elif isinstance(ch, ProductChannel):
         lines.append(f"coordinates = {_q(_expr_text(ch.coordinates, 'coordinates', syms))}")
         for side, law in (("on", ch.on), ("off", ch.off)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -261,6 +262,96 @@ def laplace_histogram(*, K, epsilon) -> Sampler:
     return sample
 
 
+def _real(name: str, value, *, positive: bool = False) -> Fraction:
+    """A real parameter or input as an exact Fraction (sympy numbers via their text)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidParameter(f"{name}={value!r} is not a real number")
+    try:
+        out = Fraction(value) if isinstance(value, (numbers.Rational, float, np.floating, np.integer)) else Fraction(str(value))
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+        try:
+            out = Fraction(float(value))
+        except (TypeError, ValueError, OverflowError):
+            raise InvalidParameter(f"{name}={value!r} is not a real number") from None
+    if positive and out <= 0:
+        raise InvalidParameter(f"{name}={value!r} must be > 0")
+    return out
+
+
+def _real_input(x, mechanism: str, low=None, high=None) -> Fraction:
+    try:
+        xf = _real("x", x)
+    except InvalidParameter:
+        raise InvalidParameter(f"input x={x!r} of {mechanism} is not a real number") from None
+    if not math.isfinite(float(xf)) or (low is not None and xf < low) or (high is not None and xf > high):
+        raise InvalidParameter(f"input x={x!r} is outside the domain of {mechanism}")
+    return xf
+
+
+def joseph_rr1(*, epsilon, s, j) -> Sampler:
+    """RR1 (Joseph et al.): 4-ary randomized response on floor(x/(s*2^j)) mod 4 — the true
+    residue w.p. t/(t+3), each other residue w.p. 1/(t+3), t = e^ε. The residue is computed
+    exactly (x as the exact rational value of the float)."""
+    eps = _epsilon(epsilon)
+    scale = _real("s", s, positive=True) * Fraction(2) ** int(_size("j", j, low=-1074))
+    keep = math.exp(eps) / (math.exp(eps) + 3.0)
+
+    def sample(x, n, rng):
+        v = math.floor(_real_input(x, "Joseph RR1") / scale) % 4
+        n, rng = _n(n), _rng(rng)
+        other = (v + rng.integers(1, 4, size=n)) % 4
+        return np.where(rng.random(n) < keep, v, other).astype(np.int64)
+
+    return sample
+
+
+def joseph_kvrr2(*, epsilon, mu1, sigma) -> Sampler:
+    """KVRR2 (Joseph et al.): binary randomized response on the sign of (x - mu1)/sigma
+    (+1 on a tie): the true sign w.p. t/(t+1), t = e^ε. Outputs -1 or +1."""
+    eps = _epsilon(epsilon)
+    center = _real("mu1", mu1)
+    _real("sigma", sigma, positive=True)
+    keep = math.exp(eps) / (math.exp(eps) + 1.0)
+
+    def sample(x, n, rng):
+        sign = 1 if _real_input(x, "Joseph KVRR2") >= center else -1
+        n, rng = _n(n), _rng(rng)
+        return np.where(rng.random(n) < keep, sign, -sign).astype(np.int64)
+
+    return sample
+
+
+def duchi_binary_mean(*, B, epsilon) -> Sampler:
+    """Duchi, Jordan & Wainwright's two-point mean mechanism on x in [-B, B]: +1 w.p.
+    1/2 + x (t-1)/(2B(t+1)), else -1 (the report is ±B(t+1)/(t-1)), t = e^ε."""
+    eps = _epsilon(epsilon)
+    bound = _real("B", B, positive=True)
+    t = math.exp(eps)
+
+    def sample(x, n, rng):
+        xf = _real_input(x, "Duchi binary mean", -bound, bound)
+        p_plus = 0.5 + float(xf / bound) * (t - 1.0) / (2.0 * (t + 1.0))
+        n, rng = _n(n), _rng(rng)
+        return np.where(rng.random(n) < p_plus, 1, -1).astype(np.int64)
+
+    return sample
+
+
+def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
+    """UVRR2 (Joseph et al.): x clipped to [mu1 - r, mu1 + r], plus Laplace noise of scale
+    2r/ε (the clipped value has sensitivity 2r)."""
+    eps = _epsilon(epsilon)
+    center, half = _real("mu1", mu1), _real("r", r, positive=True)
+    scale = 2.0 * float(half) / eps
+
+    def sample(x, n, rng):
+        clipped = float(min(max(_real_input(x, "Joseph UVRR2"), center - half), center + half))
+        n, rng = _n(n), _rng(rng)
+        return clipped + rng.laplace(0.0, scale, size=n)
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -271,12 +362,18 @@ REFERENCE = {
     "rr_bit": rr_bit,
     "laplace_mean": laplace_mean,
     "laplace_histogram": laplace_histogram,
+    "joseph_rr1": joseph_rr1,
+    "joseph_kvrr2": joseph_kvrr2,
+    "duchi_binary_mean": duchi_binary_mean,
+    "joseph_uvrr2": joseph_uvrr2,
 }
 
 
 _BY_NAME = {
     "W-RR": "wrr", "k-RR": "krr", "k-RAPPOR": "krappor", "OUE": "oue", "k-subset": "ksubset",
     "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
+    "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
+    "Joseph UVRR2": "joseph_uvrr2",
 }
 
 

@@ -1,0 +1,7 @@
+"""``python -m ldpaudit``: the command line."""
+
+import sys
+
+from ldpaudit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,253 @@
+"""``ldpaudit check``: validate specs and summarize every stage (verify, derive, audit) on
+their example instances: the main job a newcomer runs on the bundled specs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ldpaudit import __version__
+from ldpaudit.errors import LdpAuditError
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser("check", help="validate specs and summarize every stage on their examples")
+    p.add_argument("target", nargs="?", default="specs", help="a spec file or a directory of them (default: specs)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--audit-samples", type=int, default=20_000, help="samples per input for the quick audit")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    p.set_defaults(func=cmd_check)
+
+
+def spec_files(target: str) -> list[Path]:
+    path = Path(target)
+    if path.is_dir():
+        files = sorted(path.glob("*.toml"))
+        if not files:
+            raise LdpAuditError(f"no *.toml spec files in directory {target!r}")
+        return files
+    if not path.exists():
+        raise LdpAuditError(f"spec {target!r} does not exist; give a .toml file or a directory of them")
+    return [path]
+
+
+#: the quick audit's false-alarm level (one fixed seed per spec, so the table is reproducible)
+CHECK_ALPHA = 0.01
+
+
+def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
+    """Validate one spec and run the three stages (verify, derive, audit) on its example
+    instance. ``row["stages"]`` holds each stage's structured result (a ``verdict`` from
+    :data:`ldpaudit.schema.VERDICTS`, a ``text`` for people, and the stage's own fields); the
+    ``verification``/``derivation``/``audit`` keys repeat each ``text``."""
+    from ldpaudit.spec import load_spec
+
+    row: dict = {"spec": str(path)}
+    try:
+        mech = load_spec(path)
+    except LdpAuditError as exc:
+        row.update(mechanism=path.stem, ok=False, error=str(exc), stochastic="INVALID", verdict="INVALID")
+        return row
+    example = mech.bind_example()
+    row.update(
+        mechanism=mech.name,
+        form=mech.channel.form,
+        parameters=[p.describe() for p in mech.parameters],
+        example={k: str(v) for k, v in mech.example},
+        claimed_epsilon=str(mech.claimed_epsilon),
+        stochastic="proved" if mech.parameters else "exact",
+        notes=list(mech.notes),
+        ok=True,
+    )
+    stages = {}
+    for key, title, stage in (("verify", "verification", _verify_stage), ("derive", "derivation", _derive_stage),
+                              ("audit", "audit", _audit_stage)):
+        if progress is not None:
+            progress(f"{path.stem}: {key}")
+        target = mech if key == "verify" else example
+        try:
+            stages[key] = stage(target, samples=audit_samples)
+        except LdpAuditError as exc:
+            stages[key] = {"verdict": "ERROR", "text": f"error: {exc}"}
+        row[title] = stages[key]["text"]
+    row["stages"] = stages
+    row["verdict"] = _row_verdict(stages)
+    return row
+
+
+def _row_verdict(stages: dict) -> str:
+    verdicts = {s["verdict"] for s in stages.values()}
+    for worst in ("REFUTED", "VIOLATION", "UNKNOWN", "ERROR"):
+        if worst in verdicts:
+            return worst
+    return "OK"
+
+
+def _verify_stage(mech, *, samples) -> dict:
+    import sympy as sp
+
+    from ldpaudit.verify import verify
+
+    verdict = verify(mech)
+    out = {"verdict": verdict.status.value, "tight_epsilon": None, "scope": verdict.scope,
+           "seconds": round(verdict.seconds, 3)}
+    if verdict.status.value == "PROVED":
+        scope = f" (all {', '.join(mech.parameter_names)})" if mech.parameters else ""
+        tight = ""
+        if verdict.tight_epsilon is not None:
+            out["tight_epsilon"] = sp.sstr(verdict.tight_epsilon)
+            tight = f" ε*={out['tight_epsilon']}"
+        out["text"] = f"PROVED{tight}{scope}"
+    elif verdict.status.value == "REFUTED":
+        out["witness"] = verdict.witness.to_json()
+        out["text"] = f"REFUTED: {verdict.witness}"
+    else:
+        out["reason"] = verdict.reason
+        out["text"] = f"UNKNOWN ({verdict.reason})"
+    return out
+
+
+def _derive_stage(mech, *, samples) -> dict:
+    from ldpaudit.derive.headline import headline
+
+    text = headline(mech)
+    derived = not text.startswith(("not ", "no "))
+    return {"verdict": "OK" if derived else "NOT_DERIVED", "text": text}
+
+
+def _audit_stage(mech, *, samples) -> dict:
+    """Audit the bundled reference randomizer of the mechanism against its spec at a modest
+    sample count, at α = CHECK_ALPHA with seed 0."""
+    from ldpaudit.audit import audit
+    from ldpaudit.errors import InvalidParameter
+    from ldpaudit.spec.model import FiniteDomain
+    from ldpaudit.spec.randomizers import reference_for
+
+    try:
+        randomizer = reference_for(mech)
+    except InvalidParameter:
+        return {"verdict": "NOT_AUDITED", "text": "no reference randomizer"}
+    if isinstance(mech.inputs, FiniteDomain):
+        domain, spec = list(mech.inputs.enumerate()), mech
+    else:
+        domain, spec = _real_domain(mech), None
+    eps = float(mech.claimed_epsilon)
+    result = audit(randomizer, domain=domain, epsilon=eps, samples=samples, alpha=CHECK_ALPHA, seed=0, batch=True,
+                   spec=spec)
+    out = {"verdict": result.verdict, "epsilon_lower_bound": result.epsilon_lower_bound,
+           "samples_per_input": samples, "alpha": CHECK_ALPHA, "confidence": 1 - CHECK_ALPHA, "conformance": None}
+    conf = ""
+    if result.conformance is not None:
+        failed = _conformance_failed(result.conformance)
+        out["conformance"] = "failed" if failed else "ok"
+        conf = "; conformance " + ("FAILED" if failed else "ok")
+        if failed and result.verdict != "VIOLATION":
+            out["verdict"] = "VIOLATION"
+    out["text"] = f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f} (n={samples:,}, α={CHECK_ALPHA}){conf}"
+    return out
+
+
+def _real_domain(mech) -> list[float]:
+    """Probe points of a real input domain: the two inputs that verify's tight-ε witness says
+    are the hardest to tell apart, else the domain's ends, else points around 0."""
+    try:
+        from ldpaudit.verify import tight_epsilon
+
+        witness = tight_epsilon(mech).witness
+        if witness is not None:
+            points = [float(witness.x), float(witness.x_prime)]
+            if points[0] != points[1]:
+                return points
+    except (LdpAuditError, TypeError, ValueError):
+        pass
+    low, high = getattr(mech.inputs, "low", None), getattr(mech.inputs, "high", None)
+    if low is not None and high is not None:
+        return [float(low), float(high)]
+    if low is not None:
+        return [float(low), float(low) + 4.0]
+    if high is not None:
+        return [float(high) - 4.0, float(high)]
+    return [-2.0, 2.0]
+
+
+def _conformance_failed(conformance) -> bool:
+    from ldpaudit.audit.command import _conformance_failed as failed
+
+    return failed(conformance)
+
+
+def cmd_check(args) -> int:
+    from ldpaudit.schema import SCHEMA_VERSION
+
+    files = spec_files(args.target)
+    with _progress(enabled=not args.json and not getattr(args, "quiet", False), total=len(files)) as progress:
+        rows = [check_one(path, audit_samples=args.audit_samples, progress=progress) for path in files]
+    if args.json:
+        print(json.dumps({"schema_version": SCHEMA_VERSION, "command": "check", "verdict": _overall(rows),
+                          "version": __version__, "specs": rows}, indent=2))
+    else:
+        _render_check(rows)
+    return {"OK": 0, "INVALID": 2, "REFUTED": 1, "VIOLATION": 1, "UNKNOWN": 3, "ERROR": 3}[_overall(rows)]
+
+
+def _overall(rows: list[dict]) -> str:
+    """INVALID (exit 2) before REFUTED/VIOLATION (1) before UNKNOWN/ERROR (3) before OK (0)."""
+    verdicts = {r["verdict"] for r in rows}
+    for worst in ("INVALID", "REFUTED", "VIOLATION", "UNKNOWN", "ERROR"):
+        if worst in verdicts:
+            return worst
+    return "OK"
+
+
+class _progress:
+    """A transient status line on stderr while the checks run (only on a terminal)."""
+
+    def __init__(self, *, enabled: bool, total: int):
+        import sys
+
+        self.enabled = enabled and sys.stderr.isatty()
+        self.total = total
+        self.done = 0
+        self.status = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.console import Console
+
+        self.status = Console(stderr=True).status("ldpaudit check: starting")
+        self.status.start()
+        return self.update
+
+    def update(self, text: str) -> None:
+        self.status.update(f"ldpaudit check: {text}")
+
+    def __exit__(self, *exc):
+        if self.status is not None:
+            self.status.stop()
+        return False
+
+
+def _render_check(rows: list[dict]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="ldpaudit check", show_lines=True)
+    columns = ["mechanism", "parameters", "claimed ε", "rows sum to 1"]
+    extra = ["verification", "derivation", "audit"]
+    for name in columns + extra:
+        table.add_column(name, overflow="fold")
+    for r in rows:
+        if not r["ok"]:
+            table.add_row(r["mechanism"], "", "", f"[red]INVALID[/red]: {r['error']}", *["" for _ in extra])
+            continue
+        params = ", ".join(r["parameters"]) or "(none)"
+        example = ", ".join(f"{k}={v}" for k, v in r["example"].items())
+        table.add_row(
+            f"{r['mechanism']}\n[dim]{r['form']}[/dim]",
+            params + (f"\nexample: {example}" if example else ""),
+            r["claimed_epsilon"],
+            f"[green]{r['stochastic']}[/green]",
+            *[str(r.get(k, "")) for k in extra],
+        )
+    Console(width=max(150, Console().width)).print(table)

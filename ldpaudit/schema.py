@@ -1,0 +1,20 @@
+"""The vocabulary every ``--json`` output shares: ``schema_version``, ``command`` and a
+top-level ``verdict`` drawn from one set of values, with the exit status each implies."""
+
+from __future__ import annotations
+
+#: bumped when a key is renamed or removed (adding keys is compatible)
+SCHEMA_VERSION = 1
+
+#: verdict -> exit status (see the README's exit-status table)
+VERDICTS = {
+    "PROVED": 0,        # verify: the claim holds for every admissible parameter
+    "NO_EVIDENCE": 0,   # audit: no violation certified at the stated confidence
+    "OK": 0,            # check/show/derive/reproduce/simulate: done
+    "REFUTED": 1,       # verify: a witness breaks the claim
+    "VIOLATION": 1,     # audit: a certified lower bound above the claim (or a conformance failure)
+    "INVALID": 2,       # bad input
+    "UNKNOWN": 3,       # verify: undecided (z3 unknown, a budget spent); never a pass
+    "INCONCLUSIVE": 3,  # audit: the run could not decide
+    "ERROR": 3,         # a stage inside `check` failed on this spec
+}

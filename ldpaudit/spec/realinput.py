@@ -1,0 +1,235 @@
+"""Real inputs with finitely many outputs: how Q(y|x) depends on x.
+
+A real-input channel's entries see x only through *input functions*. Those that take finitely
+many values are the heart of the Joseph et al. randomizers: a residue ``floor(x/2^j) % 4``,
+a bit ``bit(floor(x/sigma), j)`` (= ``floor(floor(x/sigma)/2^j) % 2``), a comparison
+``x >= mu1``. :func:`abstract` replaces each of them by a stand-in symbol with its finite set
+of values, so Q(y|x) becomes G_y(v) over finitely many cases v, plus whatever rational
+dependence on x is left (``abs(x)`` in a weight). A statement proved for every case v is
+proved for every x (the cases over-approximate the values x can produce); the cases are also
+how validation proves rows sum to 1 and class counts hold for every x.
+
+:func:`representative_inputs` gives exact rational inputs at which the input functions take
+each of their values (boundaries of comparisons, one point per residue) for spot checks,
+witness search and audits.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ldpaudit.spec.model import X, Y, IntervalDomain
+
+#: at most this many combinations of feature values are enumerated
+MAX_CASES = 4096
+
+
+@dataclass(frozen=True)
+class Feature:
+    """An input function with finitely many values: ``expr`` (in x and the parameters) is
+    replaced by ``symbol``; ``values`` are the values it can take (True/False for a
+    comparison, 0..m-1 for a residue mod m)."""
+
+    expr: sp.Basic
+    symbol: sp.Symbol
+    values: tuple
+    kind: str  # 'comparison' | 'residue'
+
+    def describe(self) -> str:
+        if self.kind == "comparison":
+            return f"[{sp.sstr(self.expr)}] in {{true, false}}"
+        return f"{sp.sstr(self.expr)} in {{{', '.join(map(str, self.values))}}}"
+
+
+@dataclass(frozen=True)
+class Abstraction:
+    """Expressions with their finite input functions replaced by stand-ins."""
+
+    expressions: tuple[sp.Basic, ...]
+    features: tuple[Feature, ...]
+
+    @property
+    def residual(self) -> bool:
+        """Whether x is still present after the replacement (e.g. abs(x) in a weight)."""
+        return any(e.has(X) for e in self.expressions)
+
+    def cases(self) -> Iterable[dict]:
+        """Every combination of feature values, as substitutions."""
+        symbols = [f.symbol for f in self.features]
+        for values in itertools.product(*(f.values for f in self.features)):
+            yield dict(zip(symbols, values))
+
+    @property
+    def case_count(self) -> int:
+        n = 1
+        for f in self.features:
+            n *= len(f.values)
+        return n
+
+    def at(self, expr: sp.Basic, case: Mapping) -> sp.Basic:
+        """An abstracted expression at one combination of feature values."""
+        return sp.piecewise_fold(expr.xreplace(dict(case))) if case else expr
+
+
+def _integer_valued(expr: sp.Basic) -> bool:
+    return expr.is_integer is True
+
+
+def abstract(expressions: Iterable[sp.Basic]) -> Abstraction:
+    """Replace the finite-valued input functions in ``expressions`` (shared across them, so
+    one combination of values is one x) by stand-in symbols."""
+    found: dict[sp.Basic, Feature] = {}
+
+    def feature(expr, kind, values):
+        hit = found.get(expr)
+        if hit is None:
+            sym = sp.Symbol(f"_f{len(found)}", integer=True) if kind == "residue" else sp.Symbol(f"_b{len(found)}")
+            hit = Feature(expr, sym, values, kind)
+            found[expr] = hit
+        return hit.symbol
+
+    def walk(e):
+        if not e.has(X) or e.is_Atom:
+            return e
+        if isinstance(e, sp.Mod):
+            a, m = e.args
+            if m.is_Integer and 0 < m <= 64 and _integer_valued(a):
+                return feature(e, "residue", tuple(range(int(m))))
+        if isinstance(e, sp.core.relational.Relational) and not e.has(Y):
+            lhs, rhs = walk(e.lhs), walk(e.rhs)
+            if not (lhs - rhs).has(X):  # a comparison among residues and parameters
+                return e.func(lhs, rhs)
+            key, negated = _canonical(e)
+            sym = feature(key, "comparison", (sp.true, sp.false))
+            return sp.Not(sym) if negated else sym
+        if isinstance(e, sp.Piecewise):
+            return sp.Piecewise(*[(walk(v), walk(c)) for v, c in e.args])
+        return e.func(*[walk(a) for a in e.args])
+
+    out = tuple(walk(sp.sympify(e)) for e in expressions)
+    return Abstraction(out, tuple(found.values()))
+
+
+def _canonical(rel) -> tuple[sp.Basic, bool]:
+    """A comparison as ``d >= 0`` or ``d == 0`` (and whether it is negated), so that
+    ``x < mu1`` and ``x >= mu1`` are one input function."""
+    d = rel.lhs - rel.rhs
+    op = rel.rel_op
+    if op in (">=", "<"):
+        return sp.GreaterThan(d, 0, evaluate=False), op == "<"
+    if op in ("<=", ">"):
+        return sp.GreaterThan(-d, 0, evaluate=False), op == ">"
+    return sp.Eq(d, 0, evaluate=False), op == "!="
+
+
+def representative_inputs(domain, expressions: Iterable[sp.Basic], params: Mapping[sp.Symbol, sp.Basic] | None = None,
+                          *, extra: Iterable = ()) -> list[sp.Rational]:
+    """Exact rational inputs where the input functions of ``expressions`` (parameters bound
+    by ``params``) take their different values: both sides of every comparison boundary, a
+    point in every residue class, plus 0, ±1, ±1000 and the domain's ends; sorted, inside the
+    domain."""
+    subs = dict(params or {})
+    points: set = {sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(1000), sp.Integer(-1000),
+                   sp.Integer(10**6), sp.Integer(-(10**6))}
+    points |= {sp.nsimplify(v) for v in extra}
+    exprs = [sp.sympify(e).xreplace(subs) for e in expressions]
+    ab = abstract(exprs)
+    for f in ab.features:
+        points |= _boundary_points(f)
+    if isinstance(domain, IntervalDomain):
+        for end in (domain.low, domain.high):
+            if end is not None:
+                end = sp.sympify(end).xreplace(subs)
+                if end.is_Rational:
+                    points.add(end)
+        if domain.bounded and domain.low.xreplace(subs).is_Rational and domain.high.xreplace(subs).is_Rational:
+            lo, hi = domain.low.xreplace(subs), domain.high.xreplace(subs)
+            points |= {lo + (hi - lo) * sp.Rational(k, 8) for k in range(9)}
+        points = {p for p in points if p.is_Rational and domain.contains(p)}
+    else:
+        points = {p for p in points if p.is_Rational}
+    return sorted(points)
+
+
+def evaluate(expr: sp.Basic, x) -> sp.Basic:
+    """An expression in x (parameters already bound) at an exact input value."""
+    out = sp.sympify(expr).xreplace({X: sp.nsimplify(x)})
+    if isinstance(out, sp.Piecewise) or out.has(sp.Piecewise):
+        out = sp.piecewise_fold(out).doit()
+    return out
+
+
+def _linear(expr) -> tuple[sp.Basic, sp.Basic] | None:
+    """expr = a*x + b with numeric a != 0, b, or None."""
+    expr = sp.expand(expr)
+    if not expr.is_polynomial(X) or sp.degree(expr, X) != 1:
+        return None
+    a, b = expr.coeff(X, 1), expr.coeff(X, 0)
+    if a.is_number and b.is_number and a != 0:
+        return a, b
+    return None
+
+
+def _boundary_points(f: Feature) -> set:
+    """Inputs near where a feature changes value (numeric parameters only)."""
+    out: set = set()
+    e = f.expr
+    if f.kind == "comparison":
+        lin = _linear(e.lhs - e.rhs) if not (e.lhs - e.rhs).has(sp.floor, sp.ceiling, sp.Mod) else None
+        if lin is not None:
+            a, b = lin
+            t = -b / a
+            if t.is_Rational:
+                out |= {t, t + 1, t - 1, t + sp.Rational(1, 2), t - sp.Rational(1, 2), t + sp.Rational(1, 1000),
+                        t - sp.Rational(1, 1000)}
+        inner = [g for g in e.atoms(sp.floor, sp.ceiling)]
+        for g in inner:
+            out |= _floor_points(g.args[0], range(-3, 4))
+        return out
+    # residue: Mod(floor(g(x)), m) (also nested floors, as bit() produces)
+    m = int(e.args[1])
+    floors = sorted(e.atoms(sp.floor), key=sp.count_ops)
+    if floors:
+        out |= _floor_points(floors[0].args[0], range(-m - 2, 2 * m + 2))
+    return out
+
+
+def _floor_points(arg, ks) -> set:
+    lin = _linear(arg)
+    if lin is None:
+        return set()
+    a, b = lin
+    out = set()
+    for k in ks:
+        for shift in (0, sp.Rational(1, 2)):
+            t = (k + shift - b) / a
+            if t.is_Rational:
+                out.add(t)
+    return out
+
+
+def audit_inputs(mech, *, limit: int = 6) -> list[float]:
+    """A few real inputs for a black-box audit of a bound real-input mechanism: one per
+    distinct row Q(.|x) among the representative inputs (so every class is exercised), then
+    the extremes; for a density channel on a bounded interval, its two ends."""
+    from ldpaudit.spec.model import RealInputChannel
+
+    dom = mech.inputs
+    ch = mech.channel
+    if not isinstance(ch, RealInputChannel):
+        if not dom.bounded:
+            return [float(v) for v in representative_inputs(dom, ch.expressions())[::3][:limit]]
+        return [float(dom.low), float(dom.high)]
+    rows = [ch.probability(y) for y in ch.outputs]
+    chosen: dict = {}
+    for x in representative_inputs(dom, rows):
+        key = tuple(evaluate(r, x) for r in rows)
+        chosen.setdefault(key, x)
+    xs = list(chosen.values())
+    if len(xs) > limit:
+        xs = xs[:limit]
+    return [float(x) for x in xs]

@@ -1,0 +1,160 @@
+"""Real-valued inputs with finite outputs: spec syntax, public parameters, validation, samplers."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from ldpaudit.errors import InvalidSpec
+from ldpaudit.spec.loader import dumps_spec, load_spec, loads_spec
+from ldpaudit.spec.model import X, IntervalDomain, RealInputChannel
+from ldpaudit.spec.randomizers import reference_for
+from ldpaudit.spec.realinput import abstract, evaluate
+
+HEAD = """
+[mechanism]
+name = "t"
+claimed_epsilon = "epsilon"
+[parameters.epsilon]
+type = "real"
+min = 0
+strict_min = true
+"""
+
+BIT_RR = HEAD + """
+[parameters.sigma]
+type = "real"
+min = 0
+strict_min = true
+public = true
+[parameters.j]
+type = "integer"
+min = 0
+max = 60
+public = true
+[example]
+epsilon = 1
+sigma = 2
+j = 1
+[inputs]
+real = true
+[channel]
+form = "structured"
+outputs = "element"
+size = 2
+[[channel.classes]]
+name = "true bit"
+when = "y == bit(floor(x/sigma), j)"
+count = 1
+weight = "exp(epsilon)/(exp(epsilon) + 1)"
+[[channel.classes]]
+name = "flipped bit"
+when = "y != bit(floor(x/sigma), j)"
+count = 1
+weight = "1/(exp(epsilon) + 1)"
+"""
+
+
+def q(mech, y, x):
+    """Q(y|x) of a bound real-input mechanism, exactly."""
+    return evaluate(mech.channel.probability(y), sp.nsimplify(x))
+
+
+def test_bit_of_a_floor_is_twos_complement():
+    mech = loads_spec(BIT_RR).bind(epsilon=1, sigma=2, j=1)
+    keep, flip = sp.E / (sp.E + 1), 1 / (sp.E + 1)
+    # floor(x/2) for x = 5: 2 = 0b10 -> bit 1 is 1; x = -3: floor(-3/2) = -2 = ...110 -> bit 1 is 1;
+    # x = -5: floor(-5/2) = -3 = ...101 -> bit 1 is 0
+    for x, bit in ((5, 1), (Fraction(-3), 1), (-5, 0), (0, 0), (Fraction(13, 2), 1)):
+        n = sp.floor(sp.nsimplify(x) / 2)
+        assert int(sp.floor(n / 2) % 2) == bit
+        assert q(mech, bit, x) == keep
+        assert q(mech, 1 - bit, x) == flip
+
+
+def test_real_inputs_syntax_and_show_public():
+    mech = loads_spec(BIT_RR)
+    assert isinstance(mech.channel, RealInputChannel) and mech.channel.layout == "structured"
+    assert mech.inputs == IntervalDomain(None, None) and mech.inputs.describe() == "R"
+    assert [p.name for p in mech.parameters if p.public] == ["sigma", "j"]
+    assert "(public)" in mech.parameter("j").describe()
+    assert any("for every x" in n for n in mech.notes)
+    assert loads_spec(dumps_spec(mech)) == mech
+
+
+@pytest.mark.parametrize("inputs, text", [
+    ('low = "0"', "[0, oo)"), ('high = "3"', "(-oo, 3]"), ('low = "-1"\nhigh = "1"', "[-1, 1]"),
+])
+def test_half_lines_and_intervals(inputs, text):
+    spec = BIT_RR.replace("real = true", inputs)
+    mech = loads_spec(spec)
+    assert mech.inputs.describe() == text
+    assert loads_spec(dumps_spec(mech)) == mech
+
+
+@pytest.mark.parametrize("change, match", [
+    (("min = 0\nmax = 60\npublic = true", "public = true"), r"parameters\.j is public but declares no range; give min and/or max, or unbounded = true"),
+    (("min = 0\nmax = 60\npublic = true", "min = 0\nunbounded = true"), r"parameters\.j declares unbounded = true and a min/max"),
+    (("public = true\n[parameters.j]", "public = 1\n[parameters.j]"), r"parameters\.sigma\.public = 1 must be true or false"),
+    (("real = true", "real = true\nsize = 3"), r"inputs\.size with real inputs"),
+    (("real = true", "real = false"), r"inputs\.real = False"),
+    (('count = 1\nweight = "1/', 'count = 2\nweight = "1/'), r"declares count 2 but 1 outputs satisfy"),
+    (('weight = "1/(exp(epsilon) + 1)"', 'weight = "1/(exp(epsilon) + 2)"'), r"sums to"),
+    (('when = "y != bit(floor(x/sigma), j)"', 'when = "floor(x)"'), r"(is not|which is not) a condition"),
+    (('outputs = "element"', 'outputs = "subset"'), r"needs outputs = \"element\""),
+    (('size = 2', 'size = "j"'), r"number of outputs must be a positive integer"),
+])
+def test_bad_real_specs(change, match):
+    old, new = change
+    assert old in BIT_RR
+    with pytest.raises(InvalidSpec, match=match):
+        loads_spec(BIT_RR.replace(old, new, 1))
+
+
+def test_explicit_real_needs_entry():
+    spec = HEAD + '[inputs]\nreal = true\n[channel]\nform = "explicit"\noutputs = [0, 1]\nrows = [["1/2", "1/2"]]\n'
+    with pytest.raises(InvalidSpec, match=r"needs channel\.entry"):
+        loads_spec(spec)
+
+
+def test_abstraction_finds_the_input_functions():
+    rr1 = load_spec("specs/joseph_rr1.toml")
+    ab = abstract([rr1.channel.probability(y) for y in range(4)])
+    assert [f.kind for f in ab.features] == ["residue"] and ab.features[0].values == (0, 1, 2, 3)
+    assert not ab.residual and ab.case_count == 4
+    kv = load_spec("specs/joseph_kvrr2.toml")
+    ab = abstract([kv.channel.probability(y) for y in (-1, 1)])
+    assert [f.kind for f in ab.features] == ["comparison"]  # x >= mu1 and x < mu1 are one function
+    duchi = load_spec("specs/duchi_binary_mean.toml")
+    ab = abstract([duchi.channel.probability(y) for y in (-1, 1)])
+    assert ab.features == () and ab.residual
+
+
+def _rows(mech, xs):
+    return {x: [float(q(mech, y, x)) for y in mech.channel.outputs] for x in xs}
+
+
+@pytest.mark.parametrize("stem, xs", [
+    ("joseph_rr1", [0, 5, Fraction(-3, 2), 13]),
+    ("joseph_kvrr2", [Fraction(5, 2), 0, 100]),
+    ("duchi_binary_mean", [-1, 0, Fraction(1, 3), 1]),
+])
+def test_reference_samplers_match_the_channel(stem, xs):
+    mech = load_spec(f"specs/{stem}.toml").bind_example()
+    sample = reference_for(mech)
+    outputs = list(mech.channel.outputs)
+    n = 40_000
+    rng = np.random.default_rng(7)
+    for x, row in _rows(mech, xs).items():
+        draws = sample(float(x), n, rng)
+        for y, p in zip(outputs, row):
+            freq = np.mean(draws == y)
+            # 5 standard errors: a false alarm has probability < 1e-6 per cell
+            assert abs(freq - p) <= 5 * np.sqrt(p * (1 - p) / n) + 1e-12, (stem, x, y, freq, p)
+
+
+def test_sampler_residue_is_exact_for_negative_inputs():
+    sample = reference_for(load_spec("specs/joseph_rr1.toml").bind(epsilon=50, s=1, j=0))
+    # floor(-0.5) = -1 and -1 mod 4 = 3; with e^50 the true residue is reported essentially always
+    assert set(sample(-0.5, 100, np.random.default_rng(0))) == {3}
