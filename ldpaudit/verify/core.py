@@ -5,7 +5,7 @@ Layers, each importing only those below it::
     command, floats, certificate   users of verify (CLI, float64 parameters, certificates)
     core (this module)             verify, tight_epsilon: claim, domain check, then FORMS;
                                    the optional whole-call budget (budget.py, a forked child)
-    finite, density, delta         one module per channel form (and the (ε, δ) check)
+    finite, real, density, delta   one module per channel form (and the (ε, δ) check)
     claims, witness                shared: exact numbers, the claim, scopes; witnesses, points
     problem, prover, exact, smt, numbers, result, text
 
