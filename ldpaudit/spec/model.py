@@ -68,9 +68,9 @@ class Parameter:
 
     def __post_init__(self):
         if not self.name.isidentifier() or self.name in ("x", "y", "z", "c", "v"):
-            raise InvalidSpec(f"parameter name {self.name!r} is not allowed; use an identifier other than x, y, z, c, v")
+            raise InvalidSpec(f"parameter name {shown(self.name)} is not allowed; use an identifier other than x, y, z, c, v")
         if self.kind not in ("integer", "real"):
-            raise InvalidSpec(f"parameters.{self.name}.type = {self.kind!r}; use 'integer' or 'real'")
+            raise InvalidSpec(f"parameters.{self.name}.type = {shown(self.kind)}; use 'integer' or 'real'")
 
     @property
     def symbol(self) -> sp.Symbol:
