@@ -244,6 +244,9 @@ def _mod_check(a: sp.Basic, b: sp.Basic) -> None:
 
 def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
     what = f"binomial({shown(n, 30)}, {shown(k, 30)})"
+    for v in (n, k):  # sympy expands gamma of half-integers into factorials: keep them small
+        if v.is_number and not v.is_Integer and _magnitude(v, "binomial") > math.log2(MAX_BINOMIAL_TERMS):
+            raise BudgetExceeded(f"{what}: arguments that are not integers are limited to |a| <= {MAX_BINOMIAL_TERMS}")
     if k.is_number and k.is_Integer and not n.is_number and abs(k) > MAX_BINOMIAL_TERMS * 100:
         raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS * 100} when n is symbolic")
     if not (n.is_number and k.is_number):
@@ -252,12 +255,12 @@ def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
         for v in (n, k):
             if _magnitude(v, "binomial") > MAX_INTEGER_PART_BITS:
                 raise BudgetExceeded(f"{what}: arguments that are not rational are limited to 2^{MAX_INTEGER_PART_BITS}")
-        if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS:
-            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS} when n is not an integer")
+        if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS // 10:  # a product of k irrational factors
+            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS // 10} when n is irrational")
         return
-    if not k.is_Integer:
-        if max(_bits(n), _bits(k)) > MAX_INTEGER_PART_BITS:
-            raise BudgetExceeded(f"{what}: with a fractional k, n and k are limited to 2^{MAX_INTEGER_PART_BITS}")
+    if not k.is_Integer:  # sympy goes through gamma(n + 1), a factorial for integer n
+        if abs(n) > MAX_BINOMIAL_TERMS:
+            raise BudgetExceeded(f"{what}: with a fractional k, n is limited to |n| <= {MAX_BINOMIAL_TERMS}")
         return
     k_ = int(k)
     if k_ < 0:
