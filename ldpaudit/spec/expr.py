@@ -46,7 +46,8 @@ SHOWN_CHARS = 60  # values are shortened to this many characters in messages
 
 def _bit(x, j):
     """The j-th bit of a non-negative integer x: floor(x / 2**j) mod 2."""
-    return sp.Mod(sp.floor(x / sp.Integer(2) ** j), 2)
+    power = apply_guarded(sp.Pow, (sp.Integer(2), j))
+    return apply_guarded(sp.Mod, (apply_guarded(sp.floor, (x / power,)), sp.Integer(2)))
 
 
 FUNCTIONS = {
@@ -175,7 +176,17 @@ def _magnitude(value: sp.Basic, what: str) -> float:
     return m
 
 
+def _constant_term(expr: sp.Basic) -> sp.Basic | None:
+    """The numeric term c of ``c + rest``: ``expand`` splits a**(c + x) into a**c * a**x."""
+    if isinstance(expr, sp.Add):
+        c, _ = expr.as_coeff_Add()
+        return c if c != 0 else None
+    return None
+
+
 def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
+    if base.is_number and _constant_term(exponent) is not None:
+        _pow_check(base, _constant_term(exponent))
     if not (base.is_number and exponent.is_number):
         return
     if base.is_Rational and exponent.is_Rational:
@@ -206,6 +217,8 @@ def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
 
 
 def _exp_check(arg: sp.Basic) -> None:
+    if _constant_term(arg) is not None:
+        _exp_check(_constant_term(arg))
     if not arg.is_number:
         return
     m = _magnitude(arg, "exp")
