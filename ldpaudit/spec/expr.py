@@ -195,15 +195,19 @@ def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
         bits = abs(exponent) * _log2_size(base)
         if bits > MAX_INT_BITS:
             raise BudgetExceeded(
-                f"{shown(base, 30)}**{shown(exponent, 30)} has about {int(bits)} bits; "
+                f"{_operand(base)}**{_operand(exponent)} has about {int(bits)} bits; "
                 f"exact numbers are limited to {MAX_INT_BITS} bits"
             )
         if not exponent.is_Integer and _bits(base) > MAX_ROOT_BITS:
             raise BudgetExceeded(
-                f"{shown(base, 30)}**{shown(exponent, 30)}: the fractional power of a number of "
+                f"{_operand(base)}**{_operand(exponent)}: the fractional power of a number of "
                 f"{_bits(base)} bits is too costly; the limit is {MAX_ROOT_BITS} bits"
             )
         return
+    if not exponent.is_Integer and _is_negative_number(base):
+        raise BudgetExceeded(
+            f"{_operand(base)}**{_operand(exponent)} is not a real number (a negative base to a non-integer power)"
+        )
     # |base**exponent| = 2**(exponent * log2|base|): bound its logarithm like exp's argument
     lb = _magnitude(base, "power")
     le = _magnitude(exponent, "power")
@@ -211,9 +215,26 @@ def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
         return
     if le == math.inf or abs(lb) == math.inf or (2**le if le < 1000 else math.inf) * abs(lb) * math.log(2) > MAX_EXP_ARGUMENT:
         raise BudgetExceeded(
-            f"{shown(base, 30)}**{shown(exponent, 30)} is too large or too small to evaluate; "
+            f"{_operand(base)}**{_operand(exponent)} is too large or too small to evaluate; "
             f"|exponent * log(base)| is limited to {MAX_EXP_ARGUMENT}"
         )
+
+
+def _operand(value: sp.Basic) -> str:
+    text = shown(value, 30)
+    return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
+
+
+def _is_negative_number(value: sp.Basic) -> bool:
+    if value.is_Rational:
+        return value < 0
+    if value.is_extended_negative is not None:
+        return bool(value.is_extended_negative)
+    try:
+        approx = value.evalf(15)
+    except _EVALUATION_ERRORS:
+        return False
+    return isinstance(approx, sp.Float) and approx < 0
 
 
 def _exp_check(arg: sp.Basic) -> None:
