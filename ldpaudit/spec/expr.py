@@ -303,7 +303,9 @@ def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
         n_ = int(n)
         if n_ >= 0 and k_ > n_:
             return  # zero
-        if n_ < 0:  # binomial(-m, k) = (-1)**k binomial(m + k - 1, k)
+        if n_ < 0:  # binomial(-m, k) = (-1)**k binomial(m + k - 1, k), which sympy multiplies out
+            if k_ > MAX_BINOMIAL_TERMS * 10:
+                raise BudgetExceeded(f"{what}: with a negative n, k is limited to {MAX_BINOMIAL_TERMS * 10}")
             n_ = -n_ + k_ - 1
         m = min(k_, n_ - k_)
         if m == 0:
