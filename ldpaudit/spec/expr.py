@@ -289,8 +289,8 @@ def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
         for v in (n, k):
             if _magnitude(v, "binomial") > MAX_INTEGER_PART_BITS:
                 raise BudgetExceeded(f"{what}: arguments that are not rational are limited to 2^{MAX_INTEGER_PART_BITS}")
-        if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS // 10:  # a product of k irrational factors
-            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS // 10} when n is irrational")
+        if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS // 50:  # a product of k irrational factors
+            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS // 50} when n is irrational")
         return
     if not k.is_Integer:  # sympy goes through gamma(n + 1), a factorial for integer n
         if abs(n) > MAX_BINOMIAL_TERMS:
