@@ -97,9 +97,9 @@ def test_log_multiple_claim_on_the_family_is_refuted_above_the_claim():
 
 @pytest.mark.parametrize("a, n", [(Fraction(3), 10**9), (Fraction(7, 5), 10**12 + 39), (Fraction(1, 3), 65)])
 def test_roots_of_huge_degree_are_enclosed_tightly_and_cheaply(a, n):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: what the work costs, whatever else the machine runs
     lo, hi = root_bounds(a, n, 96)
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
     with mpmath.workdps(80):
         exact = mpmath.power(mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(1) / n)
         assert mpmath.mpf(lo.numerator) / lo.denominator < exact < mpmath.mpf(hi.numerator) / hi.denominator
