@@ -23,12 +23,12 @@ PROVED, REFUTED, UNKNOWN = Status.PROVED, Status.REFUTED, Status.UNKNOWN
 
 def summary(mech: Mechanism) -> str:
     """A short verdict for the ``ldpaudit check`` table, e.g. ``PROVED ε*=epsilon (all d, epsilon)``."""
-    import sympy as sp
+    from ldpaudit.verify.text import sstr
 
     verdict = verify(mech)
     scope = f" (all {', '.join(mech.parameter_names)})" if mech.parameters else ""
     if verdict.status is Status.PROVED:
-        tight = "" if verdict.tight_epsilon is None else f" ε*={sp.sstr(verdict.tight_epsilon)}"
+        tight = "" if verdict.tight_epsilon is None else f" ε*={sstr(verdict.tight_epsilon)}"
         return f"PROVED{tight}{scope}"
     if verdict.status is Status.REFUTED:
         return f"REFUTED: {verdict.witness}"

@@ -1,21 +1,28 @@
 """``ldpaudit verify``: prove or refute a spec's privacy claim.
 
-Exit codes: 0 PROVED, 1 REFUTED, 3 UNKNOWN; bad input raises an LdpAuditError, which the
-CLI turns into exit 2.
+Exit codes: 0 PROVED, 1 REFUTED, 3 UNKNOWN (also when the budget runs out); bad input raises
+an LdpAuditError, which the CLI turns into exit 2. The whole command (loading, binding, exact
+arithmetic, every z3 query, certificates) runs in a child process bounded by ``--timeout``
+seconds of wall time and ``--memory-mb`` of memory (:mod:`ldpaudit.verify.budget`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import sys
 from pathlib import Path
 
 from ldpaudit.spec.loader import load_spec, parse_assignments
 from ldpaudit.spec.model import Mechanism
+from ldpaudit.verify import budget, smt
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
+from ldpaudit.verify.claims import check_binding_sizes
 from ldpaudit.verify.core import tight_epsilon, verify
 from ldpaudit.verify.floats import parse_floats, verify_float_params
-from ldpaudit.verify.result import EXIT_CODES
+from ldpaudit.verify.result import EXIT_CODES, Status
 
 __all__ = ["add_parser", "run", "reproduce_certificates"]
 
@@ -23,6 +30,11 @@ EPILOG = """\
 verdicts: PROVED (exit 0), REFUTED with a witness (exit 1), UNKNOWN with z3's reason (exit 3);
 bad input exits 2. Free parameters are universally quantified (the proof covers all d, k, ε);
 bind them with -p to check one instance. Values are exact: 1/2, log(3), 0.01 (= 1/100).
+
+budget: --timeout (default 60 s) bounds the wall time of the whole command, --memory-mb
+(default 2048) the memory it may allocate; the work runs in a child process that is stopped
+when either runs out, and the verdict is then UNKNOWN (exit 3) with the reason "budget
+exceeded: ...". Each z3 query also stops after min(20 s, --timeout).
 
 --float-params converts float64 values exactly (Fraction(float)) and reports the ε they give:
 names that are parameters of the spec are bound; otherwise p, q are the generic two-parameter
@@ -46,19 +58,69 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--float-params", metavar="NAME=FLOAT,...", help="report the ε that float64 parameters really give")
     p.add_argument("--tight", action="store_true", help="also report the tightest ε with its attaining witness")
     p.add_argument("--certificate", metavar="DIR", help="write an SMT-LIB 2 certificate and JSON metadata into DIR")
-    p.add_argument("--timeout", type=int, default=20_000, metavar="MS", help="z3 timeout per query in ms (default 20000)")
+    p.add_argument("--timeout", type=_seconds, default=budget.DEFAULT_SECONDS, metavar="SECONDS",
+                   help=f"wall-clock budget of the whole command in seconds, e.g. 60, 2.5, 500ms "
+                        f"(default {budget.DEFAULT_SECONDS:g}); over budget the verdict is UNKNOWN (exit 3)")
+    p.add_argument("--memory-mb", type=int, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
+                   help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
+                        "over budget the verdict is UNKNOWN (exit 3)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
     return p
 
 
+def _seconds(text: str) -> float:
+    raw = text.strip().lower()
+    scale = 1.0
+    if raw.endswith("ms"):
+        raw, scale = raw[:-2], 0.001
+    elif raw.endswith("s"):
+        raw = raw[:-1]
+    try:
+        value = float(raw) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--timeout {text!r} is not a number of seconds; write e.g. 60, 2.5 or 500ms") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"--timeout {text!r} must be a positive number of seconds")
+    return value
+
+
 def _load(args) -> Mechanism:
     mech = load_spec(args.spec)
     values = parse_assignments(args.param)
+    check_binding_sizes(mech, values)
     return mech.bind(values) if values else mech
 
 
 def run(args) -> int:
+    """The command, bounded: the work happens in a child process (see module doc)."""
+    try:
+        code, out = budget.call(_captured, args, seconds=args.timeout, memory_mb=args.memory_mb)
+    except budget.BudgetExceeded as exc:
+        return _over_budget(args, str(exc))
+    sys.stdout.write(out)
+    return code
+
+
+def _captured(args) -> tuple[int, str]:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = _run(args)
+    return code, buffer.getvalue()
+
+
+def _over_budget(args, reason: str) -> int:
+    if args.json:
+        print(json.dumps({"status": "UNKNOWN", "spec": str(args.spec), "reason": reason,
+                          "budget": {"seconds": args.timeout, "memory_mb": args.memory_mb}}, indent=2))
+    else:
+        print(f"UNKNOWN: {args.spec}: {reason}")
+        print(f"  budget: --timeout {args.timeout:g} s, --memory-mb {args.memory_mb}")
+    return EXIT_CODES[Status.UNKNOWN]
+
+
+def _run(args) -> int:
+    timeout_ms = max(1, min(smt.DEFAULT_TIMEOUT_MS, int(args.timeout * 1000)))
     mech = _load(args)
     if args.float_params:
         report = verify_float_params(mech, parse_floats(args.float_params), epsilon=args.epsilon)
@@ -72,8 +134,8 @@ def run(args) -> int:
             for note in report.notes:
                 print(f"  note: {note}")
         return report.verdict.exit_code
-    verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, timeout_ms=args.timeout)
-    tight = tight_epsilon(mech, timeout_ms=args.timeout) if args.tight and args.delta is None else None
+    verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, timeout_ms=timeout_ms)
+    tight = tight_epsilon(mech, timeout_ms=timeout_ms) if args.tight and args.delta is None else None
     written = _certificate(args, verdict)
     if args.json:
         payload = verdict.to_json()

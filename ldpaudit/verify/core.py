@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ldpaudit.spec.model import DensityChannel, Mechanism, ProductChannel
-from ldpaudit.verify import density, finite, smt
+from ldpaudit.verify import budget, density, finite, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
-from ldpaudit.verify.result import TightEpsilon, Verdict
+from ldpaudit.verify.result import Status, TightEpsilon, Verdict
 
 
 @dataclass(frozen=True)
@@ -58,18 +58,42 @@ def verify(
     delta=None,
     timeout_ms: int | None = smt.DEFAULT_TIMEOUT_MS,
     tight: bool = True,
+    timeout: float | None = None,
+    memory_mb: int | None = None,
 ) -> Verdict:
     """Prove or refute that ``mech`` is ε-LDP (or (ε, δ)-LDP with ``delta``).
 
     ``epsilon`` defaults to the spec's claimed ε and may be symbolic ("epsilon/2", "log(3)").
     Free parameters are universally quantified: the verdict holds for all admissible values.
+    ``timeout_ms`` bounds each z3 query; ``timeout`` (seconds) and ``memory_mb`` bound the
+    whole call, run in a child process (:mod:`ldpaudit.verify.budget`): over budget the
+    verdict is UNKNOWN with the reason "budget exceeded: ...".
     """
+    if timeout is not None or memory_mb is not None:
+        return _bounded(mech, epsilon=epsilon, delta=delta, timeout_ms=timeout_ms, tight=tight, timeout=timeout,
+                        memory_mb=memory_mb)
     start = time.perf_counter()
     claim = claim_of(mech, epsilon)
     check_domain(mech)
     if delta is not None:
         return verify_delta(mech, claim, exact_number(delta, "delta"), timeout_ms=timeout_ms, start=start)
     return form_of(mech).verify(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
+
+
+def _bounded(mech: Mechanism, *, epsilon, delta, timeout_ms, tight, timeout, memory_mb) -> Verdict:
+    start = time.perf_counter()
+    if timeout is not None:
+        timeout_ms = max(1, min(timeout_ms or smt.DEFAULT_TIMEOUT_MS, int(timeout * 1000)))
+    try:
+        return budget.call(verify, mech, epsilon=epsilon, delta=delta, timeout_ms=timeout_ms, tight=tight,
+                           seconds=timeout, memory_mb=memory_mb)
+    except budget.BudgetExceeded as exc:
+        try:
+            claim = mech.claimed_epsilon if epsilon is None else exact_number(epsilon, "epsilon", mech.symbols)
+        except Exception:  # the claim text itself is only echoed here
+            claim = mech.claimed_epsilon
+        return Verdict(Status.UNKNOWN, mech.name, claim, reason=str(exc), seconds=time.perf_counter() - start,
+                       params=mech.bindings)
 
 
 def tight_epsilon(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:

@@ -28,6 +28,7 @@ from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
+from ldpaudit.verify.text import sstr
 from ldpaudit.verify.witness import candidate_points, proof_of, sympy_exceeds, witness_proof
 
 X1 = Parameter("x1", "real")
@@ -108,7 +109,7 @@ class _Setup:
             inputs = self.mech.inputs.enumerate()
             x, xp = inputs[0], inputs[1]
             y = (point[self.z1], point[self.z2])
-            text = f"({sp.sstr(y[0])}, {sp.sstr(y[1])}, any values in the other coordinates)"
+            text = f"({sstr(y[0])}, {sstr(y[1])}, any values in the other coordinates)"
         else:
             x, xp, y, text = point[self.xa], point[self.xb], point[self.z], ""
         return Witness(x, xp, y, ratio, num, den, claim, params=self.mech.bindings, y_text=text, kind="f")
@@ -256,7 +257,7 @@ def tight_density(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Tigh
         if bsetup.product:
             inputs = bound.inputs.enumerate()
             x, xp, y = inputs[0], inputs[1], (bvertex[bsetup.z1], bvertex[bsetup.z2])
-            text = f"({sp.sstr(y[0])}, {sp.sstr(y[1])}, any values in the other coordinates)"
+            text = f"({sstr(y[0])}, {sstr(y[1])}, any values in the other coordinates)"
         else:
             x, xp, y, text = bvertex[bsetup.xa], bvertex[bsetup.xb], bvertex[bsetup.z], ""
         witness = Witness(x, xp, y, ratio, num, den, value.xreplace(subs), params=bound.bindings, y_text=text, kind="f")

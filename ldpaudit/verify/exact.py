@@ -5,6 +5,12 @@ expression in a few constants (e^g, roots, logs), evaluated in rational interval
 from rigorous enclosures of those constants, and refined until the interval excludes 0. An
 interval that keeps containing 0 is settled by an exact zero test (sympy simplification);
 if that fails too the sign is reported as unknown (None), never guessed.
+
+Constants of huge magnitude (e^(10^9) has 1.4 billion bits) make rational enclosures as
+long as their values; when an exponential's argument exceeds :data:`HUGE_EXPONENT` the same
+evaluation runs in mpmath's interval arithmetic instead (binary floating point with an
+unbounded exponent and outward rounding, so still a rigorous enclosure), whose cost depends
+on the precision asked for, not on the magnitude.
 """
 
 from __future__ import annotations
@@ -13,10 +19,90 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ldpaudit.verify.numbers import exp_bounds, log_bounds, root_bounds
+from ldpaudit.verify.numbers import HUGE_EXPONENT, exp_bounds, log_bounds, power_bounds, root_bounds
 from ldpaudit.verify.smt import Encoder, Unsupported
 
 Interval = tuple[Fraction, Fraction]
+
+
+def huge(enc: Encoder) -> bool:
+    """Does some constant have a magnitude too large for rational enclosures?"""
+    for a in enc.atoms:
+        if a.kind == "exp" and abs(a.data[0]) > HUGE_EXPONENT:
+            return True
+        if a.kind == "rpow" and abs(a.data[1]) * max(1, abs(a.data[0].numerator).bit_length(), a.data[0].denominator.bit_length()) > HUGE_EXPONENT:
+            return True
+    return False
+
+
+def _iv_rational(iv, q: Fraction):
+    return iv.mpf(q.numerator) / iv.mpf(q.denominator)
+
+
+def _iv_enclosures(enc: Encoder, iv) -> dict:
+    out = {}
+    for a in enc.atoms:
+        if a.kind == "exp":
+            out[a.symbol] = iv.exp(_iv_rational(iv, a.data[0]))
+        elif a.kind == "log":
+            out[a.symbol] = iv.log(_iv_rational(iv, a.data[0]))
+        elif a.kind == "root":
+            base, n = a.data
+            b = _iv_rational(iv, Fraction(int(base.p), int(base.q)))
+            out[a.symbol] = iv.exp(iv.log(b) / n) if base != 0 else iv.mpf(0)
+        elif a.kind == "rpow":
+            base, r = a.data
+            out[a.symbol] = iv.exp(iv.log(_iv_rational(iv, base)) * _iv_rational(iv, r))
+        else:
+            raise Unsupported(f"{a.meaning} is not a numeric constant")
+    return out
+
+
+def _iv_evaluate(expr: sp.Basic, enclosures: dict, iv):
+    if expr.is_Rational:
+        return _iv_rational(iv, Fraction(int(expr.p), int(expr.q)))
+    if expr.is_Symbol:
+        return enclosures[expr]
+    if expr.is_Add:
+        acc = iv.mpf(0)
+        for a in expr.args:
+            acc = acc + _iv_evaluate(a, enclosures, iv)
+        return acc
+    if expr.is_Mul:
+        acc = iv.mpf(1)
+        for a in expr.args:
+            acc = acc * _iv_evaluate(a, enclosures, iv)
+        return acc
+    if expr.is_Pow and expr.exp.is_Integer:
+        base = _iv_evaluate(expr.base, enclosures, iv)
+        n = int(expr.exp)
+        if n < 0:
+            if base.a <= 0 <= base.b:
+                raise ZeroDivisionError
+            return 1 / base ** (-n)
+        return base**n
+    if isinstance(expr, sp.Abs):
+        return abs(_iv_evaluate(expr.args[0], enclosures, iv))
+    raise Unsupported(f"cannot evaluate {expr} in interval arithmetic")
+
+
+def _sign_huge(enc: Encoder, poly: sp.Basic, max_bits: int) -> int | None:
+    from mpmath import iv
+
+    bits = 64
+    saved = iv.prec
+    try:
+        while bits <= max_bits:
+            iv.prec = bits
+            value = _iv_evaluate(poly, _iv_enclosures(enc, iv), iv)
+            if value.a > 0:
+                return 1
+            if value.b < 0:
+                return -1
+            bits *= 4
+    finally:
+        iv.prec = saved
+    return None
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
@@ -78,6 +164,8 @@ def enclosures_for(enc: Encoder, bits: int) -> dict:
         elif a.kind == "root":
             base, n = a.data
             out[a.symbol] = root_bounds(Fraction(int(base.p), int(base.q)), n, bits)
+        elif a.kind == "rpow":
+            out[a.symbol] = power_bounds(*a.data, bits)
         else:
             raise Unsupported(f"{a.meaning} is not a numeric constant")
     return out
@@ -99,6 +187,11 @@ def sign(expr: sp.Basic, *, max_bits: int = 4096) -> int | None:
     try:
         enc = Encoder((), [expr])
         poly = enc.poly(expr)
+        if huge(enc):
+            s = _sign_huge(enc, poly, max_bits)
+            if s is not None:
+                return s
+            return 0 if _is_zero(expr) else None
         bits = 64
         while bits <= max_bits:
             lo, hi = evaluate(poly, enclosures_for(enc, bits))

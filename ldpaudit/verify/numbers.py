@@ -7,7 +7,10 @@ pins it between two rationals computed here with exact integer arithmetic (never
 * ``exp(q)`` for rational q — Taylor series of e^(q/m) with its remainder bound, raised to m;
 * ``log(r)`` for rational r > 0 — the series 2 atanh((r-1)/(r+1)) with its remainder bound;
 * ``a**(1/n)`` for rational a > 0 — integer n-th roots (these also get their exact defining
-  equation r**n = a, so z3 treats them exactly).
+  equation r**n = a, so z3 treats them exactly);
+* ``a**r`` for rational a > 0 and rational r of any size (``3**(1/10**9)``) — as
+  exp(r ln a) from the two enclosures above, so the work grows with the number of bits asked
+  for, never with the root's degree.
 
 Every enclosure is returned as a pair of :class:`fractions.Fraction` ``(lo, hi)`` with
 ``lo < value < hi`` and ``hi - lo <= 2**-bits * max(1, |value|)`` roughly; callers refine by
@@ -123,11 +126,20 @@ def _atanh_log(m: Fraction, work: int) -> tuple[Fraction, Fraction]:
     return _floor_dyadic(total - tail, work), _ceil_dyadic(total + tail, work)
 
 
+#: integer n-th roots up to this degree; beyond it roots go through exp(ln(a)/n)
+MAX_INTEGER_ROOT_DEGREE = 64
+#: e^q with |q| above this has a value too long for rational enclosures (e^1024: 1,478 bits)
+HUGE_EXPONENT = 1024
+
+
 def root_bounds(a: Fraction, n: int, bits: int = 96) -> tuple[Fraction, Fraction]:
     """Rationals lo <= a^(1/n) <= hi (a rational >= 0), with equality only when the root is rational."""
     a = Fraction(a)
     if a < 0:
         raise ValueError(f"real {n}-th root of negative {a}")
+    if n > MAX_INTEGER_ROOT_DEGREE and a > 0:
+        lo, hi = power_bounds(a, Fraction(1, n), bits)
+        return max(lo, Fraction(0)), hi
     scale = 1 << bits
     # floor((a * scale^n)^(1/n)) = floor(floor(a * scale^n)^(1/n))
     big = a.numerator * scale**n // a.denominator
@@ -136,6 +148,24 @@ def root_bounds(a: Fraction, n: int, bits: int = 96) -> tuple[Fraction, Fraction
     if exact and lo**n == a:
         return lo, lo
     return lo, Fraction(root + 1, scale)
+
+
+def power_bounds(a: Fraction, r: Fraction, bits: int = 96) -> tuple[Fraction, Fraction]:
+    """Rationals lo < a^r < hi (a > 0 rational, a != 1, r rational != 0), as exp(r ln a) with
+    the exponent enclosed first; the cost depends on ``bits`` and the size of r ln a, not on
+    the numerator or denominator of r."""
+    a, r = Fraction(a), Fraction(r)
+    if a <= 0:
+        raise ValueError(f"power of non-positive {a}")
+    if a == 1 or r == 0:
+        return Fraction(1), Fraction(1)
+    extra = bits + 16 + max(1, abs(r).numerator.bit_length() - abs(r).denominator.bit_length())
+    llo, lhi = log_bounds(a, extra)
+    ends = (r * llo, r * lhi)
+    elo, ehi = _floor_dyadic(min(ends), extra), _ceil_dyadic(max(ends), extra)
+    lo = exp_bounds(elo, bits)[0] if elo != 0 else Fraction(1)
+    hi = exp_bounds(ehi, bits)[1] if ehi != 0 else Fraction(1)
+    return lo, hi
 
 
 def float_of(x: Fraction) -> float:

@@ -18,6 +18,7 @@ from ldpaudit.errors import InvalidSpec
 from ldpaudit.spec.model import Parameter
 from ldpaudit.verify import smt
 from ldpaudit.verify.smt import Encoder, Unsupported, fraction
+from ldpaudit.verify.text import sstr
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ def decide(
 
 
 def _has_enclosures(enc: Encoder) -> bool:
-    return any(a.kind in ("exp", "log", "root") for a in enc.atoms)
+    return any(a.kind in ("exp", "log", "root", "rpow") for a in enc.atoms)
 
 
 def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decision:
@@ -148,11 +149,11 @@ def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decisi
                 sign *= s
         cleared.append((f, lhs, rhs, unknown, sign))
 
-    shown = [f"obligation: {sp.sstr(f.num)} <= {'e^claim * ' if f.scaled else ''}{sp.sstr(f.den)}" for f in facts[:6]]
+    shown = [f"obligation: {sstr(f.num)} <= {'e^claim * ' if f.scaled else ''}{sstr(f.den)}" for f in facts[:6]]
     if len(facts) > 6:
         shown.append(f"... and {len(facts) - 6} more obligations")
     if claim_exp is not None:
-        shown.append(f"e^claim = {sp.sstr(claim_exp)}")
+        shown.append(f"e^claim = {sstr(claim_exp)}")
     legend = "\n".join(shown + ([enc.legend()] if enc.legend() else []))
     queries: list[Query] = []
     if dens:

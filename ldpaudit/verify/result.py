@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ldpaudit.verify.exact import approx
+from ldpaudit.verify.text import sstr
 
 
 class Status(str, enum.Enum):
@@ -25,13 +26,21 @@ EXIT_CODES = {Status.PROVED: 0, Status.REFUTED: 1, Status.UNKNOWN: 3}
 
 
 def _s(value) -> str:
+    if isinstance(value, tuple) and len(value) > 12 and _consecutive(value):
+        return f"({value[0]}, {value[1]}, …, {value[-1]})"  # a k-subset {0, ..., k-1}, exactly
     if isinstance(value, tuple):
         return "(" + ", ".join(map(_s, value)) + ("," if len(value) == 1 else "") + ")"
     return str(value)
 
 
+def _consecutive(value: tuple) -> bool:
+    return all(isinstance(v, int) and not isinstance(v, bool) for v in value) and all(
+        b == a + 1 for a, b in zip(value, value[1:])
+    )
+
+
 def _exp_text(claim: sp.Basic) -> str:
-    text = sp.sstr(claim)
+    text = sstr(claim)
     return f"e^{text}" if (claim.is_Integer and claim >= 0) or claim.is_Symbol else f"e^({text})"
 
 
@@ -60,18 +69,18 @@ class Witness:
         lhs = f"{self.kind}(y={y}|x={_s(self.x)})/{self.kind}(y={y}|x={_s(self.x_prime)})"
         if self.kind == "f":
             lhs = lhs.replace("y=", "z=")
-        ratio = "oo" if self.ratio == sp.oo else sp.sstr(self.ratio)
+        ratio = "oo" if self.ratio == sp.oo else sstr(self.ratio)
         if self.ratio != sp.oo and not self.ratio.is_Rational:
             ratio += f" ≈ {approx(self.ratio)}"
         claim = _exp_text(self.claim)
         bound = sp.exp(self.claim)
         if bound.is_Rational:
-            claim += f" = {sp.sstr(bound)}"
+            claim += f" = {sstr(bound)}"
         elif not self.claim.is_Integer:
             claim += f" ≈ {approx(bound)}"
         at = ""
         if self.params:
-            at = " at " + ", ".join(f"{k}={sp.sstr(v)}" for k, v in self.params)
+            at = " at " + ", ".join(f"{k}={sstr(v)}" for k, v in self.params)
         return f"{lhs} = {ratio} > {claim}{at}"
 
     def to_json(self) -> dict:
@@ -79,11 +88,11 @@ class Witness:
             "x": _jsonable(self.x),
             "x_prime": _jsonable(self.x_prime),
             "y": _jsonable(self.y) if not self.y_text else self.y_text,
-            "ratio": sp.sstr(self.ratio),
-            "numerator": sp.sstr(self.numerator),
-            "denominator": sp.sstr(self.denominator),
-            "claim": sp.sstr(self.claim),
-            "params": {k: sp.sstr(v) for k, v in self.params},
+            "ratio": sstr(self.ratio),
+            "numerator": sstr(self.numerator),
+            "denominator": sstr(self.denominator),
+            "claim": sstr(self.claim),
+            "params": {k: sstr(v) for k, v in self.params},
             "text": str(self),
         }
 
@@ -93,7 +102,7 @@ def _jsonable(v):
         return [_jsonable(a) for a in v]
     if isinstance(v, (int, str)):
         return v
-    return sp.sstr(v)
+    return sstr(v)
 
 
 @dataclass(frozen=True)
@@ -126,14 +135,14 @@ class Verdict:
         return EXIT_CODES[self.status]
 
     def claim_text(self) -> str:
-        text = f"{sp.sstr(self.claim)}-LDP" if self.delta is None else f"({sp.sstr(self.claim)}, {sp.sstr(self.delta)})-LDP"
+        text = f"{sstr(self.claim)}-LDP" if self.delta is None else f"({sstr(self.claim)}, {sstr(self.delta)})-LDP"
         return text + (f" {self.scope}" if self.scope else "")
 
     def __str__(self) -> str:
         if self.status is Status.REFUTED:
             detail = str(self.witness) if self.witness is not None else self.reason
             if self.delta is not None and self.exact_delta is not None:
-                detail = f"δ({sp.sstr(self.claim)}) = {sp.sstr(self.exact_delta)} ≈ {approx(self.exact_delta)} > {sp.sstr(self.delta)}"
+                detail = f"δ({sstr(self.claim)}) = {sstr(self.exact_delta)} ≈ {approx(self.exact_delta)} > {sstr(self.delta)}"
                 if self.witness is not None:
                     detail += f" (pair x={_s(self.witness.x)}, x'={_s(self.witness.x_prime)})"
             return f"REFUTED: {detail}"
@@ -141,20 +150,20 @@ class Verdict:
             return f"UNKNOWN: {self.claim_text()} ({self.reason})"
         tight = ""
         if self.tight_epsilon is not None:
-            tight = f"; tight ε* = {sp.sstr(self.tight_epsilon)}"
+            tight = f"; tight ε* = {sstr(self.tight_epsilon)}"
         if self.delta is not None and self.exact_delta is not None:
-            tight += f"; δ({sp.sstr(self.claim)}) = {sp.sstr(self.exact_delta)}"
+            tight += f"; δ({sstr(self.claim)}) = {sstr(self.exact_delta)}"
         return f"PROVED: {self.claim_text()}{tight}"
 
     def to_json(self) -> dict:
         return {
             "status": self.status.value,
             "mechanism": self.mechanism,
-            "claim": {"epsilon": sp.sstr(self.claim), "delta": None if self.delta is None else sp.sstr(self.delta)},
+            "claim": {"epsilon": sstr(self.claim), "delta": None if self.delta is None else sstr(self.delta)},
             "scope": self.scope,
-            "params": {k: sp.sstr(v) for k, v in self.params},
-            "tight_epsilon": None if self.tight_epsilon is None else sp.sstr(self.tight_epsilon),
-            "exact_delta": None if self.exact_delta is None else sp.sstr(self.exact_delta),
+            "params": {k: sstr(v) for k, v in self.params},
+            "tight_epsilon": None if self.tight_epsilon is None else sstr(self.tight_epsilon),
+            "exact_delta": None if self.exact_delta is None else sstr(self.exact_delta),
             "witness": None if self.witness is None else self.witness.to_json(),
             "reason": self.reason,
             "method": self.method,
@@ -176,14 +185,14 @@ class TightEpsilon:
     method: str = ""
 
     def __str__(self) -> str:
-        text = f"ε* = {sp.sstr(self.value)}"
+        text = f"ε* = {sstr(self.value)}"
         w = self.witness
         if w is not None:
             y = w.y_text or _s(w.y)
             out = "z" if w.kind == "f" else "y"
-            text += f", attained by {w.kind}({out}={y}|x={_s(w.x)})/{w.kind}({out}={y}|x={_s(w.x_prime)}) = {sp.sstr(w.ratio)}"
+            text += f", attained by {w.kind}({out}={y}|x={_s(w.x)})/{w.kind}({out}={y}|x={_s(w.x_prime)}) = {sstr(w.ratio)}"
             if w.params:
-                text += " at " + ", ".join(f"{k}={sp.sstr(v)}" for k, v in w.params)
+                text += " at " + ", ".join(f"{k}={sstr(v)}" for k, v in w.params)
         return text
 
 
@@ -199,7 +208,7 @@ class DeltaResult:
     event: tuple = ()
 
     def __str__(self) -> str:
-        text = f"δ({sp.sstr(self.epsilon)}) = {sp.sstr(self.delta)}"
+        text = f"δ({sstr(self.epsilon)}) = {sstr(self.delta)}"
         if not self.delta.is_Rational:
             text += f" ≈ {approx(self.delta)}"
         if self.pair is not None and self.delta != 0:
@@ -225,23 +234,23 @@ class FloatReport:
     def __str__(self) -> str:
         eps = approx(self.epsilon, 20)
         if self.excess > 0:
-            tail = f"exceeds the claim {sp.sstr(self.claim)} by {approx(self.excess, 6)} = {self.ulps:.3g} ulp"
+            tail = f"exceeds the claim {sstr(self.claim)} by {approx(self.excess, 6)} = {self.ulps:.3g} ulp"
         elif self.excess == 0:
-            tail = f"equals the claim {sp.sstr(self.claim)} exactly"
+            tail = f"equals the claim {sstr(self.claim)} exactly"
         else:
-            tail = f"is below the claim {sp.sstr(self.claim)} by {approx(-self.excess, 6)} = {-self.ulps:.3g} ulp"
-        return f"{self.verdict.status}: float parameters give ε = {sp.sstr(self.epsilon)} ≈ {eps}, which {tail}"
+            tail = f"is below the claim {sstr(self.claim)} by {approx(-self.excess, 6)} = {-self.ulps:.3g} ulp"
+        return f"{self.verdict.status}: float parameters give ε = {sstr(self.epsilon)} ≈ {eps}, which {tail}"
 
     def to_json(self) -> dict:
         return {
             "mechanism": self.mechanism,
             "floats": {k: repr(v) for k, v in self.floats},
-            "exact": {k: sp.sstr(v) for k, v in self.exact},
+            "exact": {k: sstr(v) for k, v in self.exact},
             "semantics": self.semantics,
-            "epsilon": sp.sstr(self.epsilon),
+            "epsilon": sstr(self.epsilon),
             "epsilon_approx": approx(self.epsilon, 20),
-            "claim": sp.sstr(self.claim),
-            "excess": sp.sstr(self.excess),
+            "claim": sstr(self.claim),
+            "excess": sstr(self.excess),
             "excess_approx": approx(self.excess, 6),
             "ulps": self.ulps,
             "verdict": self.verdict.to_json(),

@@ -5,12 +5,17 @@ z3 has no exponential, so a channel in e^ε is rewritten before z3 sees it:
 * every ``exp(c*p + r)`` with a parameter p and rational c becomes ``u_p**(c*L)`` where
   ``u_p = e^(p/L)`` and L is the least common denominator of the coefficients of p; p's range
   maps to u_p's (ε > 0 becomes u > 1). If p also occurs outside an exponential it stays as an
-  independent real variable: a relaxation, sound for proofs;
+  independent real variable: a relaxation, sound for proofs. When the degrees c*L would be
+  large (``epsilon*(1 - 1/10**9)`` gives L = 10**9), each ``e^(c*p)`` gets its own variable
+  instead, tied to p by facts that hold for the real exponential (positivity, monotonicity in
+  c for the sign of p, e^x >= 1 + x, products e^(a p) e^(b p) = e^((a+b) p) and small integer
+  powers): again a relaxation, and polynomial degrees stay small whatever the claim's digits;
 * numeric constants that are not rational (``e``, ``e^(1/2)``, ``e^(-1/1000)``, ``sqrt(3)``,
   ``log 3``) become variables pinned between exact rationals (:mod:`ldpaudit.verify.numbers`);
   exponentials of rationals share one base e^g when the resulting degree stays small, so
   identities such as ``e^(1/2) * e^(1/2) = e`` remain polynomial identities; roots also get
-  their defining equation ``r**n = a``;
+  their defining equation ``r**n = a`` up to degree 64; beyond that (``3**(1/10**9)``) a
+  rational power is one constant pinned between enclosures computed as exp(r ln a);
 * ``binomial(n, m)`` with symbolic arguments becomes a variable with the identities z3 needs
   (``C(n,m) m = C(n,m-1) (n-m+1)``, Pascal's rule, non-negativity, positivity in range);
 * integer parameters become reals within their bounds (a relaxation: a proof over all real
@@ -33,7 +38,8 @@ import z3
 
 from ldpaudit.errors import InvalidSpec, SolverError
 from ldpaudit.spec.model import Parameter
-from ldpaudit.verify.numbers import exp_bounds, log_bounds, root_bounds
+from ldpaudit.verify.numbers import HUGE_EXPONENT, MAX_INTEGER_ROOT_DEGREE, exp_bounds, log_bounds, power_bounds, root_bounds
+from ldpaudit.verify.text import sstr
 
 #: the random seed every solver is created with (recorded in certificates)
 SEED = 0
@@ -58,7 +64,32 @@ def rational(value) -> z3.ArithRef:
     else:
         f = Fraction(value)
         p, q = f.numerator, f.denominator
+    if max(abs(p).bit_length(), q.bit_length()) > _NUMERAL_CHUNK_BITS:
+        return _big_rational(p, q)
     return z3.RealVal(f"{p}/{q}") if q != 1 else z3.RealVal(str(p))
+
+
+#: integers longer than this are handed to z3 in binary chunks (Python will not print them)
+_NUMERAL_CHUNK_BITS = 8192
+
+
+def _big_integer(n: int) -> z3.ArithRef:
+    """The z3 numeral n, built from base-2^8192 digits (each short enough to print) and
+    folded by z3's simplifier into one exact numeral."""
+    sign, n = (-1 if n < 0 else 1), abs(n)
+    chunks = []
+    while n:
+        chunks.append(n & ((1 << _NUMERAL_CHUNK_BITS) - 1))
+        n >>= _NUMERAL_CHUNK_BITS
+    base = z3.RealVal(str(1 << _NUMERAL_CHUNK_BITS))
+    acc = z3.RealVal(0)
+    for c in reversed(chunks):
+        acc = acc * base + z3.RealVal(str(c))
+    return z3.simplify(acc * sign)
+
+
+def _big_rational(p: int, q: int) -> z3.ArithRef:
+    return _big_integer(p) if q == 1 else z3.simplify(_big_integer(p) / _big_integer(q))
 
 
 @dataclass
@@ -67,7 +98,8 @@ class Atom:
 
     symbol: sp.Symbol
     meaning: sp.Basic  # what the symbol stands for, as a sympy expression
-    kind: str  # 'exp' (e^q), 'root' (a^(1/n)), 'log', 'binomial', 'power' (symbolic root), 'u'
+    kind: str  # 'exp' (e^q), 'root' (a^(1/n)), 'rpow' (a^r, large r), 'log', 'binomial',
+    #            'power' (symbolic root), 'u' (e^(p/L)), 'pexp' (e^(c p), its own variable)
     data: tuple = ()
 
 
@@ -94,6 +126,7 @@ class Encoder:
         self._z3cache: dict = {}
         self._vars: dict[sp.Symbol, z3.ArithRef] = {}
         self._exp_params: dict[sp.Symbol, tuple[int, sp.Symbol]] = {}  # p -> (L, u symbol)
+        self._sep_exps: dict[sp.Symbol, dict[sp.Rational, sp.Symbol]] = {}  # p -> {c: e^(c p) symbol}
         self._rest_atoms: dict[Fraction, sp.Basic] = {}  # rational q -> poly expression for e^q
         self._binomials: dict[sp.Basic, sp.Symbol] = {}
         self._roots: dict[sp.Basic, sp.Symbol] = {}
@@ -128,17 +161,22 @@ class Encoder:
 
     def _scan(self) -> None:
         denominators: dict[sp.Symbol, int] = {}
+        coefficients: dict[sp.Symbol, set] = {}
         rests: set[Fraction] = set()
         for expr in self.expressions:
             for arg in self._exp_args(expr):
                 coeffs, rest = self._split(arg)
                 for s, c in coeffs.items():
                     denominators[s] = math.lcm(denominators.get(s, 1), int(c.q))
+                    coefficients.setdefault(s, set()).add(c)
                 if rest != 0:
                     if not rest.is_Rational:
                         raise Unsupported(f"exp({rest}) is not an exponential of a rational number")
                     rests.add(Fraction(int(rest.p), int(rest.q)))
         for s, L in sorted(denominators.items(), key=lambda kv: kv[0].name):
+            if max(abs(c) * L for c in coefficients[s]) > MAX_BASE_DEGREE:
+                self._separate_exponentials(s, sorted(coefficients[s]))
+                continue
             u = sp.Symbol(f"u_{s.name}", positive=True)
             self._exp_params[s] = (L, u)
             self.atoms.append(Atom(u, sp.exp(s / L), "u", (s, L)))
@@ -159,12 +197,22 @@ class Encoder:
                     self.atoms.append(Atom(tau, sp.exp(sp.Rational(base.numerator, base.denominator)), "exp", (base,)))
                     self._rest_atoms[q] = tau if q > 0 else 1 / tau
 
+    def _separate_exponentials(self, s: sp.Symbol, coefficients: list) -> None:
+        table = self._sep_exps[s] = {}
+        for i, c in enumerate(coefficients):
+            w = sp.Symbol(f"w_{s.name}_{i}", positive=True)
+            table[c] = w
+            self.atoms.append(Atom(w, sp.exp(c * s), "pexp", (s, c)))
+
     # -- sympy-level normalization ----------------------------------------------------------
 
     def exp_of(self, arg: sp.Basic) -> sp.Basic:
         coeffs, rest = self._split(arg)
         out = sp.Integer(1)
         for s, c in coeffs.items():
+            if s in self._sep_exps:
+                out *= self._sep_exps[s][c]
+                continue
             L, u = self._exp_params[s]
             out *= u ** int(c * L)
         if rest != 0:
@@ -205,6 +253,8 @@ class Encoder:
 
     def _root(self, e):
         base, ex = e.base, e.exp
+        if int(ex.q) > MAX_INTEGER_ROOT_DEGREE or abs(int(ex.p)) > MAX_BASE_DEGREE:
+            return self._rational_power(e)
         key = (base, int(ex.q))
         hit = self._roots.get(key)
         if hit is None:
@@ -217,6 +267,18 @@ class Encoder:
             kind = "root" if base.is_Rational else "power"
             self.atoms.append(Atom(hit, base ** sp.Rational(1, int(ex.q)), kind, (base_poly, int(ex.q))))
         return hit ** int(ex.p)
+
+    def _rational_power(self, e):
+        """a**r with a rational base and a rational r whose digits are many: one constant."""
+        base, ex = e.base, e.exp
+        if not base.is_Rational or base <= 0:
+            raise Unsupported(f"cannot encode {e} exactly: a power with exponent {ex} of a non-rational or non-positive base")
+        hit = self._roots.get((base, ex))
+        if hit is None:
+            hit = sp.Symbol(f"r_{len(self._roots)}", positive=True)
+            self._roots[(base, ex)] = hit
+            self.atoms.append(Atom(hit, e, "rpow", (Fraction(int(base.p), int(base.q)), Fraction(int(ex.p), int(ex.q)))))
+        return hit
 
     def _log(self, e):
         arg = e.args[0]
@@ -346,8 +408,16 @@ class Encoder:
         atom = next(a for a in self.atoms if a.symbol == s)
         if atom.kind == "u":
             return self._u_bounds(self.param_symbols[atom.data[0]])
+        if atom.kind == "pexp":
+            return self._pexp_facts(atom)
+        if atom.kind == "rpow":
+            lo, hi = power_bounds(*atom.data, self.bits)
+            return [v > rational(lo), v < rational(hi)]
         if atom.kind == "exp":
-            lo, hi = exp_bounds(atom.data[0], self.bits)
+            q = atom.data[0]
+            if abs(q) > HUGE_EXPONENT:
+                return self._huge_exp_facts(atom)
+            lo, hi = exp_bounds(q, self.bits)
             return [v > rational(lo), v < rational(hi)]
         if atom.kind == "log":
             lo, hi = log_bounds(atom.data[0], self.bits)
@@ -372,11 +442,60 @@ class Encoder:
                 self.notes.append(f"bound on {p.name} ({bound}) not mapped onto e^({p.name}/{L}); a relaxation")
                 continue
             q = Fraction(int(bound.p), int(bound.q)) / L
+            if abs(q) > HUGE_EXPONENT:  # keep the side of the bound that stays small: a relaxation
+                if (lower and q < 0) or (not lower and q > 0):
+                    self.notes.append(f"bound on {p.name} ({bound}) too large to map onto e^({p.name}/{L}); a relaxation")
+                    continue
+                q = Fraction(HUGE_EXPONENT) * (1 if q > 0 else -1)
             lo, hi = exp_bounds(q, self.bits)
             if lower:
                 out.append((v > rational(lo)) if (strict and lo == hi) else (v >= rational(lo)))
             else:
                 out.append((v < rational(hi)) if (strict and lo == hi) else (v <= rational(hi)))
+        return out
+
+    def _huge_exp_facts(self, a: Atom) -> list[z3.BoolRef]:
+        """e^q with |q| > HUGE_EXPONENT: its exact enclosure would be as long as its value, so z3
+        gets a relaxation: beyond e^±HUGE_EXPONENT, ordered against the other constants
+        e^q' (e^q < e^q' for q < q') and multiplicative (e^a e^b = e^(a+b)) where they meet."""
+        q = a.data[0]
+        v = self.var(a.symbol)
+        edge = Fraction(HUGE_EXPONENT)
+        if q > 0:
+            out = [v > rational(exp_bounds(edge, self.bits)[0])]
+        else:
+            out = [v > 0, v < rational(exp_bounds(-edge, self.bits)[1])]
+        consts = {b.data[0]: b.symbol for b in self.atoms if b.kind == "exp" and b.symbol in self._vars}
+        for q2, sym in consts.items():
+            if q2 != q and abs(q2) <= HUGE_EXPONENT:
+                continue  # small constants are pinned exactly; the bound above already orders them
+            if q2 > q:
+                out.append(v < self.var(sym))
+            for q3, sym3 in consts.items():
+                if q2 + q3 == q and sym3 != a.symbol:
+                    out.append(v == self.var(sym) * self.var(sym3))
+        return out
+
+    def _pexp_facts(self, a: Atom) -> list[z3.BoolRef]:
+        """Facts true of w = e^(c p): w > 0, w >= 1 + c p, monotone in c (by the sign of p),
+        products and small integer powers of the other e^(c' p) in use."""
+        s, c = a.data
+        w, p = self.var(a.symbol), self.var(s)
+        out = [w > 0, w >= 1 + rational(c) * p]
+        table = self._sep_exps[s]
+        chain = sorted(set(table) | {sp.Integer(0)})
+        i = chain.index(c)
+        if i + 1 < len(chain):  # the next coefficient up (1 stands for e^(0 p))
+            b = chain[i + 1]
+            wb = self.var(table[b]) if b != 0 else z3.RealVal(1)
+            out += [z3.Implies(p > 0, w < wb), z3.Implies(p == 0, w == wb), z3.Implies(p < 0, w > wb)]
+        if i > 0 and chain[i - 1] == 0:
+            out += [z3.Implies(p > 0, w > 1), z3.Implies(p == 0, w == 1), z3.Implies(p < 0, w < 1)]
+        for b, other in table.items():
+            if b != c and c + b in table and other in self._vars:
+                out.append(w * self.var(other) == self.var(table[c + b]))
+            if b != 0 and c != b and (c / b).is_Integer and 2 <= c / b <= 6 and other in self._vars:
+                out.append(w == _power(self.var(other), int(c / b)))
         return out
 
     def _binomial_facts(self, a: Atom) -> list[z3.BoolRef]:
@@ -399,12 +518,15 @@ class Encoder:
         """What each introduced variable stands for (for certificate comments)."""
         lines = []
         for a in self.atoms:
-            if a.kind in ("exp", "log", "root"):
-                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}, pinned between rationals ({self.bits}-bit enclosure)")
+            if a.kind == "exp" and abs(a.data[0]) > HUGE_EXPONENT:
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}, relaxed: beyond e^(±{HUGE_EXPONENT}), ordered against and "
+                             "multiplied with the other huge constants")
+            elif a.kind in ("exp", "log", "root", "rpow"):
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}, pinned between rationals ({self.bits}-bit enclosure)")
             elif a.kind == "u":
-                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}")
             else:
-                lines.append(f"{a.symbol} = {sp.sstr(a.meaning)}")
+                lines.append(f"{a.symbol} = {sstr(a.meaning)}")
         ints = [p.name for p in self.parameters if p.kind == "integer" and p.symbol in self._vars]
         if ints and self.integers:
             lines.append(f"integer parameters {', '.join(ints)} kept integer")
@@ -488,6 +610,9 @@ class Script:
     def rstrip(self) -> str:
         return str(self).rstrip()
 
+    def __getstate__(self) -> dict:  # z3 terms do not pickle; the text is what a verdict keeps
+        return {"assertions": [], "comment": self.comment, "_text": str(self)}
+
 
 def smt2_text(assertions: list[z3.BoolRef], comment: str = "") -> str:
     """A self-contained SMT-LIB 2 script with one ``(check-sat)``.
@@ -523,11 +648,14 @@ def _canonical_lets(text: str) -> str:
 def model_value(model: z3.ModelRef, v: z3.ArithRef) -> Fraction | None:
     """A rational approximation (exact when rational) of a model value."""
     val = model.eval(v, model_completion=True)
-    if z3.is_rational_value(val):
-        return Fraction(val.numerator_as_long(), val.denominator_as_long())
-    if z3.is_algebraic_value(val):
-        approx = val.approx(30)
-        return Fraction(approx.numerator_as_long(), approx.denominator_as_long())
+    try:
+        if z3.is_rational_value(val):
+            return Fraction(val.numerator_as_long(), val.denominator_as_long())
+        if z3.is_algebraic_value(val):
+            approx = val.approx(30)
+            return Fraction(approx.numerator_as_long(), approx.denominator_as_long())
+    except ValueError:  # a numeral too long for Python's int(str) (only a hint is lost)
+        return None
     return None
 
 
