@@ -18,7 +18,7 @@ def test_show_json_has_a_stable_schema(capsys):
     assert main(["show", "specs/krr.toml", "-p", "d=3", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert set(payload) == {
-        "mechanism", "description", "source", "spec", "parameters", "bindings", "inputs",
+        "schema_version", "command", "verdict", "mechanism", "description", "source", "spec", "parameters", "bindings", "inputs",
         "claimed_epsilon", "claimed_epsilon_latex", "channel", "validation",
     }
     assert payload["mechanism"] == "k-RR"

@@ -197,3 +197,17 @@ def test_is_zero_is_three_valued():
     d = sp.Symbol("d", integer=True, positive=True)
     k = sp.Symbol("k", integer=True, positive=True)
     assert is_zero(sp.binomial(d - 1, k - 1) + sp.binomial(d - 1, k) - sp.binomial(d, k)) is True
+
+
+def test_materialized_channel_is_a_numpy_array():
+    import numpy as np
+
+    from ldpaudit.errors import NotMaterializable
+    from ldpaudit.spec.catalog import k_rr
+
+    channel = k_rr(d=3, epsilon="log(2)").materialize()
+    assert np.asarray(channel).tolist() == [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]
+    assert np.asarray(channel, dtype=np.float32).dtype == np.float32
+    assert channel.matrix[0][0] == sp.Rational(1, 2)  # exact entries stay exact
+    with pytest.raises(NotMaterializable, match=r"free parameters \(epsilon\); bind them first"):
+        np.asarray(k_rr(d=3).materialize())

@@ -5,6 +5,7 @@ CLI glue only: parse, load, bind, call :func:`ldpaudit.derive.derive`, render wi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typing import TYPE_CHECKING
@@ -27,6 +28,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--model", choices=("iid", "fixed"), default="iid", help="sampling model (default: iid)")
     p.add_argument("--format", choices=("text", "md", "latex", "json"), default="text")
+    p.add_argument("--json", action="store_true", help="machine-readable output (the same as --format json)")
     p.add_argument("-n", "--users", metavar="N", help="bind the number of users n (default: symbolic)")
     p.add_argument("--no-cache", action="store_true",
                    help="derive afresh instead of reusing a cached derivation (cache: $LDPAUDIT_CACHE_DIR or ~/.cache/ldpaudit)")
@@ -76,6 +78,9 @@ def run(args) -> int:
     from ldpaudit.derive import cache
     from ldpaudit.report.render import render
 
+    if args.json:
+        args.format = "json"
+
     key = _cache_key(args)  # from the spec's bytes: a hit needs neither sympy nor the spec loaded
     cached = None if key is None else cache.get(key)
     if cached is not None:
@@ -95,6 +100,11 @@ def run(args) -> int:
             raise InvalidParameter(f"--users {n} must be at least 1")
         dv = _bind_users(dv, n)
     text = render(dv, args.format)
+    if args.format == "json":  # the shared vocabulary of every command's --json
+        from ldpaudit.schema import SCHEMA_VERSION
+
+        payload = {"schema_version": SCHEMA_VERSION, "command": "derive", "verdict": "OK", **json.loads(text)}
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
     if key is not None:
         cache.put(key, text)
     print(text, end="")

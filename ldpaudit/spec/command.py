@@ -109,7 +109,9 @@ def cmd_show(args) -> int:
     mech = load_bound(args.spec, args.param)
     payload = show_payload(mech)
     if args.json:
-        print(json.dumps(payload, indent=2))
+        from ldpaudit.schema import SCHEMA_VERSION
+
+        print(json.dumps({"schema_version": SCHEMA_VERSION, "command": "show", "verdict": "OK", **payload}, indent=2))
         return 0
     print(f"{mech.name}: {mech.description}")
     if mech.source:

@@ -281,7 +281,9 @@ OutputSpace = Union[ElementSpace, SubsetSpace, CohortSpace]
 
 @dataclass(frozen=True)
 class ExplicitChannel:
-    """A finite channel: ``matrix[i][j] = Q(outputs[j] | inputs[i])``."""
+    """A finite channel: ``matrix[i][j] = Q(outputs[j] | inputs[i])`` (exact sympy entries;
+    rows are ``inputs``, columns ``outputs``). ``numpy.asarray(channel)`` gives the float64
+    matrix when every entry is a number; :meth:`to_sympy_matrix` keeps it exact."""
 
     inputs: tuple
     outputs: tuple
@@ -299,6 +301,16 @@ class ExplicitChannel:
 
     def to_sympy_matrix(self) -> sp.Matrix:
         return sp.Matrix(self.matrix)
+
+    def __array__(self, dtype=None, copy=None):
+        import numpy as np
+
+        free = sorted({str(s) for e in self.entries() for s in e.free_symbols})
+        if free:
+            raise NotMaterializable(
+                f"the channel has free parameters ({', '.join(free)}); bind them first, e.g. mech.bind(...).materialize()"
+            )
+        return np.array([[float(e) for e in row] for row in self.matrix], dtype=dtype or np.float64)
 
 
 @dataclass(frozen=True)
