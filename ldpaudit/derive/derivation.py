@@ -161,6 +161,11 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
                 f"with π(y) = P(X hits y) = Σ_{{x: {hit_what}}} p_x the marginal per output class is m(y) below;")
         eqs = [_eq("m(y)", "m(y)", m_y)]
         results["marginal"] = m_y
+    elif stat.source == "hashed":
+        text = ("The statistic T_j has mean g when x = j and h when x ≠ j (the same for every pair, see above), so "
+                "for an input distribution p")
+        eqs = []
+        results["marginal"] = est.mean_equation
     else:
         text = ("The output is a vector with independent coordinates given x; coordinate j has the 'on' law when x = j "
                 "and the 'off' law otherwise, so its marginal mean is")
@@ -217,7 +222,10 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
 
 def _statistic_step(stat: ItemStatistic) -> Step:
     eqs = []
-    if stat.source == "structured":
+    if stat.source == "hashed":
+        text = stat.notes[0] + " Hence:"
+        eqs = [_eq("g", "g", stat.g), _eq("h", "h", stat.h)]
+    elif stat.source == "structured":
         rows = "; ".join(f"[{o.relation}] {o.count} outputs in class '{o.cls}'" + (" (hit j)" if o.hits else "")
                          for o in stat.same)
         rows2 = "; ".join(f"[{o.relation}] {o.count} outputs in class '{o.cls}'" + (" (hit j)" if o.hits else "")

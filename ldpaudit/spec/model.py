@@ -950,7 +950,7 @@ def _validate_structured(mech: Mechanism, ch: StructuredChannel) -> list[str]:
 
         space = ch.outputs
         table = None if space.hash_table is None else [[row] for row in space.hash_table]
-        check_hash_structure(table=table, family=space.family, cohorts=space.C, k=space.k, hashes=1,
+        check_hash_structure(table=table, family=space.family, cohorts=space.C if space.cohorts is None else space.cohorts, k=space.k, hashes=1,
                              d=mech.inputs.size, permutation=space.permutation, name=mech.name)
     context = set(mech.symbols) | {k for k, _ in mech.bindings} | {"x", "y"}
     if isinstance(ch.outputs, CohortSpace):

@@ -3,7 +3,8 @@
 Layers, each importing only those below it::
 
     core (this module)          verify, tight_epsilon: claim, domain check, then FORMS
-    finite, density, delta      one module per channel form (and the (ε, δ) check)
+    finite, density, hashed,    one module per channel form
+    delta                       (and the (ε, δ) check)
     claims, witness             shared: exact numbers, the claim, scopes; witnesses, points
     problem, prover, exact, smt, numbers, result
 
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ldpaudit.spec.model import DensityChannel, Mechanism, ProductChannel
-from ldpaudit.verify import budget, density, finite, smt
+from ldpaudit.verify import budget, density, finite, hashed, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -43,6 +44,7 @@ def _continuous(mech: Mechanism) -> bool:
 #: the channel forms, most specific first; the finite form takes everything else
 FORMS: tuple[Form, ...] = (
     Form("density", _continuous, density.verify_density, density.tight_density),
+    Form("hashed", hashed.applies, hashed.verify_hashed, hashed.tight_hashed),
     Form("finite", lambda mech: True, finite.verify_finite, finite.tight_finite),
 )
 
