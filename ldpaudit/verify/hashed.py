@@ -55,15 +55,36 @@ def verify_hashed(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = Tr
 
 
 def tight_hashed(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
-    verdict = verify_hashed(mech, mech.claimed_epsilon, timeout_ms=timeout_ms, start=time.perf_counter())
-    value = verdict.tight_epsilon
-    if value is None:
-        return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {verdict.reason or 'no closed form'}")
+    """ε* in closed form from the class weights (cohorts) or bit laws (Bloom), with the proof
+    that the mechanism is ε*-LDP and a witness attaining it at the example instance."""
+    try:
+        value = _tight_value(mech, timeout_ms=timeout_ms)
+    except InvalidSpec:
+        return finite.tight_finite(mech, timeout_ms=timeout_ms)
+    except Unsupported as exc:
+        return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
     proof = None
     if value != 0 and value != sp.oo:
         proof = verify_hashed(mech, value, timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
     witness = _attaining(mech, value, timeout_ms=timeout_ms)
-    return TightEpsilon(mech.name, value, proof, witness, method=verdict.method)
+    what = "Bloom bit laws" if isinstance(mech.channel, BloomChannel) else "class weights over hit/miss patterns"
+    return TightEpsilon(mech.name, value, proof, witness, method=f"hashed channel: {what}, every hash table")
+
+
+def _tight_value(mech: Mechanism, *, timeout_ms):
+    ch = mech.channel
+    if isinstance(ch, BloomChannel):
+        on_terms, off_terms = bloom_logs(ch)
+        if any(L == sp.oo for _, L in on_terms + off_terms):
+            return sp.oo
+        return _bloom_tight(mech, on_terms, off_terms)
+    pairs, seen = [], set()
+    for _, pattern, i, j in cohort_obligations(mech):
+        wi, wj = ch.classes[i].weight, ch.classes[j].weight
+        if wi != 0 and (i, j, pattern) not in seen:
+            seen.add((i, j, pattern))
+            pairs.append((wi, wj, pattern))
+    return _cohort_tight(mech, pairs, timeout_ms=timeout_ms)
 
 
 # --- cohort outputs ---------------------------------------------------------------------------
