@@ -79,8 +79,9 @@ def _tight_value(mech: Mechanism, *, timeout_ms):
             return sp.oo
         return _bloom_tight(mech, on_terms, off_terms)
     pairs, seen = [], set()
+    scale = _cohort_scale(ch)
     for _, pattern, i, j in cohort_obligations(mech):
-        wi, wj = ch.classes[i].weight, ch.classes[j].weight
+        wi, wj = scale(ch.classes[i].weight), scale(ch.classes[j].weight)
         if wi != 0 and (i, j, pattern) not in seen:
             seen.add((i, j, pattern))
             pairs.append((wi, wj, pattern))
@@ -132,8 +133,9 @@ def _verify_cohort(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) ->
         verdict = finite.verify_finite(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
         return _with_note(verdict, f"not a collisions-only channel ({exc}); verified as a finite channel")
     facts, pairs, seen = [], [], set()
+    scale = _cohort_scale(ch)
     for cohort, pattern, i, j in obligations:
-        wi, wj = ch.classes[i].weight, ch.classes[j].weight
+        wi, wj = scale(ch.classes[i].weight), scale(ch.classes[j].weight)
         if wi == 0 or (i, j) in seen:
             continue
         seen.add((i, j))
@@ -162,6 +164,15 @@ def _verify_cohort(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) ->
                        params=mech.bindings, proof=refuted.proof)
     return unknown(mech, claim, "z3 found a failing hit/miss pattern but no instance confirmed an exact witness", start,
                    method, notes, proof_of(decision))
+
+
+def _cohort_scale(ch):
+    """Weights times C when C is symbolic: the cohort is uniform, so every weight carries the
+    factor 1/C (C = g**d for local hashing) and the ratios do not depend on it."""
+    C = sp.sympify(ch.outputs.C)
+    if C.is_number:
+        return lambda w: w
+    return lambda w: sp.simplify(sp.powsimp(w * C, force=True))
 
 
 def _pattern_text(pattern) -> str:
