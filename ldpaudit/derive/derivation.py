@@ -126,11 +126,33 @@ def _derive_discrete(mech, model, steps, results, asymptotics):
         for key in ("estimator", "variance", "l2_worst", "l1_worst", "effective_samples"):
             _skip(results, key, exc)
         _explicit_marginal_only(mech, steps, results)
+        if isinstance(exc, NotIdentifiable):
+            _least_squares_step(mech, steps, results)
         return
     if isinstance(est, HitEstimator):
         _hit_steps(mech, est, model, steps, results, asymptotics)
     else:
         _matrix_steps(mech, est, model, steps, results)
+
+
+def _least_squares_step(mech, steps, results):
+    """Rank-deficient channels: what least squares identifies (ldpaudit.derive.leastsquares)."""
+    from ldpaudit.derive.leastsquares import identifiability
+
+    try:
+        info = identifiability(mech)
+    except LdpAuditError as exc:
+        _skip(results, "least_squares", exc)
+        return
+    results["least_squares"] = {"rank": info.rank, "inputs": info.d, "invisible": [list(a) for a in info.invisible],
+                                "statement": info.statement}
+    steps.append(Step(
+        "Least-squares decoding",
+        info.statement + " The least-squares estimator p̂ = m̂Q⁺ has E[p̂] = pP (P = QQ⁺) and bias -p(I - P); its "
+        "covariance is Q⁺ᵀ Cov(m̂) Q⁺ (ldpaudit.derive.leastsquares.ls_moments). A basis of the invisible "
+        "directions a (aQ = 0):",
+        tuple(_eq(f"a_{i}", f"a_{{{i}}}", sp.Matrix(a)) for i, a in enumerate(info.invisible)),
+    ))
 
 
 def _explicit_marginal_only(mech, steps, results):
