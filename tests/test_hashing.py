@@ -311,3 +311,33 @@ def test_reference_samplers_match_the_channel(stem):
         counts = np.bincount([index[tuple(int(v) for v in row)] for row in draws], minlength=len(Q.outputs))
         probs = np.array([float(sp.N(e)) for e in Q.matrix[x]])
         assert chisquare(counts, probs * 40_000).pvalue > 0.001
+
+
+@pytest.mark.parametrize("stem", ["orr", "orr_open", "orappor", "olh", "blh"])
+def test_hashed_specs_round_trip_through_the_writer(stem):
+    from ldpaudit.spec import dumps_spec
+
+    mech = load_spec(SPECS / f"{stem}.toml")
+    assert loads_spec(dumps_spec(mech)) == mech
+    for text in (PERM_ORR, PERM_ORAPPOR):
+        m = loads_spec(text)
+        assert loads_spec(dumps_spec(m)) == m
+
+
+def test_olh_and_blh_hit_rates_come_from_the_family():
+    """All-functions family: h = 1/g exactly (collision rate 1/g), for OLH and BLH (g = 2)."""
+    from ldpaudit.derive.hits import item_statistic
+
+    olh = item_statistic(load_spec(SPECS / "olh.toml"))
+    g = load_spec(SPECS / "olh.toml").symbols["g"]
+    eps = load_spec(SPECS / "olh.toml").symbols["epsilon"]
+    assert sp.simplify(olh.h - 1 / g) == 0
+    assert sp.simplify(olh.g - sp.exp(eps) / (sp.exp(eps) + g - 1)) == 0
+    # brute force at d = 3, g = 2, ε = log 3: P(v = hash_c(j) | x) from the materialized channel
+    mech = load_spec(SPECS / "olh.toml").bind(d=3, g=2, epsilon="log(3)")
+    Q = mech.materialize()
+    space = mech.channel.outputs
+    for x in range(3):
+        for j in range(3):
+            hit = sum(q for (c, v), q in zip(Q.outputs, Q.matrix[x]) if v == space.hash(c, j))
+            assert hit == (sp.Rational(3, 4) if x == j else sp.Rational(1, 2))
