@@ -106,7 +106,7 @@ def reduced():
 
 def test_reduced_sweep_is_complete_and_seeded(reduced):
     cfg = K.SWEEPS["reduced"]
-    for panel, values in (("orr_k", cfg["ks"]), ("orr_C", cfg["Cs"]), ("orappor_k", cfg["ks"]),
+    for panel, values in (("orr_k", cfg["ks"]), ("orr_k_many", cfg["ks_many"]), ("orr_C", cfg["Cs"]), ("orappor_k", cfg["ks"]),
                           ("orappor_C", cfg["Cs"]), ("orappor_h", cfg["hs"])):
         for eps in cfg["epsilons"]:
             rows = reduced["panels"]["open"][panel][f"{eps:g}"]
@@ -148,7 +148,7 @@ def test_reproduce_json_contains_sweeps_and_conclusions(tmp_path):
     paths, payload = reproduce("kairouz2016", tmp_path, sweep="reduced")
     data = json.loads(json.dumps(_json_payload("kairouz2016", payload), default=str))
     open_ = data["open_alphabet"]
-    assert set(open_["panels"]["open"]) == {"orr_k", "orr_C", "orappor_k", "orappor_C", "orappor_h"}
+    assert set(open_["panels"]["open"]) == {"orr_k", "orr_k_many", "orr_C", "orappor_k", "orappor_C", "orappor_h"}
     assert len(open_["conclusions"]) == 4 and all("supported" in c for c in open_["conclusions"])
     assert "comparison" in data  # the utility table is still there
     names = {p.name for p in paths}
