@@ -39,6 +39,7 @@ COMMANDS = {
     "verify": ("ldpaudit.verify.command", "prove or refute the ε-LDP claim with z3 (witness on refutation)"),
     "audit": ("ldpaudit.audit.command", "certify a lower bound on a black-box randomizer's ε"),
     "reproduce": ("ldpaudit.report.command", "regenerate the papers' results and the derivations under proofs/"),
+    "simulate": ("ldpaudit.protocol.command", "simulate a protocol (Joseph et al. Gaussian estimation) on synthetic data"),
 }
 
 

@@ -322,3 +322,28 @@ def test_cli_formats_state_steps(capsys, fmt):
     assert main(["derive", "krr", "-p", "d=4", "--format", fmt]) == 0
     out = capsys.readouterr().out
     assert "Unbiased estimator" in out and "Worst-case" in out and "Solving" in out
+
+
+def test_derive_duchi_binary_mean_from_the_spec():
+    """`derive` on Duchi's ±B spec: the report map is solved from the channel; at B = 1,
+    ε = ln 3 (P(+1|x) = 1/2 + x/4) an independent hand computation gives g(±1) = ±2 and
+    Var(g(Y)|x) = 4 - x², so the worst case over [-1, 1] is 4/n."""
+    from ldpaudit.derive import derive
+    from ldpaudit.derive.algebra import N_USERS
+    from ldpaudit.spec import load_spec
+
+    mech = load_spec("specs/duchi_binary_mean.toml").bind(B=1, epsilon="log(3)")
+    dv = derive(mech)
+    g = dv.results["estimator"]
+    assert sp.simplify(g["1"] - 2) == 0 and sp.simplify(g["-1"] + 2) == 0
+    x = sp.Symbol("x", real=True)
+    for xv in (sp.Rational(-1), sp.Rational(-1, 3), sp.Rational(0), sp.Rational(7, 10), sp.Rational(1)):
+        p_plus = sp.Rational(1, 2) + xv / 4
+        mean = 2 * p_plus - 2 * (1 - p_plus)
+        var = 4 - mean**2
+        assert mean == xv
+        assert sp.simplify(dv.results["variance"].subs(x, xv) * N_USERS - var) == 0
+    assert sp.simplify(dv.results["l2_worst"] - 4 / N_USERS) == 0
+    # a threshold channel has no linear report map, and the derivation says why
+    kvrr2 = derive(load_spec("specs/joseph_kvrr2.toml").bind_example())
+    assert "step function of x" in kvrr2.results["not_derived"]["estimator"]

@@ -20,6 +20,7 @@ COMMANDS = {
     "verify": (["verify", KRR], ("ldpaudit.spec.model", "_validate")),
     "derive": (["derive", KRR], ("ldpaudit.spec.model", "_validate")),
     "reproduce": (["reproduce", "duchi2013", "--out", "{tmp}"], ("ldpaudit.report.golden", "write_toolchain")),
+    "simulate": (["simulate", "kv2", "--n", "1000", "--trials", "2"], ("ldpaudit.protocol.command", "run")),
     "audit": (
         ["audit", "ldpaudit.spec.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),

@@ -178,6 +178,18 @@ def test_laplace_mean_ks(x):
     assert stats.kstest(y, wrong).pvalue < 1e-6
 
 
+@pytest.mark.parametrize("x,center", [(-10.0, 1.0), (0.5, 1.0), (2.5, 1.0), (7.0, 3.0)])
+def test_joseph_uvrr2_clips_then_adds_laplace(x, center):
+    """Laplace(2r/ε) around x clipped to [mu1 - r, mu1 + r] (KS against the clipped location,
+    and the unclipped location rejected when they differ)."""
+    r, eps = 2.0, 1.0
+    y = R.joseph_uvrr2(epsilon=eps, mu1=center, r=r)(x, N, np.random.default_rng(8))
+    clipped = min(max(x, center - r), center + r)
+    assert stats.kstest(y, stats.laplace(loc=clipped, scale=2 * r / eps).cdf).pvalue > 1e-3
+    if clipped != x:
+        assert stats.kstest(y, stats.laplace(loc=x, scale=2 * r / eps).cdf).pvalue < 1e-6
+
+
 def test_laplace_histogram_ks():
     K, eps, x = 4, 1.5, 2
     y = R.laplace_histogram(K=K, epsilon=eps)(x, N, np.random.default_rng(6))
@@ -235,4 +247,4 @@ def test_rr_bit_accepts_spec_parameter_name():
 def test_registry_covers_catalog():
     assert set(R.REFERENCE) == {"wrr", "krr", "krappor", "oue", "ksubset", "orr", "rr_bit",
                                 "laplace_mean", "laplace_histogram", "joseph_rr1", "joseph_kvrr2",
-                                "duchi_binary_mean", "orr_open", "orappor", "olh", "blh"}
+                                "duchi_binary_mean", "joseph_uvrr2", "orr_open", "orappor", "olh", "blh"}

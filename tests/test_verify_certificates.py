@@ -138,3 +138,10 @@ def test_certificate_of_an_instance_records_the_binding(tmp_path):
     assert meta["params"] == {"d": "8", "epsilon": "log(3)"}
     assert meta["spec"] == "specs/krr.toml" and len(meta["spec_sha256"]) == 64
     assert recheck(paths[0]) == ["unsat"]
+
+
+def test_decimals_agree_to_ten_significant_digits():
+    """A float computed by an older sympy differs in its 12th digit: the same result."""
+    a = {"l1": {"expr": "10.2226488770233/sqrt(n)"}}
+    assert json_differences(a, {"l1": {"expr": "10.2226488770294/sqrt(n)"}}) == []
+    assert json_differences(a, {"l1": {"expr": "10.2226481/sqrt(n)"}}) != []

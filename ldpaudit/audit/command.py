@@ -15,13 +15,34 @@ worker process by default. Exit codes: 0 no evidence, 1 violation (or conformanc
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 from ldpaudit.errors import InvalidParameter, LdpAuditError
 
 
+def _real_grid(text: str) -> list:
+    """``low..high:count``: ``count`` evenly spaced real inputs from low to high (both included)."""
+    span, _, count_text = text.rpartition(":")
+    low, _, high = span.partition("..")
+    try:
+        lo, hi = float(low), float(high)
+    except ValueError:
+        raise InvalidParameter(f"--domain {text!r}: low..high:count needs two numbers, e.g. -3.5..3.5:15") from None
+    try:
+        count = int(count_text)
+    except ValueError:
+        raise InvalidParameter(f"--domain {text!r}: the count after ':' must be an integer, e.g. -3.5..3.5:15") from None
+    if not (math.isfinite(lo) and math.isfinite(hi)) or hi <= lo:
+        raise InvalidParameter(f"--domain {text!r}: need finite low < high, e.g. -3.5..3.5:15")
+    if count < 2:
+        raise InvalidParameter(f"--domain {text!r}: the count must be at least 2 (the endpoints)")
+    return [lo + (hi - lo) * i / (count - 1) for i in range(count)]
+
+
 def parse_domain(text: str) -> list:
-    """``0..24`` (inclusive), ``a,b,c`` or a JSON list."""
+    """``0..24`` (inclusive), ``a,b,c``, a JSON list (numbers may be real), or ``low..high:count``
+    for ``count`` evenly spaced real inputs of the interval [low, high]."""
     text = text.strip()
     if text.startswith("["):
         try:
@@ -31,12 +52,15 @@ def parse_domain(text: str) -> list:
         if not isinstance(values, list):
             raise InvalidParameter(f"--domain {text!r} must be a JSON list")
         return [tuple(v) if isinstance(v, list) else v for v in values]
+    if ".." in text and ":" in text:
+        return _real_grid(text)
     if ".." in text:
         low, _, high = text.partition("..")
         try:
             lo, hi = int(low), int(high)
         except ValueError:
-            raise InvalidParameter(f"--domain {text!r}: a range is two integers, e.g. 0..24") from None
+            raise InvalidParameter(f"--domain {text!r}: a range is two integers, e.g. 0..24; for real inputs give "
+                                   f"a count of evenly spaced points, e.g. -3.5..3.5:15") from None
         if hi <= lo:
             raise InvalidParameter(f"--domain {text!r}: the range must hold at least two inputs")
         return list(range(lo, hi + 1))
@@ -69,7 +93,7 @@ def _target_args(items) -> dict:
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("audit", help="certify a lower bound on the ε of a black-box randomizer")
     p.add_argument("target", nargs="?", help="package.module:function or path/to/file.py:function")
-    p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c or a JSON list")
+    p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c, a JSON list (reals allowed), or low..high:count for count evenly spaced reals")
     p.add_argument("--epsilon", type=float, help="the claimed ε (default: the spec's claimed ε)")
     p.add_argument("--spec", help="a spec file: guide the audit with exact probabilities and test conformance")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a spec parameter")

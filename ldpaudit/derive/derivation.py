@@ -96,6 +96,8 @@ def derive(mech: Mechanism, *, model: str = "iid", family: Mechanism | None = No
     steps.append(_channel_step(mech))
     if isinstance(mech.channel, DensityChannel):
         _derive_density(mech, model, steps, results)
+    elif mech.channel.form == "real-input":
+        _derive_real_input(mech, model, steps, results)
     else:
         _derive_discrete(mech, model, steps, results, asymptotics)
         _derive_optimal(mech, family, model, steps, results)
@@ -484,6 +486,53 @@ def _derive_information(mech, steps, results):
 
 
 # --- densities --------------------------------------------------------------------------------
+
+
+def _derive_real_input(mech, model, steps, results):
+    """A real input x with finitely many outputs: the report map g with E[g(Y) | x] = x, solved
+    from the channel when every Q(y|x) is affine in x (Duchi et al.'s ±B mechanism)."""
+    from ldpaudit.derive.mean import mean_estimator
+
+    try:
+        est = mean_estimator(mech)
+    except LdpAuditError as exc:
+        steps.append(Step("Estimator", f"No unbiased mean estimator is derived: {exc}."))
+        for key in ("estimator", "variance", "l2_worst", "l1_worst"):
+            _skip(results, key, exc)
+        for key in ("marginal", "effective_samples", "mutual_information"):
+            results["not_derived"][key] = "not defined for a real input without a finite channel matrix"
+        return
+    x = sp.Symbol("x", real=True)
+    steps.append(Step(
+        "Report map",
+        "Every Q(y|x) is affine in x, so E[g(Y) | x] = Σ_y g(y) Q(y|x) is affine in x; requiring it to equal x "
+        "for every x gives two linear equations in the values g(y)" + (
+            " (more outputs than equations: the minimum-norm solution)" if est.minimum_norm else "") + ":",
+        tuple(_eq(f"g({y})", f"g({y})", g) for y, g in zip(est.outputs, est.estimator)),
+    ))
+    results["estimator"] = {str(y): g for y, g in zip(est.outputs, est.estimator)}
+    steps.append(Step(
+        "Unbiasedness",
+        "Each report is unbiased for its user's input, so the mean of the reports, μ̂ = (1/n) Σ g(Y_i), is unbiased "
+        "for the mean of the inputs:",
+        (_eq("E[g(Y) | x] - x", r"\mathbb{E}[g(Y) \mid x] - x", simplify(est.expectation - x)),),
+    ))
+    steps.append(Step(
+        "Variance",
+        "Var(g(Y) | x) = E[g(Y)² | x] - x². E[g(Y)² | x] is affine in x too, so under the i.i.d. model "
+        "Var g(Y) = V(X) + E Var(g(Y) | X) is the same function of μ = E X as Var(g(Y) | x) is of x; under "
+        f"either model ({MODEL_SHORT[model]} here) Var μ̂ is at most its largest value over the input interval, over n:",
+        (_eq("Var(g(Y) | x)", r"\operatorname{Var}(g(Y) \mid x)", est.variance),
+         _eq("sup E(μ̂ - μ)²", r"\sup \mathbb{E}(\hat\mu-\mu)^2", simplify(est.worst_variance / N_USERS))),
+    ))
+    results["variance"] = simplify(est.variance / N_USERS)
+    results["l2_worst"] = simplify(est.worst_variance / N_USERS)
+    l1 = simplify(half_normal_mean() * sp.sqrt(results["l2_worst"]))
+    results["l1_worst"] = l1
+    steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
+                      (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
+    for key in ("marginal", "effective_samples", "mutual_information"):
+        results["not_derived"][key] = "not defined for a real-valued mean estimate"
 
 
 def _derive_density(mech, model, steps, results):

@@ -23,7 +23,7 @@ def _per_n(expr) -> str:
 def headline(mech: Mechanism) -> str:
     """e.g. ``worst-case ℓ2² = 0.8474/n (i.i.d., at uniform p); n_eff = 0.2864 n``."""
     if mech.channel.form == "real-input":
-        return "not available for real inputs (derive covers finite inputs and densities)"
+        return _real_input_headline(mech)
     try:
         if isinstance(mech.channel, DensityChannel):
             me = mean_estimation(mech)
@@ -45,6 +45,21 @@ def headline(mech: Mechanism) -> str:
             return f"no unbiased estimator: {str(exc).split(':')[0]}"
     except LdpAuditError as exc:
         return f"not derived: {exc}"
+
+
+def _real_input_headline(mech: Mechanism) -> str:
+    """A real input with finitely many outputs: the unbiased linear mean estimator when the
+    channel makes E[g(Y) | x] = x solvable (Duchi's ±B), else why not."""
+    from ldpaudit.derive.mean import mean_estimator
+
+    try:
+        est = mean_estimator(mech)
+    except LdpAuditError as exc:
+        return f"no linear mean estimator: {str(exc).split(': ', 1)[-1].split(';')[0]}"
+    g = ", ".join(f"g({y}) = {sp.sstr(v)}" for y, v in zip(est.outputs, est.estimator))
+    worst = getattr(est, "worst_variance", None)
+    tail = f"; worst-case variance = {_per_n(worst)}" if worst is not None else ""
+    return f"unbiased mean: {g}{tail}"
 
 
 def _matrix_headline(mech: Mechanism) -> str:

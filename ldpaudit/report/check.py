@@ -111,7 +111,7 @@ def _derive_stage(mech, *, samples) -> dict:
     from ldpaudit.derive.headline import headline
 
     text = headline(mech)
-    derived = not text.startswith(("not ", "no unbiased"))
+    derived = not text.startswith(("not ", "no "))
     return {"verdict": "OK" if derived else "NOT_DERIVED", "text": text}
 
 
@@ -148,7 +148,18 @@ def _audit_stage(mech, *, samples) -> dict:
 
 
 def _real_domain(mech) -> list[float]:
-    """Probe points of a real input domain: its ends where it has them, else points around 0."""
+    """Probe points of a real input domain: the two inputs that verify's tight-ε witness says
+    are the hardest to tell apart, else the domain's ends, else points around 0."""
+    try:
+        from ldpaudit.verify import tight_epsilon
+
+        witness = tight_epsilon(mech).witness
+        if witness is not None:
+            points = [float(witness.x), float(witness.x_prime)]
+            if points[0] != points[1]:
+                return points
+    except (LdpAuditError, TypeError, ValueError):
+        pass
     low, high = getattr(mech.inputs, "low", None), getattr(mech.inputs, "high", None)
     if low is not None and high is not None:
         return [float(low), float(high)]

@@ -36,7 +36,7 @@ MAX_LENGTH = 2000  # characters of expression text
 MAX_DEPTH = 40  # nesting of the expression tree
 MAX_INT_DIGITS = 60  # digits of an integer literal
 MAX_CONSTANT_EXPONENT = 1000  # |b| in a**b for a literal number b
-MAX_INT_BITS = 4096  # bits of every exact number (numerator, denominator, binomial, power)
+MAX_INT_BITS = 65536  # bits of every exact number (numerator, denominator, binomial, power): k-subset at d = 20,000 needs ~20,000
 MAX_ROOT_BITS = 2048  # bits of a rational whose fractional power sympy would simplify
 MAX_EXP_ARGUMENT = 10**5  # |a| in exp(a), and |b*log(a)| in a**b, for numbers a, b
 MAX_INTEGER_PART_BITS = 60  # log2 |a| for an irrational number a given to floor, ceiling, %, bit

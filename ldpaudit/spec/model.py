@@ -469,6 +469,10 @@ class Mechanism:
     example: tuple[tuple[str, sp.Basic], ...] = ()
     spec_path: str | None = field(default=None, compare=False)
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: set by :meth:`bind` only: the family's identities (row sums, class partition, densities
+    #: integrating to 1) were proved for all admissible parameters, so they hold for the bound
+    #: values and are not re-proved (re-proving binomial(19999, k) identities takes minutes)
+    identities_proved: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self):
         notes = _validate(self)
@@ -518,7 +522,7 @@ class Mechanism:
                 bound = dict(self.bindings)
                 hint = f" (already bound to {bound[name]})" if name in bound else ""
                 raise InvalidParameter(
-                    f"unknown parameter {name!r} for {self.name}{hint}; free parameters: {', '.join(sorted(known)) or '(none)'}"
+                    f"unknown parameter {shown(name)} for {self.name}{hint}; free parameters: {', '.join(sorted(known)) or '(none)'}"
                 )
         subs = {}
         exact = {}
@@ -537,6 +541,9 @@ class Mechanism:
                         upper=None if p.upper is None else _subs(p.upper, subs),
                     )
                 )
+        for p in self.parameters:
+            if p.name in exact:
+                remaining = _transfer_bounds(p, exact[p.name], subs, remaining)
         return replace(
             self,
             parameters=tuple(remaining),
@@ -545,6 +552,7 @@ class Mechanism:
             claimed_epsilon=_subs(self.claimed_epsilon, subs),
             bindings=self.bindings + tuple(exact.items()),
             example=tuple((k, v) for k, v in self.example if k not in exact),
+            identities_proved=True,
         )
 
     def bind_example(self) -> Mechanism:
@@ -574,6 +582,47 @@ def _subs(expr, subs):
     if all(isinstance(k, sp.Symbol) for k in subs):
         return substitute(expr, subs, field="expression", error=InvalidParameter)
     return expr.subs(subs)
+
+
+def _transfer_bounds(p: Parameter, value, subs, remaining: list[Parameter]) -> list[Parameter]:
+    """Binding ``k = 3`` where ``k <= d - 1`` and d stays free leaves the constraint ``d >= 4``:
+    move it onto d's bounds (for bounds linear in one free parameter), so that sample points
+    and later bindings respect it."""
+    by_symbol = {q.symbol: i for i, q in enumerate(remaining)}
+    for bound, strict, is_lower in ((p.lower, p.lower_strict, True), (p.upper, p.upper_strict, False)):
+        if bound is None:
+            continue
+        b = _subs(bound, subs)
+        free = b.free_symbols
+        if len(free) != 1 or next(iter(free)) not in by_symbol:
+            continue
+        (s,) = free
+        try:
+            poly = sp.Poly(b, s)
+        except sp.PolynomialError:
+            continue
+        if poly.degree() != 1 or not all(c.is_number for c in poly.all_coeffs()):
+            continue
+        a, c = poly.all_coeffs()
+        limit = (value - c) / a
+        # value >= a*s + c (p's lower bound) gives s <= limit when a > 0; p's upper bound the reverse
+        s_is_lower = (not is_lower) == bool(a > 0)
+        q = remaining[by_symbol[s]]
+        old = q.lower if s_is_lower else q.upper
+        old_strict = q.lower_strict if s_is_lower else q.upper_strict
+        if old is not None:
+            if not old.is_number:
+                continue
+            tighter = limit > old if s_is_lower else limit < old
+            if not bool(tighter):
+                if limit == old:
+                    strict = strict or old_strict
+                else:
+                    continue
+        new = replace(q, lower=limit, lower_strict=strict) if s_is_lower else replace(q, upper=limit, upper_strict=strict)
+        if new.symbol == q.symbol:  # the symbol's assumptions depend on its bounds: keep them unchanged
+            remaining = remaining[: by_symbol[s]] + [new] + remaining[by_symbol[s] + 1 :]
+    return remaining
 
 
 def _subs_domain(domain, subs):
@@ -930,12 +979,14 @@ def _validate_explicit(mech: Mechanism, ch: ExplicitChannel) -> None:
             if entry not in checked:
                 _require_nonnegative(mech, entry, f"entry Q(y={y}|x={x})")
                 checked.add(entry)
+        if mech.identities_proved:
+            continue
         total = sp.Add(*row)
         verdict = is_zero(total - 1)
         if verdict is not True:
-            shown = sp.simplify(total) if verdict is False or total.is_number else total
+            total_shown = sp.simplify(total) if verdict is False or total.is_number else total
             raise InvalidSpec(
-                f"row x={x} of channel {mech.name!r} sums to {shown}; each row must sum to 1"
+                f"row x={x} of channel {mech.name!r} sums to {total_shown}; each row must sum to 1"
                 + ("" if verdict is False else " (sympy could not prove it)")
             )
 
@@ -964,12 +1015,14 @@ def _validate_structured(mech: Mechanism, ch: StructuredChannel) -> list[str]:
         _require_nonnegative(mech, cls.count, f"channel.classes[{i}].count")
         if cls.count.is_number and not sp.simplify(cls.count).is_Integer:
             raise InvalidSpec(f"channel.classes[{i}].count of {mech.name!r} = {cls.count} is not an integer")
+    if mech.identities_proved:
+        return ["row sums proved symbolically from the output classes"]
     total = sp.Add(*(c.count * c.weight for c in ch.classes))
     verdict = is_zero(total - 1)
     if verdict is not True:
-        shown = sp.simplify(total)
+        total_shown = sp.simplify(total)
         raise InvalidSpec(
-            f"rows of channel {mech.name!r} sum to {shown} (sum over classes of count*weight); each row must sum to 1"
+            f"rows of channel {mech.name!r} sum to {total_shown} (sum over classes of count*weight); each row must sum to 1"
             + ("" if verdict is False else " (sympy could not prove it)")
         )
     covered = sp.Add(*(c.count for c in ch.classes))
@@ -996,7 +1049,7 @@ def _validate_product(mech: Mechanism, ch: ProductChannel) -> list[str]:
             for v, p in law.probabilities:
                 _require_nonnegative(mech, p, f"channel.{side}.values[{v}]")
             total = sp.Add(*(p for _, p in law.probabilities))
-            if is_zero(total - 1) is not True:
+            if not mech.identities_proved and is_zero(total - 1) is not True:
                 raise InvalidSpec(
                     f"channel.{side} of {mech.name!r} has probabilities summing to {sp.simplify(total)}; they must sum to 1"
                 )
@@ -1025,11 +1078,20 @@ def _validate_density(mech, density, where, *, input_free=False) -> list[str]:
         raise InvalidSpec(f"density channel {mech.name!r} needs an interval input domain")
     if density.is_nonnegative is False:
         raise InvalidSpec(f"{where} of {mech.name!r} = {density} can be negative")
+    if mech.identities_proved:
+        return [f"{where} integrates to 1 (sympy, proved for every admissible parameter)"]
     w = sp.Symbol("w", real=True)
     # location families integrate fastest after the shift z = x + w
     shifted = density.xreplace({Z: X + w}) if not input_free else density.xreplace({Z: w})
     if shifted.has(X):
-        shifted = density.xreplace({Z: w})
+        # a location other than x itself (a clipped input, Min(Max(x, a), b)): shift by it
+        for a in density.atoms(sp.Abs):
+            loc = sp.expand(Z - a.args[0])
+            if not loc.has(Z) and not density.xreplace({Z: loc + w}).has(X):
+                shifted = density.xreplace({Z: loc + w})
+                break
+        else:
+            shifted = density.xreplace({Z: w})
     try:
         total = sp.integrate(shifted, (w, -sp.oo, sp.oo))
     except Exception as exc:  # sympy raises many types when it cannot integrate

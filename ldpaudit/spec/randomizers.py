@@ -407,6 +407,21 @@ def duchi_binary_mean(*, B, epsilon) -> Sampler:
     return sample
 
 
+def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
+    """UVRR2 (Joseph et al.): x clipped to [mu1 - r, mu1 + r], plus Laplace noise of scale
+    2r/ε (the clipped value has sensitivity 2r)."""
+    eps = _epsilon(epsilon)
+    center, half = _real("mu1", mu1), _real("r", r, positive=True)
+    scale = 2.0 * float(half) / eps
+
+    def sample(x, n, rng):
+        clipped = float(min(max(_real_input(x, "Joseph UVRR2"), center - half), center + half))
+        n, rng = _n(n), _rng(rng)
+        return clipped + rng.laplace(0.0, scale, size=n)
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -424,6 +439,7 @@ REFERENCE = {
     "joseph_rr1": joseph_rr1,
     "joseph_kvrr2": joseph_kvrr2,
     "duchi_binary_mean": duchi_binary_mean,
+    "joseph_uvrr2": joseph_uvrr2,
 }
 
 
@@ -431,6 +447,7 @@ _BY_NAME = {
     "W-RR": "wrr", "k-RR": "krr", "k-RAPPOR": "krappor", "OUE": "oue", "k-subset": "ksubset",
     "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
     "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
+    "Joseph UVRR2": "joseph_uvrr2",
 }
 
 

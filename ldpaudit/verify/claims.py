@@ -14,7 +14,7 @@ from fractions import Fraction
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.spec.expr import parse_expression
+from ldpaudit.spec.expr import exact_decimal, parse_expression
 from ldpaudit.spec.model import Mechanism
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.result import Status, Verdict
@@ -42,9 +42,11 @@ def exact_number(value, field: str, symbols: Mapping[str, sp.Basic] | None = Non
     if isinstance(value, str):
         text = value.strip()
         try:
-            return sp.Rational(Fraction(text))  # "0.01", "1/3", "5"
-        except (ValueError, ZeroDivisionError):
-            pass
+            number = exact_decimal(text)  # "0.01", "1/3", "5", within the spec budgets
+        except InvalidSpec as exc:
+            raise InvalidParameter(f"{field}: {exc}") from None
+        if number is not None:
+            return sp.Rational(number)
         try:
             return parse_expression(text, dict(symbols or {}), field=field)
         except InvalidSpec as exc:

@@ -198,7 +198,10 @@ def _vertices(setup: _Setup) -> list[dict]:
         zs = _kinks(setup.g, Z) or [sp.Integer(0)]
         return [{setup.z1: a, setup.z2: b} for a, b in itertools.product(zs, repeat=2)]
     dom = mech.inputs
-    ends = [dom.low, dom.high]
+    ends = [e for e in (dom.low, dom.high) if e is not None]
+    if len(ends) < 2:  # a half-line or R: the input's kinks are where a clip Max/Min of x bends
+        ends += [b for a in setup.density.atoms(sp.Max, sp.Min) if a.has(X) for b in a.args if not b.has(X)]
+        ends = list(dict.fromkeys(ends)) or [sp.Integer(0)]
     out = []
     for xa, xb in itertools.product(ends, repeat=2):
         d = setup.value({setup.xa: xa, setup.xb: xb})
