@@ -70,6 +70,7 @@ from ldpaudit.spec.model import (
 MAX_SPEC_BYTES = 1_000_000
 MAX_TOML_NESTING = 32  # arrays and tables inside each other ([[[...]]], {a = {b = ...}}, a.b.c...)
 MAX_LABEL = 2**63  # integer labels and hash values are 64-bit
+MAX_NAME = 200  # characters of mechanism.name (it appears in every message)
 MAX_LABELS = 100_000  # inputs.labels, channel.outputs
 MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from channel.entry
 
@@ -104,7 +105,7 @@ def load_spec(path: str | Path) -> Mechanism:
 def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
     """Parse spec text (TOML) into a validated :class:`Mechanism`."""
     if isinstance(text, str):
-        text = text.encode()
+        text = text.encode("utf-8", errors="replace")
     if len(text) > MAX_SPEC_BYTES:
         raise InvalidSpec(f"{source}: spec is {len(text)} bytes, more than the limit {MAX_SPEC_BYTES}")
     try:
@@ -265,6 +266,8 @@ def _build(doc: dict) -> Mechanism:
     _no_unknown(doc, "spec", _TOP)
     mech_t = _table(doc, "mechanism", "mechanism", _MECHANISM)
     name = _text(mech_t, "name", "mechanism")
+    if len(name) > MAX_NAME:
+        raise InvalidSpec(f"mechanism.name = {shown(name)} is {len(name)} characters long; the limit is {MAX_NAME}")
     if "claimed_epsilon" not in mech_t:
         raise InvalidSpec("missing mechanism.claimed_epsilon; state the ε the mechanism claims, e.g. \"epsilon\"")
 

@@ -75,9 +75,9 @@ class Parameter:
 
     def __post_init__(self):
         if not self.name.isidentifier() or self.name in ("x", "y", "z", "c", "v"):
-            raise InvalidSpec(f"parameter name {self.name!r} is not allowed; use an identifier other than x, y, z, c, v")
+            raise InvalidSpec(f"parameter name {shown(self.name)} is not allowed; use an identifier other than x, y, z, c, v")
         if self.kind not in ("integer", "real"):
-            raise InvalidSpec(f"parameters.{self.name}.type = {self.kind!r}; use 'integer' or 'real'")
+            raise InvalidSpec(f"parameters.{self.name}.type = {shown(self.kind)}; use 'integer' or 'real'")
         if self.unbounded and (self.lower is not None or self.upper is not None):
             raise InvalidSpec(
                 f"parameters.{self.name} declares unbounded = true and a min/max; keep one of them"
