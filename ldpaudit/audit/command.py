@@ -133,8 +133,7 @@ def add_parser(subparsers) -> None:
 
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
-              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
-              "feature")
+              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers", "feature")
 
 
 def run(args) -> int:
