@@ -26,7 +26,7 @@ import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
-from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, verdict_of, witness_of
+from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, concat_views
 from ldpaudit.audit.floats import float_candidates
@@ -108,7 +108,8 @@ def _budget(samples: int, fraction: float, width: int, n_inputs: int) -> tuple[i
 def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10**6, alpha: float = 0.05,
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
-          max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None) -> AuditResult:
+          max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None,
+          cluster=None) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -124,6 +125,9 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     feature: a projection of the outputs (projection.py), e.g. OLH's (seed, value) to the
     inputs it supports; the audit is of feature ∘ randomizer, a post-processing, so a
     certified violation is one of the randomizer.
+    cluster: sample on a Dask cluster: a scheduler address ``"tcp://host:8786"``,
+    ``"local:N"`` (N local worker processes) or a ``distributed.Client`` (see cluster.py);
+    the result is the same as without it.
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
@@ -139,11 +143,11 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
 
         return guided_audit(sampler, inputs=inputs, pairs=ordered, epsilon=eps, samples=int(samples),
                             alpha=alpha, seed=seed, spec=spec, events=events, workers=workers,
-                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks)
+                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster)
     used = sorted({i for p in ordered for i in p}, key=inputs.index)
     index = {x: i for i, x in enumerate(inputs)}
     prog = Progress(progress)
-    engine = Draws(sampler, seed, int(workers), prog)
+    engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
         return _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
                           samples=int(samples), alpha=alpha, fraction=float(explore_fraction),

@@ -5,7 +5,7 @@
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
                    [--until-confident [--budget N]] [--report DIR] [--workers N]
-                   [--feature MODULE:FUNC]
+                   [--feature MODULE:FUNC] [--cluster ADDRESS]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
@@ -125,6 +125,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--feature", metavar="MODULE:FUNC",
                    help="project each output (each batch with --batch) before auditing, e.g. OLH's "
                         "(seed, value) to the inputs it supports; runs in this process")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
+                        "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
@@ -185,9 +188,17 @@ def _randomizer(args):
         raise InvalidParameter("no randomizer: give TARGET (module:function or file.py:function) or --command")
     target_args = _target_args(args.target_arg)
     isolate = True if args.isolate is None else args.isolate
+    if isolate and getattr(args, "cluster", None):
+        from ldpaudit.audit.cluster import absolute_target
+
+        args.target = absolute_target(args.target)
     if isolate:
         return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
                                   warmup=args.warmup, memory_mb=args.memory_mb), True, True)
+    if getattr(args, "cluster", None):  # loaded again by name on the workers
+        from ldpaudit.audit.cluster import TargetFunction
+
+        return TargetFunction(args.target, target_args), bool(args.batch), False
     return load_target(args.target, target_args), bool(args.batch), False
 
 
@@ -199,7 +210,7 @@ def execute(args, journal=None) -> tuple[dict, int]:
                 raise InvalidParameter(f"{option} is required ({example}), unless --spec gives it")
     randomizer, batch, closable = _randomizer(args)
     try:
-        if closable and args.workers == 1:
+        if closable and args.workers == 1 and not getattr(args, "cluster", None):
             randomizer.start()  # the isolated worker loads while the auditor imports its libraries
         return _execute(args, journal, randomizer, batch, closable)
     finally:
@@ -226,7 +237,12 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
             raise InvalidParameter("--epsilon is required (the claimed ε), unless --spec gives it")
         epsilon = float(mech.claimed_epsilon)
     source = randomizer
-    if journal is not None:
+    connection = None
+    if getattr(args, "cluster", None):  # chunks are journaled as their counts arrive from the workers
+        from ldpaudit.audit.cluster import Connection
+
+        connection = Connection(args.cluster, journal=journal)
+    elif journal is not None:
         randomizer, batch = journaled(randomizer, journal, batch=batch), True
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
@@ -238,6 +254,8 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
         feature = load_target(args.feature)
         # The feature follows the target's own convention (--batch or not), whatever the transport.
         options["feature"] = per_output(feature) if batch and not args.batch else feature
+    if connection is not None:
+        options["cluster"] = connection
     rounds = None
     if args.until_confident:
         result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)
@@ -245,6 +263,14 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
         result = audit(randomizer, samples=args.samples, **options)
     payload = result.to_json()
     payload.update(_isolation(source, closable))
+    if connection is not None:
+        stats = dict(connection.stats)
+        if stats.get("sandbox"):   # as confined on the workers
+            payload["sandbox"] = stats.pop("sandbox")
+        elif not closable:
+            payload["sandbox"] = {**payload["sandbox"], "fallback": "the randomizer ran unconfined in a child "
+                                  "process of each Dask worker (--no-isolate); drop --no-isolate to sandbox it there"}
+        payload["cluster"] = stats
     if rounds is not None:
         payload["rounds"] = rounds_json(rounds)
     if args.report:

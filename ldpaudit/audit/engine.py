@@ -25,7 +25,7 @@ import numpy as np
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.events import Candidate
-from ldpaudit.errors import RandomizerError
+from ldpaudit.errors import InvalidParameter, RandomizerError
 
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
 
@@ -122,6 +122,7 @@ class Progress:
         self.start = time.perf_counter()
         self.bar = None
         self.task = None
+        self.note = ""          # after the draws per second, e.g. " across 8 workers"
 
     def add_total(self, extra: int) -> None:
         self.total += extra
@@ -138,7 +139,18 @@ class Progress:
         if self.bar is None and time.perf_counter() - self.start > 1.0:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TimeRemainingColumn
 
-            self.bar = Bar("auditing", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True)
+            from rich.progress import ProgressColumn
+            from rich.text import Text
+
+            note = self.note
+
+            class Rate(ProgressColumn):
+                def render(self, task):
+                    speed = task.speed
+                    return Text(f"{speed:,.0f} draws/s{note}" if speed else "")
+
+            self.bar = Bar("auditing", BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(),
+                           transient=True)
             self.bar.start()
             self.task = self.bar.add_task("audit", total=self.total, completed=self.done)
         elif self.bar is not None:
@@ -166,13 +178,19 @@ class Draws:
             sampler.digest = True
             self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
 
-    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
-        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
+    def tasks(self, jobs: list[tuple[int, object, int, int]]) -> list[tuple]:
+        """(input, draws, entropy, spawn key) of each job: the chunk's seed is
+        SeedSequence(entropy, spawn_key=(phase, input index, chunk number))."""
         tasks = []
         for index, x, n, phase in jobs:
             k = self.chunk_no.get((index, phase), 0)
             self.chunk_no[(index, phase)] = k + 1
             tasks.append((x, n, self.entropy, (phase, index, k)))
+        return tasks
+
+    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
+        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
+        tasks = self.tasks(jobs)
         if self.pool is None:
             for (index, *_), task in zip(jobs, tasks):
                 out = _local_draw(self.sampler, task)
@@ -184,26 +202,54 @@ class Draws:
                 self.progress.advance(out.n)
                 yield index, out
 
+    def tally(self, jobs: list[tuple[int, object, int, int]], tally: Callable) -> Iterator[tuple[int, np.ndarray]]:
+        """Like :meth:`draw`, but yields (input index, ``tally(outputs, input index)``): the
+        counts of a chunk rather than its outputs (a cluster computes them on its workers)."""
+        for i, out in self.draw(jobs):
+            yield i, tally(out, i)
+
     def _check_duplicate(self, x, out: Outputs) -> None:
+        self._check_digest(x, out.n, repeat_digest(out))
+
+    def _check_digest(self, x, n: int, digest: int | None) -> None:
         """Worker processes start as copies of this one: a randomizer drawing from its own
         generator (not the seeded global ``random``/``numpy.random``, nor the batch rng) then
         repeats the same draws in every worker, and the samples are no longer independent."""
-        constant = (out.kind == "objects" and len(out.values) <= 1) or \
-            (out.kind == "array" and out.n and bool((out.values == out.values[0]).all()))
-        if out.digest is None or constant:
+        if digest is None:
             return
-        if out.digest in self.digests:
+        if digest in self.digests:
             raise RandomizerError(
-                f"randomizer returned the very same sequence of {out.n} outputs for input {x!r} in two "
+                f"randomizer returned the very same sequence of {n} outputs for input {x!r} in two "
                 f"worker processes: it draws from a private generator that every worker copies; "
                 f"use workers=1, or draw from the random/numpy.random module (seeded per chunk) or "
                 f"from the rng passed to a batch randomizer")
-        self.digests.add(out.digest)
+        self.digests.add(digest)
 
     def close(self):
         if self.pool is not None:
             self.pool.close()
             self.pool.join()
+
+
+def repeat_digest(out: Outputs) -> int | None:
+    """The digest of a chunk's draw sequence to compare across worker processes, or None
+    (none taken, or constant outputs, which repeat in any case)."""
+    constant = (out.kind == "objects" and len(out.values) <= 1) or \
+        (out.kind == "array" and out.n and bool((out.values == out.values[0]).all()))
+    return None if constant else out.digest
+
+
+def make_draws(sampler: Sampler, seed, workers: int, progress: Progress, cluster=None) -> Draws:
+    """Draws in this process, in ``workers`` local processes, or on a Dask cluster
+    (``cluster``: see :mod:`ldpaudit.audit.cluster`; dask is imported only then)."""
+    if cluster is None:
+        return Draws(sampler, seed, workers, progress)
+    if workers != 1:
+        raise InvalidParameter(f"workers={workers!r} and cluster={getattr(cluster, 'address', cluster)!r}: give one of them "
+                               f"(a cluster runs as many tasks at once as its workers have threads)")
+    from ldpaudit.audit.cluster import ClusterDraws
+
+    return ClusterDraws(sampler, seed, progress, cluster)
 
 
 # -- confirmation ----------------------------------------------------------------------------
@@ -224,17 +270,37 @@ def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: floa
     return best
 
 
+class Tally:
+    """The counts confirmation needs from one chunk of outputs of input index i: hits of every
+    (chosen candidate, role), then ``on_view``'s counts. A plain value, so that a cluster can
+    compute it where the chunk is drawn (cluster.py) and send back counts, not outputs."""
+
+    def __init__(self, chosen: list[Candidate], by_index: dict, view_of: Callable, on_view: Callable | None):
+        self.chosen, self.by_index, self.view_of, self.on_view = chosen, by_index, view_of, on_view
+
+    def __call__(self, out: Outputs, i: int) -> np.ndarray:
+        u = self.by_index[i]
+        view = self.view_of(out, u)
+        row = [c.event.hits(view, u, role) if role in c.roles(u) else 0 for c in self.chosen for role in (0, 1)]
+        if self.on_view is not None:
+            row += list(self.on_view(u, view))
+        return np.asarray(row, dtype=np.int64)
+
+
 def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, used: list, index: dict,
-                   view_of: Callable, looks, phase: int, epsilon: float, on_view: Callable | None = None):
+                   view_of: Callable, looks, phase: int, epsilon: float, on_view: Callable | None = None,
+                   view_counts: list | None = None):
     """Count the chosen events on fresh draws of the inputs ``used``, look by look.
 
     ``looks`` [(cumulative draws per input, α of that look)]; the loop stops at the first look
     whose best bound exceeds ``epsilon``. ``view_of(out, u)`` canonicalizes outputs;
-    ``on_view(u, view)`` sees every view (conformance counts). Returns (draws per input done,
-    best confirmed candidate or None, k, α/(2k) of the last look)."""
+    ``on_view(u, view)`` returns counts of further events in every view (conformance tests),
+    added up in ``view_counts``. Returns (draws per input done, best confirmed candidate or
+    None, k, α/(2k) of the last look)."""
     k = max(1, len(chosen))
     hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
     by_index = {index[u]: u for u in used}
+    tally = Tally(chosen, by_index, view_of, on_view)
     looks = looks or []
     done = 0
     best = None
@@ -242,14 +308,12 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
     for n_look, alpha_look in looks:
         jobs = [(index[u], u, m, phase) for u in used for m in chunks(n_look - done)]
         prog.add_total(sum(j[2] for j in jobs))
-        for i, out in draws.draw(jobs):
-            u = by_index[i]
-            view = view_of(out, u)
-            for ci, c in enumerate(chosen):
-                for role in c.roles(u):
-                    hits[(ci, role)] += c.event.hits(view, u, role)
-            if on_view is not None:
-                on_view(u, view)
+        for i, row in draws.tally(jobs, tally):
+            for ci in range(len(chosen)):
+                hits[(ci, 0)] += int(row[2 * ci])
+                hits[(ci, 1)] += int(row[2 * ci + 1])
+            for t, count in enumerate(row[2 * len(chosen):]):
+                view_counts[t] += int(count)
         done = n_look
         alpha_each = alpha_look / (2 * k)
         best = best_confirmed(chosen, hits, done, alpha_each)

@@ -29,7 +29,7 @@ from scipy import integrate, stats
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
-from ldpaudit.audit.engine import AuditResult, Draws, Progress, confirm_counts, verdict_of, witness_of
+from ldpaudit.audit.engine import AuditResult, Progress, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, CodeSetEvent, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
 
@@ -640,7 +640,7 @@ def _holm(pvalues: list[float], alpha: float) -> list[bool]:
 
 
 def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, seed, spec, events,
-                 workers, progress, max_confirm, t0, looks=None):
+                 workers, progress, max_confirm, t0, looks=None, cluster=None):
     """Audit with candidate events fixed before sampling. ``looks`` (cumulative draws per
     input, α of that look) lets a sequential audit stop at the first look that certifies a
     violation; by default there is one look at (samples, alpha)."""
@@ -678,22 +678,24 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
             tests.append((None, ev, p, per * len(used)))
 
     prog = Progress(progress)
-    engine = Draws(sampler, seed, int(workers), prog)
+    engine = make_draws(sampler, seed, int(workers), prog, cluster)
     test_hits = [0] * len(tests)
     tests_of: dict = {}
     for ti, (tu, ev, _, _) in enumerate(tests):
         tests_of.setdefault(tu, []).append((ti, ev))
 
-    def count_tests(u, view):
+    def count_tests(u, view) -> list[int]:
+        counts = [0] * len(tests)
         for ti, ev in [*tests_of.get(u, ()), *tests_of.get(None, ())]:
-            test_hits[ti] += ev.hits(view, u, 0)
+            counts[ti] += ev.hits(view, u, 0)
+        return counts
 
     looks = looks or [(n, alpha)]
     view_of = plan.view if plan is not None else (lambda out, u: SpecView(out.n, out.counts, raw=out))
     try:
         done, best, k, alpha_each = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
                                                    looks=looks, phase=_PHASE_GUIDED, epsilon=epsilon,
-                                                   on_view=count_tests)
+                                                   on_view=count_tests, view_counts=test_hits)
     finally:
         engine.close()
         prog.close()
