@@ -42,13 +42,70 @@ class Outputs:
     digest: int | None = None       # hash of the raw draw sequence (only when asked for)
 
 
+@dataclass(frozen=True)
+class Histogram:
+    """n discrete outputs as their distinct values and multiplicities: what an isolated
+    worker sends back instead of the outputs themselves when the auditor only counts them.
+    ``values`` is an ndarray (ascending) or a list (in order of first appearance)."""
+
+    values: Any
+    counts: np.ndarray
+    n: int
+
+    @staticmethod
+    def merge(parts: list["Histogram"]) -> "Histogram":
+        merged: dict = {}
+        for p in parts:
+            for v, c in zip(p.values.tolist() if isinstance(p.values, np.ndarray) else p.values, p.counts.tolist()):
+                merged[v] = merged.get(v, 0) + c
+        keys = list(merged)
+        if all(isinstance(p.values, np.ndarray) for p in parts):
+            order = np.argsort(np.array(keys), kind="stable")
+            keys = [keys[i] for i in order]
+            values = np.array(keys, dtype=parts[0].values.dtype)
+        else:
+            values = keys
+        return Histogram(values, np.array([merged[k] for k in keys], dtype=np.int64), sum(p.n for p in parts))
+
+    def expand(self) -> list:
+        values = self.values.tolist() if isinstance(self.values, np.ndarray) else self.values
+        return [v for v, c in zip(values, self.counts.tolist()) for _ in range(c)]
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """Stand-in for an output of a type the isolation protocol does not carry (a frozen
+    dataclass, an enum, a Fraction...): equal outputs have equal stand-ins (type and repr)."""
+
+    type: str
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class Unhashable:
+    """Stand-in for an unhashable output (a dict...) sent back by an isolated worker."""
+
+    def __init__(self, type_name: str, text: str):
+        self.type_name, self.text = type_name, text
+
+    __hash__ = None
+
+    def __eq__(self, other):
+        return self is other
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def _describe(y) -> str:
     text = repr(y)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _type_name(y) -> str:
-    return type(y).__name__
+    return y.type_name if isinstance(y, Unhashable) else type(y).__name__
 
 
 def _unhashable_error(x, y) -> RandomizerError:
@@ -164,8 +221,13 @@ def _outputs_from_list(x, ys: list) -> Outputs:
             counts = collections.Counter(_canonical_object(x, y) for y in ys)
         else:
             raise _unhashable_error(x, bad) from None
+    return _outputs_from_counts(x, counts.items(), n)
+
+
+def _outputs_from_counts(x, items, n: int) -> Outputs:
+    """Validate and canonicalize distinct outputs with their multiplicities."""
     merged: dict = {}
-    for y, c in counts.items():
+    for y, c in items:
         key = _canonical_object(x, y)
         merged[key] = merged.get(key, 0) + c
     _check_one_kind(x, merged)
@@ -193,8 +255,20 @@ def _check_finite(x, arr: np.ndarray) -> None:
                 f"(no NaN or infinity)")
 
 
+def _outputs_from_histogram(x, h: Histogram, n: int) -> Outputs:
+    if h.n != n:
+        raise RandomizerError(f"batch randomizer returned {h.n} outputs for input {x!r} when asked for {n}")
+    if isinstance(h.values, np.ndarray):  # distinct numbers, ascending: as np.unique gives them
+        if h.values.dtype.kind == "f":
+            _check_finite(x, h.values)
+        return Outputs("objects", h.values.tolist(), np.asarray(h.counts, dtype=np.int64), n)
+    return _outputs_from_counts(x, zip(h.values, h.counts.tolist()), n)
+
+
 def _outputs_from_batch(x, y, n: int) -> Outputs:
     """Validate the return value of a batch randomizer f(x, n, rng)."""
+    if isinstance(y, Histogram):
+        return _outputs_from_histogram(x, y, n)
     if y is None:
         raise RandomizerError(f"batch randomizer returned None for input {x!r}; it must return {n} outputs")
     if isinstance(y, np.ndarray):
@@ -242,8 +316,11 @@ class Sampler:
     def draw(self, x, n: int, seed: np.random.SeedSequence) -> Outputs:
         if self.batch:
             rng = np.random.default_rng(seed)
+            # an isolated randomizer can send counts instead of outputs (not when the raw
+            # sequence is needed for the digest)
+            counts = None if self.digest else getattr(self.randomizer, "draw_counts", None)
             try:
-                y = self.randomizer(x, n, rng)
+                y = counts(x, n, rng) if counts is not None else self.randomizer(x, n, rng)
             except LdpAuditError:
                 raise
             except Exception as exc:

@@ -107,7 +107,11 @@ def add_parser(subparsers) -> None:
     iso.add_argument("--isolate", dest="isolate", action="store_true", default=None,
                      help="run the target in worker subprocesses (default for targets named here)")
     iso.add_argument("--no-isolate", dest="isolate", action="store_false", help="run the target in this process")
-    p.add_argument("--timeout", type=float, default=10.0, help="per-call timeout in seconds when isolated (default 10)")
+    p.add_argument("--timeout", type=float, default=10.0,
+                   help="floor of the per-call timeout when isolated: calls after the first may take "
+                        "max(TIMEOUT, 50 x the slowest call so far) seconds (default 10)")
+    p.add_argument("--warmup", type=float, default=120.0,
+                   help="seconds the first call of an isolated target may take: imports, JIT compilation (default 120)")
     p.add_argument("--memory-mb", type=int, default=2048, help="memory limit of an isolated target (default 2048)")
     p.add_argument("--command", help="a program in any language speaking the JSON-lines protocol")
     p.add_argument("--journal", metavar="DIR", help="write completed draws to DIR so the audit can be resumed")
@@ -122,7 +126,7 @@ def add_parser(subparsers) -> None:
 
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
-              "isolate", "timeout", "memory_mb", "command", "until_confident", "budget", "workers")
+              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers")
 
 
 def run(args) -> int:
@@ -132,7 +136,7 @@ def run(args) -> int:
         journal = Journal(args.resume)
         saved = journal.read_args()
         for key in _RESUMABLE:
-            setattr(args, key, saved.get(key))
+            setattr(args, key, saved.get(key, getattr(args, key, None)))
         args.journal = args.resume
     elif args.journal:
         journal = Journal(args.journal)
@@ -171,18 +175,35 @@ def _randomizer(args):
     if args.command:
         if args.target:
             raise InvalidParameter("give either TARGET or --command, not both")
-        return external.command(args.command, timeout=args.timeout, memory_mb=args.memory_mb), True, True
+        return (external.command(args.command, timeout=args.timeout, warmup=args.warmup, memory_mb=args.memory_mb),
+                True, True)
     if not args.target:
         raise InvalidParameter("no randomizer: give TARGET (module:function or file.py:function) or --command")
     target_args = _target_args(args.target_arg)
     isolate = True if args.isolate is None else args.isolate
     if isolate:
         return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
-                                  memory_mb=args.memory_mb), True, True)
+                                  warmup=args.warmup, memory_mb=args.memory_mb), True, True)
     return load_target(args.target, target_args), bool(args.batch), False
 
 
 def execute(args, journal=None) -> tuple[dict, int]:
+    if not args.spec:
+        for option, value in (("--domain", args.domain), ("--epsilon", args.epsilon)):
+            if value is None:
+                example = "e.g. --domain 0..24" if option == "--domain" else "the claimed ε"
+                raise InvalidParameter(f"{option} is required ({example}), unless --spec gives it")
+    randomizer, batch, closable = _randomizer(args)
+    try:
+        if closable and args.workers == 1:
+            randomizer.start()  # the isolated worker loads while the auditor imports its libraries
+        return _execute(args, journal, randomizer, batch, closable)
+    finally:
+        if closable:
+            randomizer.close()
+
+
+def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     from ldpaudit.audit import audit
     from ldpaudit.audit.journal import journaled
     from ldpaudit.audit.sequential import rounds_json, sequential_audit
@@ -200,7 +221,6 @@ def execute(args, journal=None) -> tuple[dict, int]:
         if mech is None:
             raise InvalidParameter("--epsilon is required (the claimed ε), unless --spec gives it")
         epsilon = float(mech.claimed_epsilon)
-    randomizer, batch, closable = _randomizer(args)
     source = randomizer
     if journal is not None:
         randomizer, batch = journaled(randomizer, journal, batch=batch), True
@@ -208,26 +228,32 @@ def execute(args, journal=None) -> tuple[dict, int]:
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
     rounds = None
-    try:
-        if args.until_confident:
-            result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)
-        else:
-            result = audit(randomizer, samples=args.samples, **options)
-        payload = result.to_json()
-        if rounds is not None:
-            payload["rounds"] = rounds_json(rounds)
-        if args.report:
-            from ldpaudit.report.audit_report import write_report
+    if args.until_confident:
+        result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)
+    else:
+        result = audit(randomizer, samples=args.samples, **options)
+    payload = result.to_json()
+    payload.update(_isolation(source, closable))
+    if rounds is not None:
+        payload["rounds"] = rounds_json(rounds)
+    if args.report:
+        from ldpaudit.report.audit_report import write_report
 
-            files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
-                                 seed=args.seed, target=args.target or args.command or "", spec=mech,
-                                 rounds=rounds, alpha=args.alpha)
-            payload["report"] = {k: str(v) for k, v in files.items()}
-    finally:
-        if closable:
-            source.close()
+        files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
+                             seed=args.seed, target=args.target or args.command or "", spec=mech,
+                             rounds=rounds, alpha=args.alpha, isolation=_isolation(source, closable))
+        payload["report"] = {k: str(v) for k, v in files.items()}
     failed = result.verdict == "VIOLATION" or _conformance_failed(result.conformance)
     return payload, 1 if failed else 0
+
+
+def _isolation(source, isolated: bool) -> dict:
+    """The ``sandbox`` and ``timeouts`` entries: how the randomizer was confined."""
+    if isolated:
+        return source.describe()
+    from ldpaudit.audit.sandbox import unconfined
+
+    return {"sandbox": unconfined(), "timeouts": None}
 
 
 def _conformance_failed(conformance) -> bool:
@@ -251,6 +277,12 @@ def _render(payload: dict) -> None:
     if payload.get("report"):
         print(f"  report: {payload['report']['markdown']}")
     print(f"  method: {payload['method']}")
+    box = payload.get("sandbox")
+    if box:
+        print(f"  sandbox: {box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"
+              + (f"; fallback: {box['fallback']}" if box.get("fallback") else ""))
+    if payload.get("timeouts"):
+        print(f"  timeouts: {payload['timeouts']['rule']}")
 
 
 # --- the quick audit in `ldpaudit check` -------------------------------------------------------

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ldpaudit.audit.adapters import Histogram
 from ldpaudit.audit.external import decode
 from ldpaudit.audit.worker import encode
 from ldpaudit.errors import InvalidParameter
@@ -91,16 +92,31 @@ class Journal:
         npz, js = self.chunks / f"{key}.npz", self.chunks / f"{key}.json"
         if npz.exists():
             with np.load(npz, allow_pickle=False) as data:
+                if "hist_values" in data:
+                    return Histogram(data["hist_values"], data["hist_counts"], int(data["hist_counts"].sum()))
                 if "packed" in data:
                     shape = tuple(data["shape"])
                     flat = np.unpackbits(data["packed"], count=int(np.prod(shape)))
                     return flat.reshape(shape).astype(data["dtype"].item())
                 return data["values"]
         if js.exists():
-            return [decode(v) for v in json.loads(js.read_text())]
+            stored = json.loads(js.read_text())
+            if isinstance(stored, dict):  # a histogram of non-numeric outputs
+                counts = np.array(stored["counts"], dtype=np.int64)
+                return Histogram([decode(v) for v in stored["values"]], counts, int(counts.sum()))
+            return [decode(v) for v in stored]
         return None
 
     def store(self, key: str, outputs) -> None:
+        if isinstance(outputs, Histogram):
+            if isinstance(outputs.values, np.ndarray):
+                buffer = io.BytesIO()
+                np.savez(buffer, hist_values=outputs.values, hist_counts=outputs.counts)
+                atomic_write(self.chunks / f"{key}.npz", buffer.getvalue())
+            else:
+                payload = {"values": [encode(v) for v in outputs.values], "counts": outputs.counts.tolist()}
+                atomic_write(self.chunks / f"{key}.json", json.dumps(payload).encode())
+            return
         if isinstance(outputs, np.ndarray) and outputs.dtype.kind in "biuf":
             buffer = io.BytesIO()
             if outputs.dtype.kind in "bu" and outputs.size and outputs.max() <= 1 and outputs.min() >= 0:
@@ -126,7 +142,9 @@ def journaled(randomizer: Callable, journal: Journal, *, batch: bool) -> Callabl
         if stored is not None:
             return stored
         if batch:
-            outputs = randomizer(x, n, rng)
+            # an isolated randomizer sends a histogram of discrete outputs: stored as such
+            counts = getattr(randomizer, "draw_counts", None)
+            outputs = counts(x, n, rng) if counts is not None else randomizer(x, n, rng)
         else:
             py_state, np_state = random.getstate(), np.random.get_state()
             words = seed_seq.generate_state(4, dtype=np.uint32)

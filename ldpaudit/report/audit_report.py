@@ -215,8 +215,10 @@ def write_report(
     spec=None,
     rounds=None,
     alpha: float | None = None,
+    isolation: dict | None = None,
 ) -> dict[str, Path]:
-    """Write report.md, report.html and the PNG plots into ``out_dir``; returns their paths."""
+    """Write report.md, report.html and the PNG plots into ``out_dir``; returns their paths.
+    ``isolation``: the audit JSON's ``sandbox`` and ``timeouts`` entries, stated in the facts."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     inputs = list(domain)
@@ -256,6 +258,12 @@ def write_report(
         ("Seed", str(seed)),
         ("Seconds", f"{result.seconds:.2f}"),
     ]
+    box = (isolation or {}).get("sandbox")
+    if box:
+        facts.append(("Sandbox", f"{box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"
+                                 + (f"; fallback: {box['fallback']}" if box.get("fallback") else "")))
+    if (isolation or {}).get("timeouts"):
+        facts.append(("Timeouts", isolation["timeouts"]["rule"]))
     versions = _versions()
     md = ["# ldpaudit audit report", ""]
     md += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts]

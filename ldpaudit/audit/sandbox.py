@@ -1,0 +1,398 @@
+"""A sandbox for untrusted randomizers, built from what Linux offers without root.
+
+The auditor never starts a randomizer itself. It starts a *supervisor* (this module, run as
+``python -m ldpaudit.audit.sandbox``) in a new session; the supervisor confines itself and
+starts the randomizer as its child, in a session of its own::
+
+    auditor ──pipes──> supervisor (new session) ──> randomizer (new session, confined)
+
+Layers, each used when the machine allows it (:func:`probe` finds out once per process):
+
+- **signals** (seccomp filter, any unprivileged process): the randomizer may signal its own
+  process group only; ``kill``/``tgkill``/... aimed at any other process (its parent, the
+  auditor found through ``/proc``, ``kill(-1)``), and ``ptrace``/``process_vm_writev``, end
+  it with SIGSYS, which the auditor reports as the randomizer's failure.
+- **namespaces** (``unshare(2)`` of a user, network and mount namespace, as util-linux
+  ``unshare --user --net --mount`` does): no network at all (a fresh network namespace whose
+  only interface, loopback, is down), and every mount read-only except the scratch directory
+  and a private ``/dev/shm``.
+- **always**: the supervisor in between (a randomizer killing its parent kills only the
+  supervisor, and with it itself: the parent-death signal), ``HOME``, ``TMPDIR`` and the XDG
+  directories in a scratch directory removed after the audit, address-space and core limits.
+
+Without namespaces (e.g. unprivileged user namespaces disabled, as on some distributions) the
+fallback is stated: network allowed, files writable wherever the user can write, only
+``HOME``/``TMPDIR`` redirected. :func:`confinement` gives the JSON entry the audit report carries.
+
+Status channel: the supervisor writes JSON lines to the file descriptor the auditor passes
+(``--status-fd``): ``{"sandbox": {...}}`` (what was achieved), ``{"pid": n}``, then
+``{"exit": code}`` or ``{"signal": n}`` when the randomizer ends, or ``{"error": text}``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import platform
+import resource
+import signal
+import sys
+
+_CLONE_NEWNS = 0x00020000
+_CLONE_NEWUSER = 0x10000000
+_CLONE_NEWNET = 0x40000000
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
+_MS_REMOUNT, _MS_NOATIME, _MS_NODIRATIME, _MS_BIND = 32, 1024, 2048, 4096
+_MS_REC, _MS_PRIVATE, _MS_RELATIME, _MS_STRICTATIME = 16384, 1 << 18, 1 << 21, 1 << 24
+_LOCKED_FLAGS = {"nosuid": _MS_NOSUID, "nodev": _MS_NODEV, "noexec": _MS_NOEXEC, "noatime": _MS_NOATIME,
+                 "nodiratime": _MS_NODIRATIME, "relatime": _MS_RELATIME, "strictatime": _MS_STRICTATIME}
+_PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP = 1, 24, 38, 22
+_SECCOMP_MODE_FILTER = 2
+_RET_ALLOW, _RET_KILL_PROCESS = 0x7FFF0000, 0x80000000
+
+# (audit arch, {name: number}) of the syscalls that reach other processes
+_ARCH = {
+    "x86_64": (0xC000003E, {"kill": 62, "tkill": 200, "tgkill": 234, "rt_sigqueueinfo": 129,
+                            "rt_tgsigqueueinfo": 297, "ptrace": 101, "process_vm_writev": 311,
+                            "pidfd_send_signal": 424}),
+    "aarch64": (0xC00000B7, {"kill": 129, "tkill": 130, "tgkill": 131, "rt_sigqueueinfo": 138,
+                             "rt_tgsigqueueinfo": 240, "ptrace": 117, "process_vm_writev": 271,
+                             "pidfd_send_signal": 424}),
+}
+
+_libc = None
+
+
+def _c():
+    global _libc
+    if _libc is None:
+        _libc = ctypes.CDLL(None, use_errno=True)
+        _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
+        _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    return _libc
+
+
+def _check(rc: int, what: str) -> None:
+    if rc != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+# -- seccomp: no signals or tracing aimed at other processes ---------------------------------
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte), ("k", ctypes.c_uint)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
+
+
+def _seccomp_program(own_pid: int) -> list[tuple[int, int, int, int]]:
+    """BPF: kill the process on a signal/trace syscall aimed at any process but its own
+    group; allow everything else. Signal 0 (an existence probe) is always allowed."""
+    arch, nr = _ARCH[platform.machine()]
+    own = own_pid & 0xFFFFFFFF
+    neg = (-own_pid) & 0xFFFFFFFF
+    prog: list = []     # entries: (code, jt, jf, k) with jt/jf either ints or labels
+
+    def arg(i):     # low 32 bits of argument i (pid_t and int arguments live there)
+        return (_LD_W_ABS, 0, 0, 16 + 8 * i)
+
+    prog += [(_LD_W_ABS, 0, 0, 4), (_JEQ_K, 1, 0, arch), (_RET_K, 0, 0, _RET_KILL_PROCESS),
+             (_LD_W_ABS, 0, 0, 0)]
+    if platform.machine() == "x86_64":
+        prog += [(_JGE_K, "kill", 0, 0x40000000)]      # x32 syscalls
+    checks = {  # syscall -> (pid argument or None, signal argument or None)
+        "kill": (0, 1), "tkill": (None, 1), "tgkill": (0, 2), "rt_sigqueueinfo": (0, 1),
+        "rt_tgsigqueueinfo": (0, 2), "ptrace": (None, None), "process_vm_writev": (None, None),
+        "pidfd_send_signal": (None, None),
+    }
+    for name in checks:
+        prog.append((_JEQ_K, f"check_{name}", 0, nr[name]))
+    prog.append((_RET_K, 0, 0, _RET_ALLOW))
+    labels = {}
+    for name, (pid_arg, sig_arg) in checks.items():
+        labels[f"check_{name}"] = len(prog)
+        if sig_arg is not None:
+            prog += [arg(sig_arg), (_JEQ_K, "allow", 0, 0)]
+        if pid_arg is not None:
+            prog += [arg(pid_arg), (_JEQ_K, "allow", 0, own)]
+            if name == "kill":
+                prog += [(_JEQ_K, "allow", 0, 0), (_JEQ_K, "allow", 0, neg)]
+        prog.append((_RET_K, 0, 0, _RET_KILL_PROCESS))
+    labels["allow"] = len(prog)
+    prog.append((_RET_K, 0, 0, _RET_ALLOW))
+    labels["kill"] = len(prog)
+    prog.append((_RET_K, 0, 0, _RET_KILL_PROCESS))
+    out = []
+    for i, (code, jt, jf, k) in enumerate(prog):
+        jt = labels[jt] - i - 1 if isinstance(jt, str) else jt
+        jf = labels[jf] - i - 1 if isinstance(jf, str) else jf
+        assert 0 <= jt < 256 and 0 <= jf < 256
+        out.append((code, jt, jf, k))
+    return out
+
+
+def install_seccomp() -> None:
+    """Confine the calling process (and its future children) as described above."""
+    libc = _c()
+    prog = _seccomp_program(os.getpid())
+    filters = (_SockFilter * len(prog))(*[_SockFilter(*ins) for ins in prog])
+    fprog = _SockFprog(len(prog), filters)
+    _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(NO_NEW_PRIVS)")
+    _check(libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "seccomp")
+
+
+# -- namespaces ----------------------------------------------------------------------------
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _unescape(path: str) -> str:
+    return path.encode().decode("unicode_escape") if "\\" in path else path
+
+
+def _mounts() -> list[tuple[str, int]]:
+    """(mount point, flags that a remount must keep) of every mount, parents first."""
+    out = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            point, options = _unescape(fields[4]), fields[5].split(",")
+            out.append((point, sum(_LOCKED_FLAGS.get(o, 0) for o in options)))
+    out.sort(key=lambda m: m[0].count("/"))
+    return out
+
+
+def enter_namespaces(scratch: str) -> dict:
+    """Move the calling (single-threaded) process into new user, network and mount
+    namespaces; make every mount read-only except ``scratch`` and a private /dev/shm.
+    Returns what was achieved; raises OSError if the namespaces cannot be created."""
+    libc = _c()
+    uid, gid = os.getuid(), os.getgid()
+    _check(libc.unshare(_CLONE_NEWUSER | _CLONE_NEWNET | _CLONE_NEWNS), "unshare(user, net, mount)")
+    # from here on the network is gone whatever happens; the files may stay writable
+    try:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+        _check(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None), "make mounts private")
+        root = os.path.realpath(scratch).encode()
+        _check(libc.mount(root, root, None, _MS_BIND | _MS_REC, None), "bind the scratch directory")
+    except OSError as exc:
+        return {"filesystem": f"unrestricted (only HOME and TMPDIR point at the scratch directory; {exc})",
+                "dev_shm": "shared"}
+    failed = []
+    for point, keep in _mounts():
+        if point == root.decode() or point.startswith(root.decode() + "/"):
+            continue
+        if libc.mount(None, point.encode(), None, _MS_REMOUNT | _MS_BIND | _MS_RDONLY | keep, None) != 0 \
+                and os.path.exists(point):
+            failed.append(point)
+    shm = "private tmpfs"
+    if os.path.isdir("/dev/shm"):
+        if libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", _MS_NOSUID | _MS_NODEV, b"size=256m") != 0:
+            shm = "read-only"
+    filesystem = "read-only except the scratch directory" if not failed else \
+        f"read-only except the scratch directory; could not remount {len(failed)} mount(s) ({', '.join(failed[:3])})"
+    return {"filesystem": filesystem, "dev_shm": shm}
+
+
+# -- probing -------------------------------------------------------------------------------
+
+_PROBED: dict | None = None
+
+
+def probe() -> dict:
+    """What this machine allows, found once per process by trying it in a forked child:
+    ``{"namespaces": bool, "seccomp": bool, "namespace_error": str | None, ...}``."""
+    global _PROBED
+    if _PROBED is not None:
+        return _PROBED
+    result = {"namespaces": False, "seccomp": False, "namespace_error": None, "seccomp_error": None}
+    if sys.platform != "linux":
+        result["namespace_error"] = result["seccomp_error"] = f"not Linux ({sys.platform})"
+        _PROBED = result
+        return result
+    if platform.machine() not in _ARCH:
+        result["seccomp_error"] = f"no seccomp filter for {platform.machine()}"
+    _c()
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix="ldpaudit-probe-")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: try, report, leave
+        report = {}
+        try:
+            os.close(read)
+            try:
+                if platform.machine() in _ARCH:
+                    install_seccomp()
+                report["seccomp"] = True
+            except OSError as exc:
+                report["seccomp_error"] = str(exc)
+            try:
+                enter_namespaces(scratch)
+                report["namespaces"] = True
+            except OSError as exc:
+                report["namespace_error"] = str(exc)
+            os.write(write, json.dumps(report).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    data = b""
+    while chunk := os.read(read, 4096):
+        data += chunk
+    os.close(read)
+    os.waitpid(pid, 0)
+    os.rmdir(scratch)
+    try:
+        result.update(json.loads(data or b"{}"))
+    except ValueError:
+        result["namespace_error"] = "the probe process died"
+    _PROBED = result
+    return result
+
+
+def unconfined() -> dict:
+    """The ``sandbox`` entry of an audit whose randomizer ran inside the auditor's process."""
+    return {"level": "none", "network": "allowed", "filesystem": "unrestricted", "signals": "unrestricted",
+            "fallback": "the randomizer ran inside the auditor's process (--no-isolate, or the Python API with a "
+                        "function); use the CLI's default isolation or ldpaudit.audit.external.isolated"}
+
+
+# -- the supervisor ------------------------------------------------------------------------
+
+def confinement(ns: dict | None, seccomp: bool, why_not: str = "") -> dict:
+    """The ``sandbox`` entry for a randomizer confined by namespaces (``ns``: what
+    :func:`enter_namespaces` achieved, or None) and/or the seccomp filter."""
+    achieved = {"processes": "supervisor between auditor and randomizer; each in its own session",
+                "scratch": "HOME, TMPDIR and XDG directories in a private directory, removed after the audit"}
+    fallback = []
+    if ns is not None:
+        achieved.update(level="namespaces+seccomp" if seccomp else "namespaces", network="blocked",
+                        filesystem=ns["filesystem"])
+    else:
+        fallback.append(f"no namespaces ({why_not or 'not requested'})")
+        achieved.update(level="session+seccomp" if seccomp else "session", network="allowed",
+                        filesystem="unrestricted (only HOME and TMPDIR point at the scratch directory)")
+    if seccomp:
+        achieved["signals"] = ("seccomp: signals or tracing aimed at any process outside the randomizer's own "
+                               "group end it with SIGSYS")
+    else:
+        achieved["signals"] = ("parent-only: a randomizer that kills its parent kills the supervisor; one that "
+                               "finds the auditor's pid can still signal it")
+        fallback.append("no seccomp filter")
+    achieved["fallback"] = "; ".join(fallback) if fallback else None
+    return achieved
+
+
+def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
+    parent = os.getpid()
+
+    def setup():  # runs in the randomizer's process between fork and exec
+        if sys.platform == "linux":
+            _c().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # the supervisor died before the line above
+                os._exit(1)
+        if memory_mb:
+            limit = memory_mb * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if drop_caps:  # a uid-0 randomizer must not regain the namespace's capabilities at exec
+            for cap in range(64):
+                if _c().prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                    break
+        if seccomp:
+            install_seccomp()
+
+    return setup
+
+
+def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int | None, use_namespaces: bool,
+              use_seccomp: bool, why_not: str = "") -> int:
+    import subprocess
+
+    status = os.fdopen(status_fd, "w", buffering=1)
+
+    def tell(obj):
+        try:
+            status.write(json.dumps(obj) + "\n")
+            status.flush()
+        except OSError:
+            pass
+
+    ns = None
+    if use_namespaces:
+        try:
+            ns = enter_namespaces(scratch)
+        except OSError as exc:
+            why_not = str(exc)
+    achieved = confinement(ns, use_seccomp, why_not)
+    tell({"sandbox": achieved})
+
+    env = dict(os.environ)
+    for key, sub in (("HOME", "home"), ("TMPDIR", "tmp"), ("XDG_CACHE_HOME", "cache"),
+                     ("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data")):
+        path = os.path.join(scratch, sub)
+        os.makedirs(path, exist_ok=True)
+        env[key] = path
+    try:
+        proc = subprocess.Popen(argv, stdin=0, stdout=1, stderr=2, env=env, start_new_session=True,
+                                preexec_fn=_target_setup(memory_mb, use_seccomp, ns is not None))
+    except OSError as exc:
+        tell({"error": f"cannot start {argv[0]!r}: {exc.strerror or exc}"})
+        return 127
+    tell({"pid": proc.pid})
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)  # the pipes to the auditor now belong to the randomizer alone
+
+    def forward(signum, frame):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    signal.signal(signal.SIGTERM, forward)
+    code = proc.wait()
+    tell({"signal": -code} if code < 0 else {"exit": code})
+    return 0
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m ldpaudit.audit.sandbox",
+                                description="run PROGRAM confined (see the module docstring); --probe: "
+                                            "print what this machine allows")
+    p.add_argument("--probe", action="store_true")
+    p.add_argument("--scratch")
+    p.add_argument("--status-fd", type=int)
+    p.add_argument("--memory-mb", type=int, default=0)
+    p.add_argument("--namespaces", action="store_true")
+    p.add_argument("--seccomp", action="store_true")
+    p.add_argument("--why-not", default="", help="why namespaces are not used (for the report)")
+    p.add_argument("program", nargs=argparse.REMAINDER)
+    args = p.parse_args(argv)
+    if args.probe:
+        print(json.dumps(probe(), indent=2))
+        return 0
+    program = args.program[1:] if args.program[:1] == ["--"] else args.program
+    return supervise(program, scratch=args.scratch, status_fd=args.status_fd, memory_mb=args.memory_mb or None,
+                     use_namespaces=args.namespaces, use_seccomp=args.seccomp, why_not=args.why_not)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
