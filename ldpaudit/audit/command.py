@@ -5,6 +5,7 @@
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
                    [--until-confident [--budget N]] [--report DIR] [--workers N]
+                   [--feature MODULE:FUNC]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
@@ -121,12 +122,16 @@ def add_parser(subparsers) -> None:
     p.add_argument("--budget", type=int, help="draws per input for --until-confident (default: --samples)")
     p.add_argument("--report", metavar="DIR", help="write report.md, report.html and PNG plots to DIR")
     p.add_argument("--workers", type=int, default=1, help="worker processes for per-call randomizers")
+    p.add_argument("--feature", metavar="MODULE:FUNC",
+                   help="project each output (each batch with --batch) before auditing, e.g. OLH's "
+                        "(seed, value) to the inputs it supports; runs in this process")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
-              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers")
+              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
+              "feature")
 
 
 def run(args) -> int:
@@ -227,6 +232,13 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
+    if getattr(args, "feature", None):
+        from ldpaudit.audit.adapters import load_target
+        from ldpaudit.audit.projection import per_output
+
+        feature = load_target(args.feature)
+        # The feature follows the target's own convention (--batch or not), whatever the transport.
+        options["feature"] = per_output(feature) if batch and not args.batch else feature
     rounds = None
     if args.until_confident:
         result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)

@@ -218,8 +218,20 @@ def rr_bit(*, bits, bit=None, epsilon, j=None) -> Sampler:
     return sample
 
 
+GRID = 2.0 ** -20
+
+
+def _snap(y: np.ndarray) -> np.ndarray:
+    """Round real outputs to multiples of 2^-20. ``x + Laplace`` in float64 is not private over
+    the doubles (the values reachable from two inputs differ below the grid of y - x; Mironov,
+    CCS 2012); rounding to a grid far coarser than the noise's float granularity is
+    post-processing of the real Laplace output and reaches the same doubles from every input."""
+    return np.round(y / GRID) * GRID
+
+
 def laplace_mean(*, M, epsilon) -> Sampler:
-    """Laplace mechanism for a bounded mean: y = x + Laplace(2M/ε), x in [-M, M]."""
+    """Laplace mechanism for a bounded mean: y = x + Laplace(2M/ε), x in [-M, M], rounded to
+    multiples of 2^-20 (see ``_snap``)."""
     try:
         bound = float(M)
     except (TypeError, ValueError):
@@ -239,13 +251,14 @@ def laplace_mean(*, M, epsilon) -> Sampler:
         if not -bound <= xf <= bound:
             raise InvalidParameter(f"input x={x!r} is outside the domain [-{bound}, {bound}] of Laplace mean")
         n, rng = _n(n), _rng(rng)
-        return xf + rng.laplace(0.0, scale, size=n)
+        return _snap(xf + rng.laplace(0.0, scale, size=n))
 
     return sample
 
 
 def laplace_histogram(*, K, epsilon) -> Sampler:
-    """Laplace histogram: one-hot of bin x plus Laplace(2/ε) noise on each of the K coordinates."""
+    """Laplace histogram: one-hot of bin x plus Laplace(2/ε) noise on each of the K coordinates,
+    rounded to multiples of 2^-20 (see ``_snap``)."""
     K = _size("K", K, low=1)
     eps = _epsilon(epsilon)
     if eps == 0:
@@ -257,7 +270,7 @@ def laplace_histogram(*, K, epsilon) -> Sampler:
         n, rng = _n(n), _rng(rng)
         y = rng.laplace(0.0, scale, size=(n, K))
         y[:, xi] += 1.0
-        return y
+        return _snap(y)
 
     return sample
 
