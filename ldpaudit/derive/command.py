@@ -48,18 +48,9 @@ def parse_params(items) -> dict[str, str]:
 
 def load_family(spec: str) -> Mechanism:
     """A spec file, or a catalog constructor by its spec stem (krr, ksubset, ...)."""
-    path = Path(spec)
-    if path.exists():
-        from ldpaudit.spec import load_spec
+    from ldpaudit.spec.loader import load_family as load
 
-        return load_spec(path)
-    from ldpaudit.spec.catalog import CATALOG
-
-    if spec in CATALOG:
-        return CATALOG[spec]()
-    raise InvalidParameter(
-        f"spec {spec!r} is neither a file nor a catalog name; give a .toml path or one of {', '.join(CATALOG)}"
-    )
+    return load(spec)
 
 
 def _cache_key(args) -> str | None:

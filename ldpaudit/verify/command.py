@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from ldpaudit.spec.loader import load_spec, parse_assignments
+from ldpaudit.spec.loader import load_family, parse_assignments, resolve_spec
 from ldpaudit.spec.model import Mechanism
 from ldpaudit.verify import budget, smt
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
@@ -51,7 +51,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", help="a spec file (.toml)")
+    p.add_argument("spec", help="a spec file (.toml) or a catalog name such as krr, ksubset")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--epsilon", metavar="E", help="the ε to check (default: the spec's claimed ε); may mention parameters")
     p.add_argument("--delta", metavar="D", help="check (ε, δ)-LDP: exact δ(ε) against D (numeric parameters)")
@@ -86,7 +86,7 @@ def _seconds(text: str) -> float:
 
 
 def _load(args) -> Mechanism:
-    mech = load_spec(args.spec)
+    mech = load_family(args.spec)
     values = parse_assignments(args.param)
     check_binding_sizes(mech, values)
     return mech.bind(values) if values else mech
@@ -111,12 +111,20 @@ def _captured(args) -> tuple[int, str]:
 
 def _over_budget(args, reason: str) -> int:
     if args.json:
-        print(json.dumps({"status": "UNKNOWN", "spec": str(args.spec), "reason": reason,
-                          "budget": {"seconds": args.timeout, "memory_mb": args.memory_mb}}, indent=2))
+        print(json.dumps(_envelope("UNKNOWN", {"status": "UNKNOWN", "spec": str(args.spec), "reason": reason,
+                                               "budget": {"seconds": args.timeout, "memory_mb": args.memory_mb}}),
+                         indent=2))
     else:
         print(f"UNKNOWN: {args.spec}: {reason}")
         print(f"  budget: --timeout {args.timeout:g} s, --memory-mb {args.memory_mb}")
     return EXIT_CODES[Status.UNKNOWN]
+
+
+def _envelope(verdict: str, payload: dict) -> dict:
+    """The shared ``--json`` keys (:mod:`ldpaudit.schema`); ``status`` stays for compatibility."""
+    from ldpaudit.schema import envelope
+
+    return envelope("verify", verdict, payload)
 
 
 def _run(args) -> int:
@@ -126,7 +134,10 @@ def _run(args) -> int:
         report = verify_float_params(mech, parse_floats(args.float_params), epsilon=args.epsilon)
         _certificate(args, report.verdict)
         if args.json:
-            print(json.dumps(report.to_json(), indent=2))
+            payload = report.to_json()
+            proof = payload.pop("verdict")  # the nested verdict moves to "proof"; "verdict" is the shared word
+            print(json.dumps(_envelope(report.verdict.status.value, {"status": report.verdict.status.value,
+                                                                     **payload, "proof": proof}), indent=2))
         else:
             print(report)
             print(f"  {report.verdict}")
@@ -148,7 +159,7 @@ def _run(args) -> int:
             }
         if written:
             payload["certificate"] = [str(p) for p in written]
-        print(json.dumps(payload, indent=2))
+        print(json.dumps(_envelope(verdict.status.value, payload), indent=2))
     else:
         print(verdict)
         if verdict.method:
@@ -166,7 +177,9 @@ def _run(args) -> int:
 def _certificate(args, verdict) -> list[Path]:
     if not args.certificate:
         return []
-    stem = Path(args.spec).stem
+    where = resolve_spec(args.spec)
+    stem = Path(where).stem
     if verdict.params:
         stem += "-" + "-".join(f"{k}{v}" for k, v in verdict.params)
-    return write_certificate(verdict, args.certificate, name=stem, spec_path=args.spec)
+    return write_certificate(verdict, args.certificate, name=stem,
+                             spec_path=where if isinstance(where, Path) else None)
