@@ -198,7 +198,7 @@ def _randomizer(args):
     if isolate:
         return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
                                   warmup=args.warmup, memory_mb=args.memory_mb), True, True)
-    return load_target(args.target, target_args), bool(args.batch), False
+    return load_target(args.target, target_args, batch=bool(args.batch)), bool(args.batch), False
 
 
 def execute(args, journal=None) -> tuple[dict, int]:

@@ -30,6 +30,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--format", choices=("text", "md", "latex", "json"), default="text")
     p.add_argument("--json", action="store_true", help="machine-readable output (the same as --format json)")
     p.add_argument("-n", "--users", metavar="N", help="bind the number of users n (default: symbolic)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.add_argument("--no-cache", action="store_true",
                    help="derive afresh instead of reusing a cached derivation (cache: $LDPAUDIT_CACHE_DIR or ~/.cache/ldpaudit)")
     p.set_defaults(func=run)
@@ -77,11 +78,16 @@ def run(args) -> int:
     if cached is not None:
         print(cached, end="")
         return 0
-    from ldpaudit.derive.derivation import derive
+    from ldpaudit.report.progress import status, wanted
 
-    family = load_family(args.spec)
-    mech = family.bind(parse_params(args.param))
-    dv = derive(mech, model=args.model, family=family)
+    with status("derive", enabled=wanted(args) and args.format != "json") as progress:
+        progress(f"{args.spec}: loading")
+        from ldpaudit.derive.derivation import derive
+
+        family = load_family(args.spec)
+        mech = family.bind(parse_params(args.param))
+        progress(f"{args.spec}: deriving the marginal, estimator, variances, risks and optimal parameters")
+        dv = derive(mech, model=args.model, family=family)
     if args.users is not None:
         try:
             n = int(args.users)

@@ -65,6 +65,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
                         "over budget the verdict is UNKNOWN (exit 3)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress line (shown on a terminal when the proof takes over a second)")
     p.set_defaults(func=run)
     return p
 
@@ -94,8 +96,12 @@ def _load(args) -> Mechanism:
 
 def run(args) -> int:
     """The command, bounded: the work happens in a child process (see module doc)."""
+    from ldpaudit.report.progress import status, wanted
+
     try:
-        code, out = budget.call(_captured, args, seconds=args.timeout, memory_mb=args.memory_mb)
+        with status("verify", enabled=wanted(args), delay=1.0) as progress:
+            progress(f"{args.spec}: proving with z3 (budget {args.timeout:g} s)")
+            code, out = budget.call(_captured, args, seconds=args.timeout, memory_mb=args.memory_mb)
     except budget.BudgetExceeded as exc:
         return _over_budget(args, str(exc))
     sys.stdout.write(out)
