@@ -41,7 +41,7 @@ def test_check_json_lists_every_bundled_spec(capsys):
     payload = json.loads(capsys.readouterr().out)
     names = {r["mechanism"] for r in payload["specs"]}
     assert names >= {"W-RR", "k-RR", "k-RAPPOR", "OUE", "k-subset", "O-RR", "RR-bit", "Laplace mean", "Laplace histogram"}
-    assert names >= {"Joseph RR1", "Joseph KVRR2", "Duchi binary mean"}  # real inputs
+    assert names >= {"Joseph RR1", "Joseph KVRR2", "Joseph UVRR2", "Joseph 1RoundKVRR2", "Duchi binary mean"}  # real inputs
     assert all(r["ok"] and r["stochastic"] in ("proved", "exact") for r in payload["specs"])
     assert payload["schema_version"] == 1 and payload["command"] == "check" and payload["verdict"] == "OK"
     for r in payload["specs"]:

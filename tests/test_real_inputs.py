@@ -139,6 +139,7 @@ def _rows(mech, xs):
     ("joseph_rr1", [0, 5, Fraction(-3, 2), 13]),
     ("joseph_kvrr2", [Fraction(5, 2), 0, 100]),
     ("duchi_binary_mean", [-1, 0, Fraction(1, 3), 1]),
+    ("joseph_kvrr2_oneround", [0, Fraction(1, 5), Fraction(21, 10), Fraction(22, 10), -7]),
 ])
 def test_reference_samplers_match_the_channel(stem, xs):
     mech = load_spec(f"specs/{stem}.toml").bind_example()
@@ -158,3 +159,15 @@ def test_sampler_residue_is_exact_for_negative_inputs():
     sample = reference_for(load_spec("specs/joseph_rr1.toml").bind(epsilon=50, s=1, j=0))
     # floor(-0.5) = -1 and -1 mod 4 = 3; with e^50 the true residue is reported essentially always
     assert set(sample(-0.5, 100, np.random.default_rng(0))) == {3}
+
+
+def test_uvrr2_sampler_clips_around_the_public_estimate():
+    sample = reference_for(load_spec("specs/joseph_uvrr2.toml").bind_example())  # mu1 = 3, r = 2, ε = 1
+    rng = np.random.default_rng(3)
+    n = 200_000
+    scale = 4.0  # 2r/ε
+    for x, centre in ((100.0, 5.0), (-7.0, 1.0), (2.5, 2.5)):
+        z = sample(x, n, rng)
+        # Laplace(centre, 4): mean centre (sd 4*sqrt(2)), median absolute deviation from centre 4*ln 2
+        assert abs(z.mean() - centre) < 5 * scale * np.sqrt(2) / np.sqrt(n)
+        assert abs(np.median(np.abs(z - centre)) - scale * np.log(2)) < 0.05

@@ -62,7 +62,7 @@ def recheck(mech, witness) -> sp.Basic:
     return num / den
 
 
-@pytest.mark.parametrize("stem", ["joseph_rr1", "joseph_kvrr2", "duchi_binary_mean", "joseph_uvrr2"])
+@pytest.mark.parametrize("stem", ["joseph_rr1", "joseph_kvrr2", "duchi_binary_mean", "joseph_uvrr2", "joseph_kvrr2_oneround"])
 def test_named_specs_are_proved_for_all_real_inputs_and_public_values(stem):
     mech = load_spec(f"specs/{stem}.toml")
     v = verify(mech)

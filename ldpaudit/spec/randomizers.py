@@ -333,6 +333,25 @@ def joseph_kvrr2(*, epsilon, mu1, sigma) -> Sampler:
     return sample
 
 
+def joseph_kvrr2_oneround(*, epsilon, g, rho, sigma) -> Sampler:
+    """1RoundKVRR2 (Joseph et al.): binary randomized response on the sign of x - z(x), z(x) the
+    nearest point of the grid {g + b rho sigma} (ties round up; +1 on x = z(x)). Exact
+    rational arithmetic for the grid point."""
+    eps = _epsilon(epsilon)
+    offset = _real("g", g)
+    spacing = Fraction(_size("rho", rho, low=1)) * _real("sigma", sigma, positive=True)
+    keep = math.exp(eps) / (math.exp(eps) + 1.0)
+
+    def sample(x, n, rng):
+        xf = _real_input(x, "Joseph 1RoundKVRR2")
+        nearest = offset + spacing * math.floor((xf - offset) / spacing + Fraction(1, 2))
+        sign = 1 if xf >= nearest else -1
+        n, rng = _n(n), _rng(rng)
+        return np.where(rng.random(n) < keep, sign, -sign).astype(np.int64)
+
+    return sample
+
+
 def duchi_binary_mean(*, B, epsilon) -> Sampler:
     """Duchi, Jordan & Wainwright's two-point mean mechanism on x in [-B, B]: +1 w.p.
     1/2 + x (t-1)/(2B(t+1)), else -1 (the report is ±B(t+1)/(t-1)), t = e^ε."""
@@ -353,6 +372,8 @@ def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
     """UVRR2 (Joseph et al.): x clipped to [mu1 - r, mu1 + r], plus Laplace noise of scale
     2r/ε (the clipped value has sensitivity 2r), rounded to a grid (see ``_snap``)."""
     eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives infinite Laplace noise; pass epsilon > 0")
     center, half = _real("mu1", mu1), _real("r", r, positive=True)
     scale = 2.0 * float(half) / eps
 
@@ -378,6 +399,7 @@ REFERENCE = {
     "joseph_kvrr2": joseph_kvrr2,
     "duchi_binary_mean": duchi_binary_mean,
     "joseph_uvrr2": joseph_uvrr2,
+    "joseph_kvrr2_oneround": joseph_kvrr2_oneround,
 }
 
 
@@ -385,7 +407,7 @@ _BY_NAME = {
     "W-RR": "wrr", "k-RR": "krr", "k-RAPPOR": "krappor", "OUE": "oue", "k-subset": "ksubset",
     "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
     "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
-    "Joseph UVRR2": "joseph_uvrr2",
+    "Joseph UVRR2": "joseph_uvrr2", "Joseph 1RoundKVRR2": "joseph_kvrr2_oneround",
 }
 
 

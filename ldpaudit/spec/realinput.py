@@ -229,7 +229,7 @@ def audit_inputs(mech, *, limit: int = 6) -> list[float]:
     for x in representative_inputs(dom, rows):
         key = tuple(evaluate(r, x) for r in rows)
         chosen.setdefault(key, x)
-    xs = list(chosen.values())
-    if len(xs) > limit:
-        xs = xs[:limit]
+    xs = sorted(chosen.values())
+    if len(xs) > limit:  # keep both extremes and spread the rest
+        xs = sorted({xs[round(i * (len(xs) - 1) / (limit - 1))] for i in range(limit)})
     return [float(x) for x in xs]

@@ -85,7 +85,9 @@ class _Setup:
         return tuple(self.mech.parameters) + extra
 
     def facts(self) -> list[Fact]:
-        out = []
+        """One obligation per ordered pair of values within a column (the same pair in several
+        columns is one obligation)."""
+        out: dict = {}
         for y, column in zip(self.outputs, self.columns):
             for a in column:
                 for b in column:
@@ -93,8 +95,8 @@ class _Setup:
                         continue
                     num = a.xreplace({X: self.xa.symbol})
                     den = b.xreplace({X: self.xb.symbol})
-                    out.append(Fact(num, den, (y, a, b), where=f"Q(y={y}|x)"))
-        return out
+                    out.setdefault((num, den), Fact(num, den, (y, a, b), where=f"Q(y={y}|x)"))
+        return list(out.values())
 
     def method(self) -> str:
         what = "; ".join(f.describe() for f in self.ab.features)

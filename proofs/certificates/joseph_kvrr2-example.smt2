@@ -4,8 +4,6 @@
 ; Joseph KVRR2: 1-LDP for all real inputs: some obligation fails (denominators cleared)
 ; obligation: 1/(1 + E) <= e^claim * E/(1 + E)
 ; obligation: E/(1 + E) <= e^claim * 1/(1 + E)
-; obligation: E/(1 + E) <= e^claim * 1/(1 + E)
-; obligation: 1/(1 + E) <= e^claim * E/(1 + E)
 ; e^claim = E
 ; e_1 = E, pinned between rationals (96-bit enclosure)
 (set-option :smt.random_seed 0)
@@ -17,7 +15,7 @@
 (assert
  (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
 (assert
- (let (($t0 (> (* 1.0 (+ 1.0 e_1) 1.0) (* e_1 e_1 (+ 1.0 e_1)))))
-(let (($t1 (> (* e_1 (+ 1.0 e_1) 1.0) (* e_1 1.0 (+ 1.0 e_1)))))
-(or $t0 $t1 $t1 $t0))))
+ (let (($t0 (> (* e_1 (+ 1.0 e_1) 1.0) (* e_1 1.0 (+ 1.0 e_1)))))
+(let (($t1 (> (* 1.0 (+ 1.0 e_1) 1.0) (* e_1 e_1 (+ 1.0 e_1)))))
+(or $t1 $t0))))
 (check-sat)

@@ -4,8 +4,6 @@
 ; Joseph KVRR2: epsilon-LDP for all real inputs: some obligation fails (denominators cleared)
 ; obligation: 1/(exp(epsilon) + 1) <= e^claim * exp(epsilon)/(exp(epsilon) + 1)
 ; obligation: exp(epsilon)/(exp(epsilon) + 1) <= e^claim * 1/(exp(epsilon) + 1)
-; obligation: exp(epsilon)/(exp(epsilon) + 1) <= e^claim * 1/(exp(epsilon) + 1)
-; obligation: 1/(exp(epsilon) + 1) <= e^claim * exp(epsilon)/(exp(epsilon) + 1)
 ; e^claim = exp(epsilon)
 ; u_epsilon = exp(epsilon)
 (set-option :smt.random_seed 0)
@@ -17,7 +15,7 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let (($t0 (> (* 1.0 (+ 1.0 u_epsilon) 1.0) (* u_epsilon u_epsilon (+ 1.0 u_epsilon)))))
-(let (($t1 (> (* u_epsilon (+ 1.0 u_epsilon) 1.0) (* u_epsilon 1.0 (+ 1.0 u_epsilon)))))
-(or $t0 $t1 $t1 $t0))))
+ (let (($t0 (> (* u_epsilon (+ 1.0 u_epsilon) 1.0) (* u_epsilon 1.0 (+ 1.0 u_epsilon)))))
+(let (($t1 (> (* 1.0 (+ 1.0 u_epsilon) 1.0) (* u_epsilon u_epsilon (+ 1.0 u_epsilon)))))
+(or $t1 $t0))))
 (check-sat)

@@ -4,11 +4,6 @@
 ; Joseph RR1: epsilon-LDP for all real inputs: some obligation fails (denominators cleared)
 ; obligation: exp(epsilon)/(exp(epsilon) + 3) <= e^claim * 1/(exp(epsilon) + 3)
 ; obligation: 1/(exp(epsilon) + 3) <= e^claim * exp(epsilon)/(exp(epsilon) + 3)
-; obligation: 1/(exp(epsilon) + 3) <= e^claim * exp(epsilon)/(exp(epsilon) + 3)
-; obligation: exp(epsilon)/(exp(epsilon) + 3) <= e^claim * 1/(exp(epsilon) + 3)
-; obligation: 1/(exp(epsilon) + 3) <= e^claim * exp(epsilon)/(exp(epsilon) + 3)
-; obligation: exp(epsilon)/(exp(epsilon) + 3) <= e^claim * 1/(exp(epsilon) + 3)
-; ... and 2 more obligations
 ; e^claim = exp(epsilon)
 ; u_epsilon = exp(epsilon)
 (set-option :smt.random_seed 0)
@@ -20,7 +15,7 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let (($t0 (> (* u_epsilon (+ 3.0 u_epsilon) 1.0) (* u_epsilon 1.0 (+ 3.0 u_epsilon)))))
-(let (($t1 (> (* 1.0 (+ 3.0 u_epsilon) 1.0) (* u_epsilon u_epsilon (+ 3.0 u_epsilon)))))
-(or $t0 $t1 $t1 $t0 $t1 $t0 $t1 $t0))))
+ (let (($t0 (> (* 1.0 (+ 3.0 u_epsilon) 1.0) (* u_epsilon u_epsilon (+ 3.0 u_epsilon)))))
+(let (($t1 (> (* u_epsilon (+ 3.0 u_epsilon) 1.0) (* u_epsilon 1.0 (+ 3.0 u_epsilon)))))
+(or $t1 $t0))))
 (check-sat)
