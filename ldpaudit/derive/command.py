@@ -68,7 +68,6 @@ def _cache_key(args) -> str | None:
 
 def run(args) -> int:
     from ldpaudit.derive import cache
-    from ldpaudit.report.render import render
 
     if args.json:
         args.format = "json"
@@ -96,6 +95,8 @@ def run(args) -> int:
         if n < 1:
             raise InvalidParameter(f"--users {n} must be at least 1")
         dv = _bind_users(dv, n)
+    from ldpaudit.report.render import render
+
     text = render(dv, args.format)
     if args.format == "json":  # the shared vocabulary of every command's --json
         from ldpaudit.schema import SCHEMA_VERSION
