@@ -30,9 +30,22 @@ RUNS = {
 
 
 def _run(argv, tmp_path=None):
+    """Run ``ldpaudit ARGV`` in this process (the CLI's own main: exit code, stdout, stderr)."""
+    import contextlib
+    import io
+    from types import SimpleNamespace
+
+    from ldpaudit import cli
+
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    proc = subprocess.run([sys.executable, "-m", "ldpaudit.cli", *argv], capture_output=True, text=True, timeout=300)
-    return proc
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(argv)
+    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def _run_process(argv):
+    return subprocess.run([sys.executable, "-m", "ldpaudit.cli", *argv], capture_output=True, text=True, timeout=300)
 
 
 def _payload(proc):
@@ -64,7 +77,9 @@ def test_verify_json_keeps_status_and_agrees_with_verdict():
 
 
 def test_verify_accepts_a_catalog_name_like_the_file():
-    by_name = _payload(_run(["verify", "krr", "--json"]))
+    proc = _run_process(["verify", "krr", "--json"])  # a real process: its exit status is the verdict's
+    assert proc.returncode == 0, proc.stderr
+    by_name = _payload(proc)
     by_file = _payload(_run(["verify", "specs/krr.toml", "--json"]))
     assert by_name["verdict"] == by_file["verdict"] == "PROVED"
     assert by_name["mechanism"] == by_file["mechanism"] == "k-RR"
