@@ -247,4 +247,5 @@ def test_rr_bit_accepts_spec_parameter_name():
 def test_registry_covers_catalog():
     assert set(R.REFERENCE) == {"wrr", "krr", "krappor", "oue", "ksubset", "orr", "rr_bit",
                                 "laplace_mean", "laplace_histogram", "joseph_rr1", "joseph_kvrr2",
-                                "duchi_binary_mean", "joseph_uvrr2", "joseph_kvrr2_oneround"}
+                                "duchi_binary_mean", "joseph_uvrr2", "joseph_kvrr2_oneround", "orr_open", "orappor",
+                                "olh", "blh"}

@@ -15,7 +15,7 @@ from ldpaudit.report.golden import json_differences, same_toolchain
 
 ROOT = Path(__file__).resolve().parents[1]
 PROOFS = ROOT / "proofs"
-NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013", "joseph2018")
+NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013", "joseph2018", "localhashing")
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +26,15 @@ def regenerated(tmp_path_factory):
     out = tmp_path_factory.mktemp("proofs")
     payloads = {}
     for name in NAMES:
-        _, payloads[name] = reproduce(name, out)
+        # kairouz2016's open-alphabet sweep runs reduced here (seconds); the full sweep, which
+        # wrote the committed open_alphabet.* files, is diffed by the slow test below
+        options = {"sweep": "reduced"} if name == "kairouz2016" else {}
+        _, payloads[name] = reproduce(name, out, **options)
     return out, payloads
+
+
+#: files written by the full open-alphabet sweep (compared in test_kairouz_full_sweep_is_regenerated_exactly)
+FULL_SWEEP_ONLY = ("kairouz2016/open_alphabet", "kairouz2016/closed_alphabet")
 
 
 def test_committed_proofs_are_regenerated_exactly(regenerated):
@@ -38,6 +45,8 @@ def test_committed_proofs_are_regenerated_exactly(regenerated):
         folder = out / name
         for path in sorted(folder.rglob("*")):
             rel = path.relative_to(out)
+            if rel.as_posix().startswith(FULL_SWEEP_ONLY):
+                continue
             committed = PROOFS / rel
             assert committed.exists(), f"{rel} is generated but not committed; run `ldpaudit reproduce all`"
             stale = f"{rel} differs from the committed file; run `ldpaudit reproduce {name}` and commit"
@@ -53,6 +62,8 @@ def test_committed_proofs_are_regenerated_exactly(regenerated):
             elif path.suffix == ".png":
                 assert committed.stat().st_size > 1000 and path.stat().st_size > 1000
         for committed in sorted((PROOFS / name).rglob("*")):
+            if committed.relative_to(PROOFS).as_posix().startswith(FULL_SWEEP_ONLY):
+                continue
             assert (out / committed.relative_to(PROOFS)).exists(), f"stale committed file {committed}"
     assert compared >= 9 * 3 + 4 * 2
 
@@ -179,3 +190,21 @@ def test_cli_reproduce_json(tmp_path, capsys):
     payload = json.loads(capsys.readouterr().out)
     assert payload["laplace_mean"]["agrees"] is True
     assert (tmp_path / "duchi2013" / "duchi2013.md").exists()
+
+
+@pytest.mark.slow
+def test_kairouz_full_sweep_is_regenerated_exactly(tmp_path):
+    """The committed open/closed-alphabet results are what the full seeded sweep writes."""
+    from ldpaudit.report.kairouz_open import reproduce_open
+
+    paths, _ = reproduce_open(tmp_path, sweep="full")
+    letter = same_toolchain(PROOFS)
+    names = {p.name for p in paths}
+    committed = {p.name for p in (PROOFS / "kairouz2016").glob("*_alphabet*")}
+    assert names == committed
+    for path in paths:
+        old = PROOFS / "kairouz2016" / path.name
+        if path.suffix == ".json":
+            assert json_differences(json.loads(path.read_text()), json.loads(old.read_text())) == []
+        elif path.suffix in (".md", ".tex") and letter:
+            assert path.read_text() == old.read_text()

@@ -266,3 +266,69 @@ def test_fuzz_quick_slice(tmp_path):
 def test_fuzz_2000_mutated_specs(tmp_path, seed):
     codes = run_many(seed=seed, count=550, tmp_path=tmp_path, check_every=25)
     assert codes.get(2, 0) >= 100 and codes.get(0, 0) >= 10, codes
+
+
+# --- random expressions from the grammar: parsing and binding stay within the budgets ---------
+
+NUMBERS = ["0", "1", "2", "3", "10", "1000", "10**30", "10**100", "2**64", "1/2", "1/3", "pi", "E", "oo", "(-1)",
+           "(10**50+1/2)"]
+UNARY = ["exp", "log", "sqrt", "abs", "floor", "ceiling"]
+BINARY = ["binomial", "Max", "Min", "bit"]
+OPERATORS = ["+", "-", "*", "/", "**", "%"]
+
+
+def random_expression(rng: random.Random, depth: int) -> str:
+    r = rng.random()
+    if depth <= 0 or r < 0.25:
+        return rng.choice(NUMBERS + ["d", "epsilon", "d", "epsilon"])
+    if r < 0.5:
+        return f"({random_expression(rng, depth - 1)} {rng.choice(OPERATORS)} {random_expression(rng, depth - 1)})"
+    if r < 0.75:
+        return f"{rng.choice(UNARY)}({random_expression(rng, depth - 1)})"
+    if r < 0.9:
+        return f"{rng.choice(BINARY)}({random_expression(rng, depth - 1)}, {random_expression(rng, depth - 1)})"
+    test = f"{random_expression(rng, depth - 1)} > {random_expression(rng, depth - 1)}"
+    return f"({random_expression(rng, depth - 1)} if {test} else {random_expression(rng, depth - 1)})"
+
+
+def run_expressions(seed: int, count: int) -> dict[str, int]:
+    import sympy as sp
+
+    from ldpaudit.errors import InvalidSpec
+    from ldpaudit.spec.expr import parse_expression, substitute
+
+    d, eps = sp.Symbol("d", integer=True, positive=True), sp.Symbol("epsilon", positive=True)
+    bindings = ({d: sp.Integer(10**6), eps: sp.Integer(3)}, {d: sp.Integer(2), eps: sp.Rational(1, 2)})
+    rng = random.Random(seed)
+    outcomes = {"parsed": 0, "refused": 0}
+    for _ in range(count):
+        text = random_expression(rng, rng.choice([2, 3, 4, 5]))
+        start = time.process_time()
+        try:
+            value = parse_expression(text, {"d": d, "epsilon": eps}, field="f")
+            outcomes["parsed"] += 1
+        except InvalidSpec:
+            outcomes["refused"] += 1
+            value = None
+        for values in bindings if value is not None else ():
+            try:
+                bound = substitute(value, values, field="f")
+            except InvalidSpec:
+                continue
+            str(bound)  # printable: no number past Python's 4300-digit limit
+            if bound.is_number:
+                bound.evalf(15)
+        used = time.process_time() - start
+        assert used < CPU_BUDGET, f"{text!r} used {used:.2f} s of CPU"
+    return outcomes
+
+
+def test_random_expressions_parse_and_bind_within_budget_quick_slice():
+    outcomes = run_expressions(seed=7, count=150)
+    assert outcomes["parsed"] >= 20 and outcomes["refused"] >= 20, outcomes
+
+
+@pytest.mark.slow
+def test_random_expressions_parse_and_bind_within_budget_2000():
+    outcomes = run_expressions(seed=8, count=2000)
+    assert outcomes["parsed"] >= 200 and outcomes["refused"] >= 200, outcomes

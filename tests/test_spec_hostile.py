@@ -293,3 +293,20 @@ def test_binding_a_parameter_moves_its_dependent_bound_onto_the_free_one():
         mech.bind(d=3)
     bits = load_bound(SPECS / "rr_bit.toml", ["j=5"]).parameter("bits")
     assert bits.lower == 6
+
+
+def test_long_names_and_unencodable_text_are_refused_in_one_short_line():
+    message = refused(edit(KRR, 'name = "k-RR"', 'name = "' + "k" * 5000 + '"'),
+                      r"mechanism\.name = 'kkkk.*\.\.\. is 5000 characters long; the limit is 200")
+    assert len(message) < 200
+    refused(edit(KRR, "[parameters.d]", '[parameters."d d"]'), r"parameter name 'd d' is not allowed")
+    with pytest.raises(InvalidSpec, match="invalid TOML"):
+        loads_spec(KRR + "\ud800 = 1\n", source="hostile.toml")  # a lone surrogate: not UTF-8 text
+
+
+def test_a_negative_base_to_an_irrational_power_is_not_real():
+    with pytest.raises(InvalidSpec, match=r"\(1/3 - pi\)\*\*\(2\*\*E\) is not a real number \(a negative base"):
+        parse_expression("(1/3 - pi)**(2**exp(1))", {})
+    with pytest.raises(InvalidSpec, match=r"\(-8\) \*\* \(1 / 3\) = 2\*\(-1\)\*\*\(1/3\) is not a real number"):
+        parse_expression("(-8)**(1/3)", {})
+    assert parse_expression("(-2)**3", {}) == -8 and parse_expression("(1/3 - pi)**2", {}).is_positive

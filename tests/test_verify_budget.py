@@ -97,9 +97,9 @@ def test_log_multiple_claim_on_the_family_is_refuted_above_the_claim():
 
 @pytest.mark.parametrize("a, n", [(Fraction(3), 10**9), (Fraction(7, 5), 10**12 + 39), (Fraction(1, 3), 65)])
 def test_roots_of_huge_degree_are_enclosed_tightly_and_cheaply(a, n):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: what the work costs, whatever else the machine runs
     lo, hi = root_bounds(a, n, 96)
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
     with mpmath.workdps(80):
         exact = mpmath.power(mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(1) / n)
         assert mpmath.mpf(lo.numerator) / lo.denominator < exact < mpmath.mpf(hi.numerator) / hi.denominator
@@ -136,31 +136,32 @@ def test_tiny_absolute_slack_still_refuted():
 # --- large numeric sizes -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "d, k",
-    [(20_000, 100), (20_000, 10_000), (10**6, 100)],
-)
+@pytest.mark.parametrize("d, k", [(20_000, 100), (20_000, 10_000), (10**6, 100)])
 def test_ksubset_at_large_sizes_is_proved(capsys, d, k):
+    # binomial(999999, 99) has about 1,400 bits: exact, from the class weights
     code, out, err = cli(capsys, SPECS / "ksubset.toml", "-p", f"d={d}", "-p", f"k={k}")
     assert code == 0, err
     assert out.startswith("PROVED: epsilon-LDP for all 0 < epsilon; tight ε* = epsilon")
 
 
 def test_ksubset_refuted_at_20000_with_a_checked_witness():
-    # binomial(19999, 9999) has 6,019 digits: more than Python will print
-    mech = load_spec(SPECS / "ksubset.toml").bind({"d": 20_000, "k": 10_000, "epsilon": 1})
+    mech = load_spec(SPECS / "ksubset.toml").bind({"d": 20_000, "k": 100, "epsilon": 1})
     v = verify(mech, epsilon="999/1000")
     assert v.status is REFUTED and v.witness.ratio == sp.E and exceeds(v.witness)
-    text = str(v)
-    assert text.startswith("REFUTED: Q(y=(0, 1, …, 9999)|x=") and "> e^(999/1000)" in text
-    assert "<6019-digit integer 1.1228…e6018>" in json.dumps(v.to_json(), ensure_ascii=False)
+    assert str(v).startswith("REFUTED: Q(y=(0, 1, …, 99)|x=") and "> e^(999/1000)" in str(v)
 
 
-def test_ksubset_at_a_million_and_half_gives_a_limit_message(capsys):
-    code, out, err = cli(capsys, SPECS / "ksubset.toml", "-p", "d=1000000", "-p", "k=500000")
+@pytest.mark.parametrize(
+    "d, k, bits",
+    [(200_000, 100_000, "binomial(199999, 99999) has about 2e+05 bits"),
+     (10**6, 500_000, "binomial(999999, 499999) has about 1e+06 bits")],
+)
+def test_ksubset_beyond_the_size_limit_gives_a_limit_message(capsys, d, k, bits):
+    start = time.perf_counter()
+    code, out, err = cli(capsys, SPECS / "ksubset.toml", "-p", f"d={d}", "-p", f"k={k}")
+    assert time.perf_counter() - start < 10  # refused from the size estimate, not after computing it
     assert code == 2 and not out
-    assert "binomial(d - 1, k - 1) an exact integer of about 301,026 digits" in err
-    assert "choose smaller sizes" in err
+    assert bits in err and "exact numbers are limited to 65536 bits" in err
 
 
 def test_huge_integers_reach_z3_exactly():
@@ -195,7 +196,11 @@ def test_cli_timeout_bounds_the_whole_command():
     elapsed = time.perf_counter() - start
     assert proc.returncode == 3, proc.stderr
     assert proc.stdout.startswith("UNKNOWN: ") and "budget exceeded: still running after 1 s of wall time" in proc.stdout
-    assert elapsed < 1 + 10  # interpreter start-up (z3, sympy imports) included
+    # the same interpreter start-up (z3, sympy imports, spec loading) without the work, measured now
+    start = time.perf_counter()
+    subprocess.run(args[:5] + ["--epsilon", "-1"], capture_output=True, cwd=ROOT, timeout=120)
+    startup = time.perf_counter() - start
+    assert elapsed < startup + 1 + 4, (elapsed, startup)
 
 
 def test_api_timeout_and_memory_budgets(monkeypatch):
@@ -226,10 +231,21 @@ def test_api_budget_returns_the_real_verdict_when_in_time():
     assert verify(mech, timeout=60).status is PROVED
 
 
-@pytest.mark.parametrize("value, message", [("0", "must be a positive number"), ("soon", "is not a number of seconds")])
-def test_bad_timeouts_exit_2(capsys, value, message):
-    assert main(["verify", str(SPECS / "krr.toml"), "--timeout", value]) == 2
-    assert message in capsys.readouterr().err
+@pytest.mark.parametrize(
+    "option, value, message",
+    [
+        ("--timeout", "0", "must be a positive number"),
+        ("--timeout", "soon", "is not a number of seconds"),
+        ("--memory-mb", "-5", "below the 64 MiB"),
+        ("--memory-mb", "lots", "is not a whole number of MiB"),
+    ],
+)
+def test_bad_budgets_exit_2(capsys, option, value, message):
+    try:
+        code = main(["verify", str(SPECS / "krr.toml"), option, value])
+    except SystemExit as exc:  # argparse's own exit, where the CLI does not catch it
+        code = exc.code
+    assert code == 2 and message in capsys.readouterr().err
 
 
 def test_timeout_in_milliseconds_is_accepted(capsys):
@@ -244,20 +260,21 @@ def test_timeout_in_milliseconds_is_accepted(capsys):
     "eps, claim, status",
     [
         ("1", "10**9", PROVED),  # ratio e <= e^(10^9)
-        ("10**5", "10**5 + 1", PROVED),  # tight ε* = 10^5 (the largest exp argument a spec may bind)
-        ("10**5", "10**5", PROVED),
-        ("10**5", "10**5 - 1", REFUTED),  # ratio e^(10^5) > e^(10^5 - 1)
+        ("50000", "50001", PROVED),  # tight ε* = 50000
+        ("50000", "50000", PROVED),
+        ("50000", "49999", REFUTED),  # ratio e^50000 > e^49999
     ],
 )
 def test_huge_epsilons_are_decided_in_log_space(eps, claim, status):
-    # e^(10^5) has 144,000 bits and e^(10^9) 1.4 billion: exact enclosures would crawl or never finish
+    # e^(10^9) has 1.4 billion bits: rational enclosures of it would never finish; e^50000
+    # (72,000 bits) is within the spec's limits but far beyond what z3 should be handed
     mech = load_spec(SPECS / "krr.toml").bind({"d": 8, "epsilon": eps})
     start = time.perf_counter()
     v = verify(mech, epsilon=claim)
     assert time.perf_counter() - start < 10
     assert v.status is status, v
     if status is REFUTED:
-        assert v.witness.ratio == sp.exp(10**5) and exceeds(v.witness)
+        assert v.witness.ratio == sp.exp(50000) and exceeds(v.witness)
         assert v.proof and v.proof[0][3] == "unsat"  # the certificate query re-checks in z3
 
 

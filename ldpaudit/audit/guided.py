@@ -176,7 +176,7 @@ class Plan:
             self.size = int(ch.outputs.size)
             self.space = ch.outputs.describe()
             self._subset_setup()
-        elif form in ("explicit", "structured"):
+        elif form in ("explicit", "structured", "bloom"):  # bloom: O-RAPPOR, materialized
             self.kind = "finite"
             try:
                 explicit = mech.materialize(max_entries=MAX_ENTRIES)

@@ -128,11 +128,33 @@ def _derive_discrete(mech, model, steps, results, asymptotics):
         for key in ("estimator", "variance", "l2_worst", "l1_worst", "effective_samples"):
             _skip(results, key, exc)
         _explicit_marginal_only(mech, steps, results)
+        if isinstance(exc, NotIdentifiable):
+            _least_squares_step(mech, steps, results)
         return
     if isinstance(est, HitEstimator):
         _hit_steps(mech, est, model, steps, results, asymptotics)
     else:
         _matrix_steps(mech, est, model, steps, results)
+
+
+def _least_squares_step(mech, steps, results):
+    """Rank-deficient channels: what least squares identifies (ldpaudit.derive.leastsquares)."""
+    from ldpaudit.derive.leastsquares import identifiability
+
+    try:
+        info = identifiability(mech)
+    except LdpAuditError as exc:
+        _skip(results, "least_squares", exc)
+        return
+    results["least_squares"] = {"rank": info.rank, "inputs": info.d, "invisible": [list(a) for a in info.invisible],
+                                "statement": info.statement}
+    steps.append(Step(
+        "Least-squares decoding",
+        info.statement + " The least-squares estimator p̂ = m̂Q⁺ has E[p̂] = pP (P = QQ⁺) and bias -p(I - P); its "
+        "covariance is Q⁺ᵀ Cov(m̂) Q⁺ (ldpaudit.derive.leastsquares.ls_moments). A basis of the invisible "
+        "directions a (aQ = 0):",
+        tuple(_eq(f"a_{i}", f"a_{{{i}}}", sp.Matrix(a)) for i, a in enumerate(info.invisible)),
+    ))
 
 
 def _explicit_marginal_only(mech, steps, results):
@@ -163,6 +185,11 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
                 f"with π(y) = P(X hits y) = Σ_{{x: {hit_what}}} p_x the marginal per output class is m(y) below;")
         eqs = [_eq("m(y)", "m(y)", m_y)]
         results["marginal"] = m_y
+    elif stat.source == "hashed":
+        text = ("The statistic T_j has mean g when x = j and h when x ≠ j (the same for every pair, see above), so "
+                "for an input distribution p")
+        eqs = []
+        results["marginal"] = est.mean_equation
     else:
         text = ("The output is a vector with independent coordinates given x; coordinate j has the 'on' law when x = j "
                 "and the 'off' law otherwise, so its marginal mean is")
@@ -219,7 +246,10 @@ def _hit_steps(mech, est: HitEstimator, model, steps, results, asymptotics):
 
 def _statistic_step(stat: ItemStatistic) -> Step:
     eqs = []
-    if stat.source == "structured":
+    if stat.source == "hashed":
+        text = stat.notes[0] + " Hence:"
+        eqs = [_eq("g", "g", stat.g), _eq("h", "h", stat.h)]
+    elif stat.source == "structured":
         rows = "; ".join(f"[{o.relation}] {o.count} outputs in class '{o.cls}'" + (" (hit j)" if o.hits else "")
                          for o in stat.same)
         rows2 = "; ".join(f"[{o.relation}] {o.count} outputs in class '{o.cls}'" + (" (hit j)" if o.hits else "")

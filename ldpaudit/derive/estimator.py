@@ -149,6 +149,11 @@ def unbiased_estimator(mech: Mechanism) -> HitEstimator | MatrixEstimator:
         raise NotDerivable(f"{mech.name!r} has a density channel; use mean_estimation() for the mean")
     try:
         stat = item_statistic(mech)
-    except NotDerivable:
-        return matrix_estimator(mech)
+    except NotDerivable as why:
+        try:
+            return matrix_estimator(mech)
+        except NotDerivable:
+            if getattr(mech.channel, "form", None) == "bloom" or getattr(getattr(mech.channel, "outputs", None), "kind", None) == "cohort":
+                raise NotDerivable(str(why)) from None  # hashed channels: say why no hit count works
+            raise
     return hit_estimator(stat)

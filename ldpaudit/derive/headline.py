@@ -37,7 +37,12 @@ def headline(mech: Mechanism) -> str:
         tail = f"; n_eff = {neff:.4g} n" if neff is not None else ""
         return f"worst-case ℓ2² = {_per_n(risk.l2_worst)} (i.i.d., at {risk.l2_argmax}){tail}"
     except NotIdentifiable as exc:
-        return f"no unbiased estimator: {str(exc).split(':')[0]}"
+        try:
+            from ldpaudit.derive.leastsquares import headline as least_squares
+
+            return least_squares(mech)
+        except LdpAuditError:
+            return f"no unbiased estimator: {str(exc).split(':')[0]}"
     except LdpAuditError as exc:
         return f"not derived: {exc}"
 
@@ -63,7 +68,9 @@ def _matrix_headline(mech: Mechanism) -> str:
     Q = np.array([[float(sp.N(e)) for e in row] for row in ch.matrix])
     d, k = Q.shape
     if np.linalg.matrix_rank(Q) < d:
-        return f"no unbiased estimator: rank {np.linalg.matrix_rank(Q)} < {d} inputs"
+        from ldpaudit.derive.leastsquares import headline as least_squares
+
+        return least_squares(mech)
     R = np.linalg.pinv(Q)
     # iid total risk (n = 1): Σ_x p_x c_x - ||p||², c_x = Σ_y Q[x,y] ||R[y,:]||²
     c = Q @ (R**2).sum(axis=1)

@@ -116,6 +116,10 @@ def _orbits(space, marks: tuple[int, ...], j: int):
 def item_statistic(mech: Mechanism) -> ItemStatistic:
     """Derive T_j and its hit rates; raises NotDerivable when the channel is not symmetric."""
     ch = mech.channel
+    if getattr(ch, "form", None) == "bloom" or (isinstance(ch, StructuredChannel) and ch.outputs.kind == "cohort"):
+        from ldpaudit.derive.hashed import hashed_statistic
+
+        return hashed_statistic(mech)
     if isinstance(ch, StructuredChannel):
         return _structured(mech, ch)
     if isinstance(ch, ProductChannel):

@@ -42,6 +42,8 @@ def mutual_information(mech: Mechanism) -> MutualInformation:
     ch = mech.channel
     if isinstance(ch, DensityChannel) or (isinstance(ch, ProductChannel) and ch.continuous):
         raise NotDerivable(f"{mech.name!r} has a continuous output; its mutual information is not derived here")
+    if getattr(ch, "form", None) == "bloom" or (isinstance(ch, StructuredChannel) and ch.outputs.kind == "cohort"):
+        return _explicit(mech)  # the output marginal depends on the hash table
     if isinstance(ch, StructuredChannel):
         try:
             stat = item_statistic(mech)

@@ -13,11 +13,12 @@ from ldpaudit.errors import LdpAuditError
 #: name -> (module, description)
 TARGETS = {
     "derivations": ("ldpaudit.report.derivations", "every bundled spec's derivation"),
-    "kairouz2016": ("ldpaudit.report.kairouz2016", "Kairouz et al. ICML 2016 utility table"),
+    "kairouz2016": ("ldpaudit.report.kairouz2016", "Kairouz et al. ICML 2016: utility table, open/closed-alphabet sweeps"),
     "wang2017": ("ldpaudit.report.wang2017", "Wang et al. Table 1: k*, k# and the simulation"),
     "yebarg2017": ("ldpaudit.report.yebarg2017", "Ye & Barg medium-privacy risk ratios"),
     "duchi2013": ("ldpaudit.report.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
     "joseph2018": ("ldpaudit.report.joseph2018", "Joseph et al.: Gaussian estimation protocols, simulated and verified"),
+    "localhashing": ("ldpaudit.report.localhashing", "Wang et al. 2017 local hashing: OLH's optimal g and variance, BLH"),
     "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
 }
 
@@ -31,7 +32,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-def reproduce(name: str, out_dir) -> tuple[list, object]:
+def reproduce(name: str, out_dir, **options) -> tuple[list, object]:
     """Regenerate one target under ``out_dir``; also records the toolchain that printed it
     (``GENERATED_WITH.json``, major.minor versions; see :mod:`ldpaudit.report.golden`)."""
     from ldpaudit.report.golden import write_toolchain
@@ -49,7 +50,7 @@ def reproduce(name: str, out_dir) -> tuple[list, object]:
         result = func(out_dir / "certificates")  # its argument is the certificates directory itself
         return (list(result) if isinstance(result, (list, tuple)) else []), None
     module = importlib.import_module(TARGETS[name][0])
-    return module.reproduce(out_dir)
+    return module.reproduce(out_dir, **options)
 
 
 def run(args) -> int:

@@ -89,7 +89,18 @@ def derive_rows():
     return {name: rows[name] for name in order}
 
 
-def reproduce(out_dir) -> tuple[list, dict]:
+def reproduce(out_dir, *, sweep: str = "full") -> tuple[list, dict]:
+    """The utility table (utility_table.*) and the open/closed-alphabet simulations
+    (open_alphabet.*, *_alphabet.png; :mod:`ldpaudit.report.kairouz_open`); ``sweep`` is
+    "full" (the slides' ranges, minutes) or "reduced" (seconds, for tests)."""
+    from ldpaudit.report.kairouz_open import reproduce_open
+
+    paths, payload = _utility_table(out_dir)
+    more, open_payload = reproduce_open(Path(out_dir) / "kairouz2016", sweep=sweep)
+    return paths + more, dict(payload, open_alphabet=open_payload)
+
+
+def _utility_table(out_dir) -> tuple[list, dict]:
     out_dir = Path(out_dir) / "kairouz2016"
     rows = derive_rows()
     doc = Document("Kairouz, Bonawitz & Ramage (ICML 2016): the utility table, derived")

@@ -55,7 +55,11 @@ def describe_channel(mech: Mechanism) -> dict:
             ],
         )
         if isinstance(space, CohortSpace):
-            out["outputs"]["hash"] = [list(r) for r in space.hash_table]
+            if space.hash_table is not None:
+                out["outputs"]["hash"] = [list(r) for r in space.hash_table]
+            else:
+                out["outputs"]["family"] = {"name": space.family.name, "seed": space.family.seed,
+                                            "cohorts": str(space.C)}
         if isinstance(space, SubsetSpace):
             out["outputs"]["k"] = str(space.k)
     elif isinstance(ch, ProductChannel):
@@ -65,6 +69,12 @@ def describe_channel(mech: Mechanism) -> dict:
             return {"values": {str(v): str(p) for v, p in l.probabilities},
                     "latex": {str(v): sp.latex(p) for v, p in l.probabilities}}
         out.update(coordinates=str(ch.coordinates), on=law(ch.on), off=law(ch.off))
+    elif getattr(ch, "form", None) == "bloom":
+        out.update(cohorts=str(ch.cohorts), k=str(ch.k), hashes=str(ch.hashes), description=ch.describe(),
+                   hash=None if ch.table is None else [[list(r) for r in rows] for rows in ch.table],
+                   family=None if ch.family is None else {"name": ch.family.name, "seed": ch.family.seed},
+                   on={str(v): str(p) for v, p in ch.on.probabilities},
+                   off={str(v): str(p) for v, p in ch.off.probabilities})
     elif isinstance(ch, DensityChannel):
         out.update(density=str(ch.density), latex=sp.latex(ch.density))
     elif isinstance(ch, RealInputChannel):
@@ -136,6 +146,10 @@ def cmd_show(args) -> int:
             print(f"    Q(y|x) = {sp.sstr(c.weight)}   when {c.condition}   ({c.count} such y for each x)")
         if not ch.classes:
             print(f"    Q(y|x) = {sp.sstr(ch.entry)}")
+    elif getattr(ch, "form", None) == "bloom":
+        print(f"    outputs: {ch.describe()}")
+        for side, law in (("bit b in B_c(x)", ch.on), ("bit b not in B_c(x)", ch.off)):
+            print(f"      {side}: " + ", ".join(f"P({v}) = {sp.sstr(p)}" for v, p in law.probabilities))
     elif isinstance(ch, ProductChannel):
         print(f"    {ch.coordinates} independent coordinates; coordinate j:")
         for side, l in (("j == x", ch.on), ("j != x", ch.off)):
@@ -154,6 +168,8 @@ def cmd_show(args) -> int:
             print(f"    Q(y \\mid x) = {sp.latex(c.weight)} \\quad \\text{{if }} {c.condition}")
     elif isinstance(ch, RealInputChannel):
         print(f"    Q(y \\mid x) = {sp.latex(ch.entry)}")
+    elif getattr(ch, "form", None) == "bloom":
+        print(f"    Q((c, y) \\mid x) = \\frac{{1}}{{{sp.latex(ch.cohorts)}}} \\prod_b P_{{b \\in B_c(x)}}(y_b)")
     elif isinstance(ch, ProductChannel):
         for side, l in (("j = x", ch.on), ("j \\ne x", ch.off)):
             body = sp.latex(l.density) if l.density is not None else ", ".join(

@@ -46,7 +46,8 @@ SHOWN_CHARS = 60  # values are shortened to this many characters in messages
 
 def _bit(x, j):
     """The j-th bit of a non-negative integer x: floor(x / 2**j) mod 2."""
-    return sp.Mod(sp.floor(x / sp.Integer(2) ** j), 2)
+    power = apply_guarded(sp.Pow, (sp.Integer(2), j))
+    return apply_guarded(sp.Mod, (apply_guarded(sp.floor, (x / power,)), sp.Integer(2)))
 
 
 FUNCTIONS = {
@@ -175,7 +176,17 @@ def _magnitude(value: sp.Basic, what: str) -> float:
     return m
 
 
+def _constant_term(expr: sp.Basic) -> sp.Basic | None:
+    """The numeric term c of ``c + rest``: ``expand`` splits a**(c + x) into a**c * a**x."""
+    if isinstance(expr, sp.Add):
+        c, _ = expr.as_coeff_Add()
+        return c if c != 0 else None
+    return None
+
+
 def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
+    if base.is_number and _constant_term(exponent) is not None:
+        _pow_check(base, _constant_term(exponent))
     if not (base.is_number and exponent.is_number):
         return
     if base.is_Rational and exponent.is_Rational:
@@ -184,15 +195,19 @@ def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
         bits = abs(exponent) * _log2_size(base)
         if bits > MAX_INT_BITS:
             raise BudgetExceeded(
-                f"{shown(base, 30)}**{shown(exponent, 30)} has about {int(bits)} bits; "
+                f"{_operand(base)}**{_operand(exponent)} has about {int(bits)} bits; "
                 f"exact numbers are limited to {MAX_INT_BITS} bits"
             )
         if not exponent.is_Integer and _bits(base) > MAX_ROOT_BITS:
             raise BudgetExceeded(
-                f"{shown(base, 30)}**{shown(exponent, 30)}: the fractional power of a number of "
+                f"{_operand(base)}**{_operand(exponent)}: the fractional power of a number of "
                 f"{_bits(base)} bits is too costly; the limit is {MAX_ROOT_BITS} bits"
             )
         return
+    if not exponent.is_Integer and _is_negative_number(base):
+        raise BudgetExceeded(
+            f"{_operand(base)}**{_operand(exponent)} is not a real number (a negative base to a non-integer power)"
+        )
     # |base**exponent| = 2**(exponent * log2|base|): bound its logarithm like exp's argument
     lb = _magnitude(base, "power")
     le = _magnitude(exponent, "power")
@@ -200,12 +215,31 @@ def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
         return
     if le == math.inf or abs(lb) == math.inf or (2**le if le < 1000 else math.inf) * abs(lb) * math.log(2) > MAX_EXP_ARGUMENT:
         raise BudgetExceeded(
-            f"{shown(base, 30)}**{shown(exponent, 30)} is too large or too small to evaluate; "
+            f"{_operand(base)}**{_operand(exponent)} is too large or too small to evaluate; "
             f"|exponent * log(base)| is limited to {MAX_EXP_ARGUMENT}"
         )
 
 
+def _operand(value: sp.Basic) -> str:
+    text = shown(value, 30)
+    return text if re.fullmatch(r"[\w.]+", text) else f"({text})"
+
+
+def _is_negative_number(value: sp.Basic) -> bool:
+    if value.is_Rational:
+        return value < 0
+    if value.is_extended_negative is not None:
+        return bool(value.is_extended_negative)
+    try:
+        approx = value.evalf(15)
+    except _EVALUATION_ERRORS:
+        return False
+    return isinstance(approx, sp.Float) and approx < 0
+
+
 def _exp_check(arg: sp.Basic) -> None:
+    if _constant_term(arg) is not None:
+        _exp_check(_constant_term(arg))
     if not arg.is_number:
         return
     m = _magnitude(arg, "exp")
@@ -244,6 +278,9 @@ def _mod_check(a: sp.Basic, b: sp.Basic) -> None:
 
 def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
     what = f"binomial({shown(n, 30)}, {shown(k, 30)})"
+    for v in (n, k):  # sympy expands gamma of half-integers into factorials: keep them small
+        if v.is_number and not v.is_Integer and _magnitude(v, "binomial") > math.log2(MAX_BINOMIAL_TERMS):
+            raise BudgetExceeded(f"{what}: arguments that are not integers are limited to |a| <= {MAX_BINOMIAL_TERMS}")
     if k.is_number and k.is_Integer and not n.is_number and abs(k) > MAX_BINOMIAL_TERMS * 100:
         raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS * 100} when n is symbolic")
     if not (n.is_number and k.is_number):
@@ -252,12 +289,12 @@ def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
         for v in (n, k):
             if _magnitude(v, "binomial") > MAX_INTEGER_PART_BITS:
                 raise BudgetExceeded(f"{what}: arguments that are not rational are limited to 2^{MAX_INTEGER_PART_BITS}")
-        if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS:
-            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS} when n is not an integer")
+        if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS // 50:  # a product of k irrational factors
+            raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS // 50} when n is irrational")
         return
-    if not k.is_Integer:
-        if max(_bits(n), _bits(k)) > MAX_INTEGER_PART_BITS:
-            raise BudgetExceeded(f"{what}: with a fractional k, n and k are limited to 2^{MAX_INTEGER_PART_BITS}")
+    if not k.is_Integer:  # sympy goes through gamma(n + 1), a factorial for integer n
+        if abs(n) > MAX_BINOMIAL_TERMS:
+            raise BudgetExceeded(f"{what}: with a fractional k, n is limited to |n| <= {MAX_BINOMIAL_TERMS}")
         return
     k_ = int(k)
     if k_ < 0:
@@ -266,7 +303,9 @@ def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
         n_ = int(n)
         if n_ >= 0 and k_ > n_:
             return  # zero
-        if n_ < 0:  # binomial(-m, k) = (-1)**k binomial(m + k - 1, k)
+        if n_ < 0:  # binomial(-m, k) = (-1)**k binomial(m + k - 1, k), which sympy multiplies out
+            if k_ > MAX_BINOMIAL_TERMS * 10:
+                raise BudgetExceeded(f"{what}: with a negative n, k is limited to {MAX_BINOMIAL_TERMS * 10}")
             n_ = -n_ + k_ - 1
         m = min(k_, n_ - k_)
         if m == 0:

@@ -70,6 +70,7 @@ from ldpaudit.spec.model import (
 MAX_SPEC_BYTES = 1_000_000
 MAX_TOML_NESTING = 32  # arrays and tables inside each other ([[[...]]], {a = {b = ...}}, a.b.c...)
 MAX_LABEL = 2**63  # integer labels and hash values are 64-bit
+MAX_NAME = 200  # characters of mechanism.name (it appears in every message)
 MAX_LABELS = 100_000  # inputs.labels, channel.outputs
 MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from channel.entry
 
@@ -79,8 +80,10 @@ _PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description", "
 _INPUTS = {"size", "labels", "low", "high", "real"}
 _CHANNEL = {
     "explicit": {"form", "outputs", "rows", "entry"},
-    "structured": {"form", "outputs", "size", "universe", "k", "hash", "classes"},
+    "structured": {"form", "outputs", "size", "universe", "k", "hash", "classes", "cohorts", "family", "seed",
+                   "permutation"},
     "product": {"form", "coordinates", "on", "off"},
+    "bloom": {"form", "cohorts", "k", "hashes", "hash", "family", "seed", "permutation", "on", "off"},
     "density": {"form", "density"},
 }
 _CLASS = {"name", "when", "count", "weight"}
@@ -102,7 +105,7 @@ def load_spec(path: str | Path) -> Mechanism:
 def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
     """Parse spec text (TOML) into a validated :class:`Mechanism`."""
     if isinstance(text, str):
-        text = text.encode()
+        text = text.encode("utf-8", errors="replace")
     if len(text) > MAX_SPEC_BYTES:
         raise InvalidSpec(f"{source}: spec is {len(text)} bytes, more than the limit {MAX_SPEC_BYTES}")
     try:
@@ -275,6 +278,8 @@ def _build(doc: dict) -> Mechanism:
     _no_unknown(doc, "spec", _TOP)
     mech_t = _table(doc, "mechanism", "mechanism", _MECHANISM)
     name = _text(mech_t, "name", "mechanism")
+    if len(name) > MAX_NAME:
+        raise InvalidSpec(f"mechanism.name = {shown(name)} is {len(name)} characters long; the limit is {MAX_NAME}")
     if "claimed_epsilon" not in mech_t:
         raise InvalidSpec("missing mechanism.claimed_epsilon; state the ε the mechanism claims, e.g. \"epsilon\"")
 
@@ -418,6 +423,8 @@ def _channel(doc, symbols, inputs):
         return _explicit(raw, symbols, inputs)
     if form == "structured":
         return _structured(raw, symbols)
+    if form == "bloom":
+        return _bloom(raw, symbols)
     if form == "product":
         laws = []
         for side in ("on", "off"):
@@ -553,6 +560,74 @@ def _real_structured(raw, symbols) -> RealInputChannel:
     return RealInputChannel(tuple(range(int(size))), entry, "structured", tuple(classes))
 
 
+def _hash_declaration(raw, *, depth: int):
+    """(table, family, permutation) from channel.hash / channel.family / channel.seed /
+    channel.permutation; a table has ``depth`` levels ([c][x], or [c][i][x] for Bloom filters,
+    where [c][x] also reads as one hash per cohort)."""
+    from ldpaudit.spec.hashing import HashFamily
+
+    permutation = raw.get("permutation", False)
+    if not isinstance(permutation, bool):
+        raise InvalidSpec(f"channel.permutation = {shown(permutation)} must be true or false")
+    if ("hash" in raw) == ("family" in raw):
+        raise InvalidSpec("give exactly one of channel.hash (an explicit table) or channel.family (a named hash family)")
+    if "family" in raw:
+        name = raw["family"]
+        if not isinstance(name, str):
+            raise InvalidSpec(f"channel.family = {shown(name)} must be a string such as \"carter-wegman\"")
+        seed = raw.get("seed", 0)
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InvalidSpec(f"channel.seed = {shown(seed)} must be an integer")
+        return None, HashFamily(name, seed), permutation
+    if "seed" in raw:
+        raise InvalidSpec("channel.seed applies to a named channel.family, not to an explicit channel.hash table")
+    table = raw["hash"]
+    if not isinstance(table, list) or not table or not all(isinstance(r, list) and r for r in table):
+        raise InvalidSpec("channel.hash must be a non-empty list of rows; row c maps each input x to a value in [k]")
+    three = depth == 3 and all(isinstance(r[0], list) for r in table)
+    rows3 = table if three else [[r] for r in table]
+    count = 0
+    for c, rows in enumerate(rows3):
+        if not isinstance(rows, list) or not rows:
+            raise InvalidSpec(f"channel.hash[{c}] must be a non-empty list of hash rows")
+        for i, row in enumerate(rows):
+            where = f"channel.hash[{c}][{i}]" if three else f"channel.hash[{c}]"
+            if not isinstance(row, list) or not row:
+                raise InvalidSpec(f"{where} must be a non-empty list of integers")
+            for x, value in enumerate(row):
+                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_LABEL:
+                    raise InvalidSpec(f"{where}[{x}] = {shown(value)} must be a non-negative 64-bit integer")
+            count += len(row)
+            if count > MAX_LABELS * 10:
+                raise InvalidSpec(f"channel.hash has more than {MAX_LABELS * 10} values; use a named channel.family")
+    if depth == 2:
+        return tuple(tuple(r) for r in table), None, permutation
+    return tuple(tuple(tuple(r) for r in rows) for rows in rows3), None, permutation
+
+
+def _bloom(raw, symbols):
+    """O-RAPPOR: cohorts, a k-bit Bloom filter of h hashes, then per-bit laws on/off."""
+    from ldpaudit.spec.hashing import BloomChannel
+
+    for key in ("k", "on", "off"):
+        if key not in raw:
+            raise InvalidSpec(f"missing channel.{key} of the bloom channel")
+    table, family, permutation = _hash_declaration(raw, depth=3)
+    if table is None and "cohorts" not in raw:
+        raise InvalidSpec("missing channel.cohorts (the number of cohorts C) for a named hash family")
+    cohorts = parse_expression(raw["cohorts"], symbols, field="channel.cohorts") if "cohorts" in raw else sp.Integer(len(table))
+    hashes = parse_expression(raw.get("hashes", 1), symbols, field="channel.hashes")
+    laws = []
+    for side in ("on", "off"):
+        lt = raw[side]
+        if not isinstance(lt, dict):
+            raise InvalidSpec(f"channel.{side} must be a table with values = {{ \"0\" = ..., \"1\" = ... }}")
+        _no_unknown(lt, f"channel.{side}", {"values"})
+        laws.append(_law(lt, symbols, f"channel.{side}"))
+    return BloomChannel(cohorts, parse_expression(raw["k"], symbols, field="channel.k"), hashes, laws[0], laws[1],
+                        table=table, family=family, permutation=permutation)
+
+
 def _structured(raw, symbols):
     kind = raw.get("outputs")
     if kind == "element":
@@ -563,19 +638,12 @@ def _structured(raw, symbols):
             parse_expression(raw.get("k"), symbols, field="channel.k"),
         )
     elif kind == "cohort":
-        table = raw.get("hash")
-        if not isinstance(table, list) or not table or not all(isinstance(r, list) and r for r in table):
-            raise InvalidSpec("channel.hash must be a non-empty list of rows; row c maps each input x to a value in [k]")
-        for c, row in enumerate(table):
-            for x, value in enumerate(row):
-                if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_LABEL:
-                    raise InvalidSpec(f"channel.hash[{c}][{x}] = {shown(value)} must be a non-negative 64-bit integer")
-        space = CohortSpace(tuple(tuple(r) for r in table), parse_expression(raw.get("k"), symbols, field="channel.k"))
-        k = space.k
-        for c, row in enumerate(table):
-            bad = [v for v in row if k.is_number and v >= k]
-            if bad:
-                raise InvalidSpec(f"channel.hash[{c}] contains {bad[0]}, outside 0..{k - 1}")
+        table, family, permutation = _hash_declaration(raw, depth=2)
+        if table is None and "cohorts" not in raw:
+            raise InvalidSpec("missing channel.cohorts (the number of cohorts C) for a named hash family")
+        cohorts = parse_expression(raw["cohorts"], symbols, field="channel.cohorts") if "cohorts" in raw else None
+        space = CohortSpace(table, parse_expression(raw.get("k"), symbols, field="channel.k"), cohorts=cohorts,
+                            family=family, permutation=permutation)
     else:
         raise InvalidSpec(f"channel.outputs = {shown(kind)}; a structured channel's outputs are 'element', 'subset' or 'cohort'")
     classes_t = raw.get("classes")
@@ -661,6 +729,14 @@ def _label(value) -> str:
     return str(value) if isinstance(value, int) else _q(str(value))
 
 
+def _hash_lines(table, family, permutation, depth: int = 2) -> list[str]:
+    def nested(v):
+        return "[" + ", ".join(nested(e) for e in v) + "]" if isinstance(v, tuple) else str(v)
+
+    lines = [f"hash = {nested(table)}"] if table is not None else [f"family = {_q(family.name)}", f"seed = {family.seed}"]
+    return lines + (["permutation = true"] if permutation else [])
+
+
 def dumps_spec(mech: Mechanism) -> str:
     """Write a mechanism as spec text that :func:`loads_spec` reads back to an equal mechanism."""
     syms = mech.symbols
@@ -717,7 +793,9 @@ def dumps_spec(mech: Mechanism) -> str:
             lines += [f"universe = {_q(_expr_text(out.universe, 'universe', syms))}", f"k = {_q(_expr_text(out.k, 'k', syms))}"]
         else:
             lines.append(f"k = {_q(_expr_text(out.k, 'k', syms))}")
-            lines.append("hash = [" + ", ".join("[" + ", ".join(map(str, r)) + "]" for r in out.hash_table) + "]")
+            if out.cohorts is not None:
+                lines.append(f"cohorts = {_q(_expr_text(out.cohorts, 'cohorts', syms))}")
+            lines += _hash_lines(out.hash_table, out.family, out.permutation)
         for c in ch.classes:
             lines += [
                 "",
@@ -742,6 +820,13 @@ def dumps_spec(mech: Mechanism) -> str:
     elif isinstance(ch, RealInputChannel):
         lines.append("outputs = [" + ", ".join(_label(v) for v in ch.outputs) + "]")
         lines.append(f"entry = {_q(_expr_text(ch.entry, 'entry', dict(syms, x=X, y=Y)))}")
+    elif getattr(ch, "form", None) == "bloom":
+        lines += [f"cohorts = {_q(_expr_text(ch.cohorts, 'cohorts', syms))}", f"k = {_q(_expr_text(ch.k, 'k', syms))}",
+                  f"hashes = {_q(_expr_text(ch.hashes, 'hashes', syms))}"]
+        lines += _hash_lines(ch.table, ch.family, ch.permutation, depth=3)
+        for side, law in (("on", ch.on), ("off", ch.off)):
+            lines += ["", f"[channel.{side}]", "values = { " + ", ".join(
+                f"{_q(str(v))} = {_q(_expr_text(p, side, syms))}" for v, p in law.probabilities) + " }"]
     elif isinstance(ch, ProductChannel):
         lines.append(f"coordinates = {_q(_expr_text(ch.coordinates, 'coordinates', syms))}")
         for side, law in (("on", ch.on), ("off", ch.off)):

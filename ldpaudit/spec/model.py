@@ -75,9 +75,9 @@ class Parameter:
 
     def __post_init__(self):
         if not self.name.isidentifier() or self.name in ("x", "y", "z", "c", "v"):
-            raise InvalidSpec(f"parameter name {self.name!r} is not allowed; use an identifier other than x, y, z, c, v")
+            raise InvalidSpec(f"parameter name {shown(self.name)} is not allowed; use an identifier other than x, y, z, c, v")
         if self.kind not in ("integer", "real"):
-            raise InvalidSpec(f"parameters.{self.name}.type = {self.kind!r}; use 'integer' or 'real'")
+            raise InvalidSpec(f"parameters.{self.name}.type = {shown(self.kind)}; use 'integer' or 'real'")
         if self.unbounded and (self.lower is not None or self.upper is not None):
             raise InvalidSpec(
                 f"parameters.{self.name} declares unbounded = true and a min/max; keep one of them"
@@ -231,22 +231,46 @@ class SubsetSpace:
 
 @dataclass(frozen=True)
 class CohortSpace:
-    """Outputs are pairs (c, v): a cohort c in [C] and a value v in [k]; ``hash_table[c][x]``
-    is cohort c's hash of input x. Conditions see ``x``, ``c``, ``v`` and ``hash(c, x)``."""
+    """Outputs are pairs (c, v): a cohort c in [C] and a value v in [k]; cohort c's hash of
+    input x is ``hash_table[c][x]`` (an explicit table) or comes from a named ``family``
+    (:mod:`ldpaudit.spec.hashing`) with ``cohorts`` = C. ``permutation`` requires every row
+    to be a permutation of 0..k-1 (closed alphabets). Conditions see ``x``, ``c``, ``v`` and
+    ``hash(c, x)``."""
 
-    hash_table: tuple[tuple[int, ...], ...]
+    hash_table: tuple[tuple[int, ...], ...] | None
     k: sp.Basic
     kind: str = "cohort"
+    cohorts: sp.Basic | None = None
+    family: object = None  # ldpaudit.spec.hashing.HashFamily
+    permutation: bool = False
+
+    @property
+    def C(self) -> sp.Basic:
+        return sp.Integer(len(self.hash_table)) if self.hash_table is not None else sp.sympify(self.cohorts)
 
     def count(self) -> sp.Basic:
-        return len(self.hash_table) * self.k
+        return self.C * self.k
+
+    def hash(self, c: int, x: int) -> int:
+        if self.hash_table is not None:
+            return self.hash_table[c][x]
+        return self.family.value(int(c), 0, int(x), int(self.k))
+
+    def table(self, d: int) -> tuple[tuple[int, ...], ...]:
+        """The hash values [c][x] (numeric sizes; generated for a named family)."""
+        if self.hash_table is not None:
+            return self.hash_table
+        rows = self.family.table(_concrete_int(self.C, "channel.cohorts"), 1, d, _concrete_int(self.k, "channel.k"))
+        return tuple(tuple(int(v) for v in r[0]) for r in rows)
 
     def enumerate(self, params):
         k = _concrete_int(self.k, "channel.outputs.k")
-        return [(c, v) for c in range(len(self.hash_table)) for v in range(k)]
+        C = _concrete_int(self.C, "channel.cohorts")
+        return [(c, v) for c in range(C) for v in range(k)]
 
     def describe(self) -> str:
-        return f"(c, v): cohort c in {{0, ..., {len(self.hash_table) - 1}}}, v in {{0, ..., {self.k - 1}}}"
+        how = "" if self.family is None else f"; hash family {self.family.describe()}"
+        return f"(c, v): cohort c in {{0, ..., {self.C - 1}}}, v in {{0, ..., {self.k - 1}}}{how}"
 
 
 OutputSpace = Union[ElementSpace, SubsetSpace, CohortSpace]
@@ -318,7 +342,7 @@ class StructuredChannel:
     form = "structured"
 
     def expressions(self) -> list[sp.Basic]:
-        return [e for c in self.classes for e in (c.count, c.weight)] + [self.outputs.count()]
+        return [e for c in self.classes for e in (c.count, c.weight)] + [sp.sympify(self.outputs.count())]
 
     def substitute(self, subs) -> StructuredChannel:
         out = self.outputs
@@ -327,7 +351,7 @@ class StructuredChannel:
         elif isinstance(out, SubsetSpace):
             out = replace(out, universe=_subs(out.universe, subs), k=_subs(out.k, subs))
         else:
-            out = replace(out, k=_subs(out.k, subs))
+            out = replace(out, k=_subs(out.k, subs), cohorts=_subs(out.cohorts, subs))
         return replace(self, outputs=out, classes=tuple(c.substitute(subs) for c in self.classes))
 
 
@@ -785,6 +809,10 @@ def _validate(mech: Mechanism) -> list[str]:
         notes += _validate_density(mech, channel.density, "channel.density")
     elif isinstance(channel, RealInputChannel):
         notes += _validate_real_input(mech, channel)
+    elif getattr(channel, "form", None) == "bloom":
+        from ldpaudit.spec.hashing import validate_bloom
+
+        notes += validate_bloom(mech, channel)
     else:
         raise InvalidSpec(f"channel of {mech.name!r} has unknown form {type(channel).__name__}")
     return notes
@@ -811,8 +839,12 @@ def _size_fields(mech: Mechanism) -> list[tuple[str, sp.Basic]]:
             fields += [("channel.universe", out.universe), ("channel.k", out.k)]
         elif isinstance(out, CohortSpace):
             fields.append(("channel.k", out.k))
+            if out.cohorts is not None:
+                fields.append(("channel.cohorts", out.cohorts))
     elif isinstance(ch, ProductChannel):
         fields.append(("channel.coordinates", ch.coordinates))
+    elif getattr(ch, "form", None) == "bloom":
+        fields += [("channel.cohorts", ch.cohorts), ("channel.k", ch.k), ("channel.hashes", ch.hashes)]
     return fields
 
 
@@ -964,6 +996,13 @@ def _validate_structured(mech: Mechanism, ch: StructuredChannel) -> list[str]:
         raise InvalidSpec(f"channel.classes of {mech.name!r} is empty; declare at least one output class")
     if not isinstance(mech.inputs, FiniteDomain):
         raise InvalidSpec(f"structured channel {mech.name!r} needs a finite input domain")
+    if isinstance(ch.outputs, CohortSpace):
+        from ldpaudit.spec.hashing import check_hash_structure
+
+        space = ch.outputs
+        table = None if space.hash_table is None else [[row] for row in space.hash_table]
+        check_hash_structure(table=table, family=space.family, cohorts=space.C if space.cohorts is None else space.cohorts, k=space.k, hashes=1,
+                             d=mech.inputs.size, permutation=space.permutation, name=mech.name)
     context = set(mech.symbols) | {k for k, _ in mech.bindings} | {"x", "y"}
     if isinstance(ch.outputs, CohortSpace):
         context |= {"c", "v", "hash"}
@@ -1162,6 +1201,10 @@ def materialize(mech: Mechanism, *, max_entries: int = MAX_MATERIALIZED_ENTRIES)
         raise NotMaterializable(
             f"{mech.name!r} has symbolic sizes; bind {', '.join(mech.parameter_names)} first (e.g. mech.bind(d=4))"
         )
+    if getattr(channel, "form", None) == "bloom":
+        from ldpaudit.spec.hashing import materialize_bloom
+
+        return materialize_bloom(mech, channel, max_entries)
     inputs = mech.inputs.enumerate()
     if isinstance(channel, StructuredChannel):
         n_out = _concrete_int(channel.outputs.count(), "output space size")
@@ -1188,6 +1231,8 @@ def _size_exprs(mech):
         out.append(ch.outputs.count())
     if isinstance(ch, ProductChannel):
         out.append(ch.coordinates)
+    if getattr(ch, "form", None) == "bloom":
+        out += [ch.cohorts, ch.k, ch.hashes]
     return [sp.sympify(e) for e in out]
 
 
@@ -1213,13 +1258,14 @@ def _materialize_structured(mech, ch: StructuredChannel, inputs) -> ExplicitChan
                 f"bind it first (e.g. mech.bind({free[0]}=1))"
             )
     outputs = ch.outputs.enumerate(env_params)
+    hash_rows = ch.outputs.table(len(inputs)) if isinstance(ch.outputs, CohortSpace) else None
     counts = [_concrete_int(c.count, f"channel.classes[{i}].count") for i, c in enumerate(ch.classes)]
     matrix = []
     for x in inputs:
         env = dict(env_params, x=x)
         env["bit"] = lambda value, j: (int(value) >> int(j)) & 1
         if isinstance(ch.outputs, CohortSpace):
-            env["hash"] = lambda c, xx: ch.outputs.hash_table[c][xx]
+            env["hash"] = lambda c, xx, _t=hash_rows: _t[c][xx]
         row = []
         seen = [0] * len(ch.classes)
         for y in outputs:

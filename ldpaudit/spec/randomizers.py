@@ -199,6 +199,76 @@ def orr(*, hash_table, k, epsilon) -> Sampler:
     return sample
 
 
+def _hash_rows(hash_table, k: int, what: str) -> np.ndarray:
+    try:
+        table = np.array(hash_table, dtype=np.int64)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"{what} must be a rectangular table of integers") from None
+    if table.size == 0 or table.min() < 0 or table.max() >= k:
+        raise InvalidParameter(f"{what} values must lie in {{0, ..., {k - 1}}}")
+    return table
+
+
+def local_hashing(*, d, g, epsilon) -> Sampler:
+    """Local hashing with the all-functions family (OLH at g = round(e^ε) + 1, BLH at g = 2;
+    Wang et al. 2017): the user's cohort c is a uniform function [d] -> [g], drawn as its d
+    base-g digits (c = Σ_x digit_x g^x); the report is (c, g-ary RR of digit_x).
+
+    Returns an int array (n, 2) of (c, v); needs g^d < 2^63."""
+    d = _size("d", d, low=2)
+    g = _size("g", g, low=2)
+    if g**d >= 2**63:
+        raise InvalidParameter(f"g**d = {g}**{d} cohorts do not fit the int64 output; use a smaller d or g")
+    eps = _epsilon(epsilon)
+    t = math.exp(eps)
+    keep = t / (t + g - 1)
+    powers = np.array([g**x for x in range(d)], dtype=np.int64)
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "local hashing")
+        n, rng = _n(n), _rng(rng)
+        digits = rng.integers(0, g, size=(n, d))
+        c = digits @ powers
+        h = digits[:, xi]
+        other = rng.integers(0, g - 1, size=n)
+        other += other >= h
+        v = np.where(rng.random(n) < keep, h, other)
+        return np.stack([c, v], axis=1).astype(np.int64)
+
+    return sample
+
+
+def blh(*, d, epsilon) -> Sampler:
+    """Binary local hashing: local hashing with g = 2."""
+    return local_hashing(d=d, g=2, epsilon=epsilon)
+
+
+def orappor(*, hash_table, k, epsilon) -> Sampler:
+    """O-RAPPOR (Kairouz et al.): cohort c uniform, a k-bit Bloom filter with the bits
+    hash_table[c][i][x] (i < h) set, then every bit kept w.p. s/(1+s), s = e^(ε/(2h)).
+
+    Returns an int array (n, 1 + k) of (c, b_0, ..., b_{k-1})."""
+    k = _size("k", k, low=2)
+    table = _hash_rows(hash_table, k, "hash_table")
+    if table.ndim != 3:
+        raise InvalidParameter(f"hash_table must be indexed [c][i][x] (3 levels), got shape {table.shape}")
+    cohorts, h, d = table.shape
+    eps = _epsilon(epsilon)
+    flip = 1.0 / (1.0 + math.exp(eps / (2 * h)))
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "O-RAPPOR")
+        n, rng = _n(n), _rng(rng)
+        c = rng.integers(0, cohorts, size=n)
+        bloom = np.zeros((n, k), dtype=np.int64)
+        for i in range(h):
+            bloom[np.arange(n), table[c, i, xi]] = 1
+        noisy = bloom ^ (rng.random((n, k)) < flip)
+        return np.concatenate([c[:, None], noisy], axis=1).astype(np.int64)
+
+    return sample
+
+
 def rr_bit(*, bits, bit=None, epsilon, j=None) -> Sampler:
     """RR1 (Joseph et al.): binary randomized response on bit ``bit`` of x in [0, 2^bits).
 
@@ -392,6 +462,10 @@ REFERENCE = {
     "oue": oue,
     "ksubset": ksubset,
     "orr": orr,
+    "orr_open": orr,
+    "orappor": orappor,
+    "olh": local_hashing,
+    "blh": blh,
     "rr_bit": rr_bit,
     "laplace_mean": laplace_mean,
     "laplace_histogram": laplace_histogram,
@@ -425,9 +499,12 @@ def reference_for(mech) -> Sampler:
         raise InvalidParameter(
             f"no reference randomizer for {mech.name!r}; known: {', '.join(sorted(REFERENCE))}")
     params = dict(mech.bindings)
-    if key == "orr":
+    if key in ("orr", "orr_open"):
         space = mech.channel.outputs
-        return orr(hash_table=space.hash_table, k=space.k, epsilon=params["epsilon"])
+        return orr(hash_table=space.table(int(mech.inputs.size)), k=space.k, epsilon=params["epsilon"])
+    if key == "orappor":
+        ch = mech.channel
+        return orappor(hash_table=ch.hash_table(int(mech.inputs.size)), k=ch.k, epsilon=params["epsilon"])
     if key == "wrr":
         return wrr(epsilon=params["epsilon"])
     return REFERENCE[key](**params)

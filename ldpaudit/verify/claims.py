@@ -6,7 +6,6 @@ the dispatcher import from here; nothing here imports them.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Mapping
 from fractions import Fraction
@@ -19,7 +18,6 @@ from ldpaudit.spec.model import Mechanism
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.result import Status, Verdict
 from ldpaudit.verify.smt import Unsupported
-from ldpaudit.verify.text import sstr
 
 
 def exact_number(value, field: str, symbols: Mapping[str, sp.Basic] | None = None) -> sp.Basic:
@@ -133,62 +131,6 @@ def _linear_z3(expr, vars_):
     if expr.is_Pow and expr.exp.is_Integer and expr.exp > 0:
         return _linear_z3(expr.base, vars_) ** int(expr.exp)
     raise Unsupported(str(expr))
-
-
-#: a binding may make exact integers at most this long (2**17 bits, about 39,000 digits)
-MAX_EXACT_BITS = 1 << 17
-
-
-def _log2_size(e: sp.Basic) -> float:
-    """About how many bits the integer ``e`` (a binomial, factorial or power of numbers) has;
-    an estimate in floating point, used only to refuse oversized bindings early."""
-    if isinstance(e, sp.binomial):
-        n, m = e.args
-        if n.is_Integer and m.is_Integer and 0 <= m <= n:
-            n, m = int(n), int(m)
-            return (math.lgamma(n + 1) - math.lgamma(m + 1) - math.lgamma(n - m + 1)) / math.log(2)
-    elif isinstance(e, sp.factorial):
-        n = e.args[0]
-        if n.is_Integer and n >= 0:
-            return math.lgamma(int(n) + 1) / math.log(2)
-    elif e.is_Pow and e.exp.is_Integer and e.base.is_Rational and e.base != 0:
-        b = e.base
-        return abs(int(e.exp)) * max(abs(int(b.p)).bit_length(), int(b.q).bit_length())
-    return 0.0
-
-
-def check_binding_sizes(mech: Mechanism, values: Mapping[str, object]) -> None:
-    """Refuse, before binding, values that would make exact numbers too long to work with
-    (``binomial(d - 1, k - 1)`` at d = 10^6, k = d/2 has about 300,000 digits)."""
-    subs = {}
-    for name, value in values.items():
-        if name not in mech.symbols:
-            continue  # bind reports unknown names
-        try:
-            subs[mech.symbols[name]] = exact_number(value, f"-p {name}", mech.symbols)
-        except InvalidParameter:
-            continue  # bind reports it
-    if not subs:
-        return
-    for expr in mech.channel.expressions():
-        expr = sp.sympify(expr)
-        for atom in expr.atoms(sp.binomial, sp.factorial, sp.Pow):
-            if not (atom.free_symbols & set(subs)):
-                continue
-            args = [a.xreplace(subs) for a in atom.args]
-            if not all(a.is_number for a in args):
-                continue
-            try:
-                bits = _log2_size(atom.func(*args, evaluate=False))
-            except (TypeError, ValueError, OverflowError):
-                continue
-            if bits > MAX_EXACT_BITS:
-                given = ", ".join(f"{k}={sstr(v)}" for k, v in subs.items())
-                raise InvalidParameter(
-                    f"binding {given} makes {sstr(atom)} an exact integer of about {int(bits * math.log10(2)):,} digits; "
-                    f"verify handles numbers up to {int(MAX_EXACT_BITS * math.log10(2)):,} digits: choose smaller sizes, "
-                    "or leave the sizes unbound (the proof then covers all their values)"
-                )
 
 
 def scope_of(mech: Mechanism) -> str:

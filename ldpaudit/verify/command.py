@@ -19,7 +19,6 @@ from ldpaudit.spec.loader import load_family, parse_assignments, resolve_spec
 from ldpaudit.spec.model import Mechanism
 from ldpaudit.verify import budget, smt
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
-from ldpaudit.verify.claims import check_binding_sizes
 from ldpaudit.verify.core import tight_epsilon, verify
 from ldpaudit.verify.floats import parse_floats, verify_float_params
 from ldpaudit.verify.result import EXIT_CODES, Status
@@ -61,7 +60,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=_seconds, default=budget.DEFAULT_SECONDS, metavar="SECONDS",
                    help=f"wall-clock budget of the whole command in seconds, e.g. 60, 2.5, 500ms "
                         f"(default {budget.DEFAULT_SECONDS:g}); over budget the verdict is UNKNOWN (exit 3)")
-    p.add_argument("--memory-mb", type=int, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
+    p.add_argument("--memory-mb", type=_megabytes, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
                    help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
                         "over budget the verdict is UNKNOWN (exit 3)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -87,10 +86,19 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _megabytes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is not a whole number of MiB; write e.g. 2048") from None
+    if value < 64:
+        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is below the 64 MiB the verifier needs to start")
+    return value
+
+
 def _load(args) -> Mechanism:
     mech = load_family(args.spec)
     values = parse_assignments(args.param)
-    check_binding_sizes(mech, values)
     return mech.bind(values) if values else mech
 
 

@@ -81,7 +81,7 @@ def _env(mech: Mechanism, ch: StructuredChannel, x) -> dict:
     env["x"] = x
     env["bit"] = lambda value, j: (int(value) >> int(j)) & 1
     if isinstance(ch.outputs, CohortSpace):
-        env["hash"] = lambda c, xx: ch.outputs.hash_table[c][xx]
+        env["hash"] = ch.outputs.hash
     return env
 
 
