@@ -174,7 +174,7 @@ def test_sequential_false_alarm_rate_over_200_seeded_runs():
         f, spec = cases[seed % 3]
         result, looks = sequential_audit(f, domain=range(4), epsilon=1.0, budget=12_000, first=1_000, explore=2_000,
                                          alpha=0.05, seed=seed, batch=True, spec=spec)
-        assert len(looks) >= 3
+        assert len(looks) >= 3 or result.verdict == "VIOLATION"   # only a (rare) alarm stops early
         alarms += result.verdict == "VIOLATION"
     assert alarms <= 10  # α · 200
 

@@ -192,15 +192,13 @@ def test_k_rappor_budget_adds_up():
     assert verify(_krappor_full_eps(), epsilon="2*epsilon").status is PROVED
 
 
-def test_summary_is_short_and_fast():
-    import time
-
+def test_summary_is_short():
+    # speed is measured by benchmarks/bench_verify.py, not asserted here (wall time on a shared
+    # machine is not a property of the code)
     for stem in STEMS:
-        mech = load_spec(SPECS / f"{stem}.toml")
-        start = time.perf_counter()
-        text = summary(mech)
-        assert time.perf_counter() - start < 1.0  # budget 0.5 s; slack for loaded CI machines
+        text = summary(load_spec(SPECS / f"{stem}.toml"))
         assert text.startswith("PROVED ε*=epsilon (all "), text
+        assert "\n" not in text and len(text) < 80
 
 
 # --- mutants -------------------------------------------------------------------------------------

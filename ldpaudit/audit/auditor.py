@@ -5,6 +5,10 @@ Three independent samples per input, all drawn from one seed:
 2. exploration half B (rank): the predicted certified bound of every candidate (pair, event);
 3. confirmation (fresh, the rest of the budget): only the best few candidates are counted.
 
+Candidates come from events.py (value sets, bins, column projections, linear scores), pool.py
+(one relation pooled over every input), floats.py (bit patterns of doubles) and rare.py (rare
+outputs ranked by the bound they could certify); confirmation is engine.py's.
+
 The certified bound of a candidate is ln(CP_lower(a)/CP_upper(b)) with one-sided exact
 Clopper-Pearson bounds at level α/(2k), k the number of candidates confirmed, so with
 probability at least 1-α no confirmed bound exceeds the randomizer's true ε (Bonferroni over
@@ -14,21 +18,22 @@ claimed ε; a correct randomizer is flagged with probability at most α.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import numbers
 import time
-from dataclasses import asdict, dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 import numpy as np
 
 from ldpaudit.audit import bounds
-from ldpaudit.audit.adapters import Outputs, Sampler
-from ldpaudit.audit.events import Candidate, choose, search
+from ldpaudit.audit.adapters import Sampler
+from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, make_draws, verdict_of, witness_of
+from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, concat_views
-from ldpaudit.errors import InvalidParameter, RandomizerError
+from ldpaudit.audit.floats import float_candidates
+from ldpaudit.audit.pool import relation_candidates
+from ldpaudit.audit.rare import add_rare, rare_candidates
+from ldpaudit.errors import InvalidParameter
 
-CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
 PILOT = 1 << 13                 # first exploration chunk of every input, used to fit the featurizer
 MAX_EXPLORE_HALF = 1 << 19      # draws per input per exploration half, at most
 MAX_EXPLORE_CELLS = 1 << 27     # total stored exploration cells (draws x columns) across inputs
@@ -36,178 +41,6 @@ MAX_CONFIRM = 3
 MAX_PAIRS = 1000
 
 _PHASE_A, _PHASE_B, _PHASE_CONFIRM = 1, 2, 3
-
-
-@dataclass(frozen=True)
-class AuditResult:
-    """Outcome of one audit. VIOLATION iff epsilon_lower_bound > epsilon_claimed."""
-
-    verdict: str
-    epsilon_claimed: float
-    epsilon_lower_bound: float
-    confidence: float
-    witness: dict | None
-    samples_per_input: int
-    seconds: float
-    detectable_epsilon: float
-    conformance: dict | None
-    method: str
-
-    def to_json(self) -> dict:
-        return _jsonable(asdict(self))
-
-    def __str__(self) -> str:
-        head = (f"{self.verdict}: ε_lb = {self.epsilon_lower_bound:.4f} vs claimed ε = "
-                f"{self.epsilon_claimed:.4f} at confidence {self.confidence:g}")
-        if self.witness:
-            w = self.witness
-            x, y = w["pair"]
-            head += (f"\n  witness: x={x!r}, x'={y!r}, S = {w['event']}: {w['counts'][0]}/{w['samples'][0]} vs "
-                     f"{w['counts'][1]}/{w['samples'][1]} (P(S|x) >= {w['p_lower']:.5g}, "
-                     f"P(S|x') <= {w['q_upper']:.5g})")
-        return head
-
-
-def _jsonable(value):
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (numbers.Integral, np.integer)):
-        return int(value)
-    if isinstance(value, (numbers.Real, np.floating)):
-        f = float(value)
-        return f if math.isfinite(f) else str(f)
-    if value is None or isinstance(value, str):
-        return value
-    return repr(value)
-
-
-# -- sampling ------------------------------------------------------------------------------
-
-def _chunks(n: int, first: int | None = None) -> list[int]:
-    sizes = []
-    if first is not None and n > 0:
-        sizes.append(min(first, n))
-        n -= sizes[0]
-    while n > 0:
-        sizes.append(min(CHUNK, n))
-        n -= sizes[-1]
-    return sizes
-
-
-_WORKER_SAMPLER: Sampler | None = None
-
-
-def _worker_init(sampler: Sampler) -> None:
-    global _WORKER_SAMPLER
-    _WORKER_SAMPLER = sampler
-
-
-def _worker_draw(task):
-    x, n, entropy, key = task
-    return _WORKER_SAMPLER.draw(x, n, np.random.SeedSequence(entropy, spawn_key=key))
-
-
-class _Progress:
-    """A rich progress bar that appears only once a run has lasted about a second."""
-
-    def __init__(self, enabled, total: int):
-        self.callback = enabled if callable(enabled) else None
-        self.enabled = bool(enabled)
-        self.total = total
-        self.done = 0
-        self.start = time.perf_counter()
-        self.bar = None
-        self.task = None
-
-    def add_total(self, extra: int) -> None:
-        self.total += extra
-        if self.bar is not None:
-            self.bar.update(self.task, total=self.total)
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        if self.callback is not None:
-            self.callback(self.done, self.total)
-            return
-        if not self.enabled:
-            return
-        if self.bar is None and time.perf_counter() - self.start > 1.0:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-
-            self.bar = Progress("auditing", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                                transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("audit", total=self.total, completed=self.done)
-        elif self.bar is not None:
-            self.bar.update(self.task, completed=self.done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-class _Engine:
-    """Runs draws in the calling process or in a pool, in a fixed order, from per-chunk seeds."""
-
-    def __init__(self, sampler: Sampler, seed: int, workers: int, progress: _Progress):
-        self.sampler = sampler
-        self.entropy = np.random.SeedSequence().entropy if seed is None else int(seed)
-        self.progress = progress
-        self.pool = None
-        self.chunk_no: dict = {}
-        self.digests: set = set()
-        if workers > 1:
-            ctx = multiprocessing.get_context("fork")
-            sampler.digest = True
-            self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
-
-    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
-        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
-        tasks = []
-        for index, x, n, phase in jobs:
-            k = self.chunk_no.get((index, phase), 0)
-            self.chunk_no[(index, phase)] = k + 1
-            tasks.append((x, n, self.entropy, (phase, index, k)))
-        if self.pool is None:
-            for (index, *_), task in zip(jobs, tasks):
-                out = _worker_draw_local(self.sampler, task)
-                self.progress.advance(task[1])
-                yield index, out
-        else:
-            for (index, x, *_), out in zip(jobs, self.pool.imap(_worker_draw, tasks)):
-                self._check_duplicate(x, out)
-                self.progress.advance(out.n)
-                yield index, out
-
-    def _check_duplicate(self, x, out: Outputs) -> None:
-        """Worker processes start as copies of this one: a randomizer drawing from its own
-        generator (not the seeded global ``random``/``numpy.random``, nor the batch rng) then
-        repeats the same draws in every worker, and the samples are no longer independent."""
-        constant = (out.kind == "objects" and len(out.values) <= 1) or \
-            (out.kind == "array" and out.n and bool((out.values == out.values[0]).all()))
-        if out.digest is None or constant:
-            return
-        if out.digest in self.digests:
-            raise RandomizerError(
-                f"randomizer returned the very same sequence of {out.n} outputs for input {x!r} in two "
-                f"worker processes: it draws from a private generator that every worker copies; "
-                f"use workers=1, or draw from the random/numpy.random module (seeded per chunk) or "
-                f"from the rng passed to a batch randomizer")
-        self.digests.add(out.digest)
-
-    def close(self):
-        if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
-
-
-def _worker_draw_local(sampler: Sampler, task):
-    x, n, entropy, key = task
-    return sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=key))
 
 
 # -- the audit -----------------------------------------------------------------------------
@@ -275,7 +108,8 @@ def _budget(samples: int, fraction: float, width: int, n_inputs: int) -> tuple[i
 def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10**6, alpha: float = 0.05,
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
-          max_confirm: int = MAX_CONFIRM, looks=None) -> AuditResult:
+          max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None,
+          cluster=None) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -288,9 +122,19 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     ``progress(done, total)``. seed: the same seed gives the same result (None: fresh entropy).
     looks: for sequential audits, [(cumulative confirmation draws per input, α of that look)];
     the audit stops at the first look whose bound exceeds ``epsilon`` (see sequential.py).
+    feature: a projection of the outputs (projection.py), e.g. OLH's (seed, value) to the
+    inputs it supports; the audit is of feature ∘ randomizer, a post-processing, so a
+    certified violation is one of the randomizer.
+    cluster: sample on a Dask cluster: a scheduler address ``"tcp://host:8786"``,
+    ``"local:N"`` (N local worker processes) or a ``distributed.Client`` (see cluster.py);
+    the result is the same as without it.
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
+    if feature is not None:
+        from ldpaudit.audit.projection import project
+
+        randomizer = project(randomizer, feature, batch=batch)
     ordered = _ordered_pairs(inputs, pairs)
     alpha = float(alpha)
     sampler = Sampler(randomizer, batch=batch, output_space=output_space)
@@ -299,11 +143,11 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
 
         return guided_audit(sampler, inputs=inputs, pairs=ordered, epsilon=eps, samples=int(samples),
                             alpha=alpha, seed=seed, spec=spec, events=events, workers=workers,
-                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks)
+                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster)
     used = sorted({i for p in ordered for i in p}, key=inputs.index)
     index = {x: i for i, x in enumerate(inputs)}
-    prog = _Progress(progress, 0)
-    engine = _Engine(sampler, seed, int(workers), prog)
+    prog = Progress(progress)
+    engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
         return _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
                           samples=int(samples), alpha=alpha, fraction=float(explore_fraction),
@@ -313,7 +157,7 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
         prog.close()
 
 
-def _black_box(engine: _Engine, prog: _Progress, *, inputs, index, pairs, epsilon, samples, alpha,
+def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, samples, alpha,
                fraction, max_confirm, t0, looks=None) -> AuditResult:
     # Pilot: the first exploration chunk of every input fits the featurizer.
     half, _ = _budget(samples, fraction, 1, len(inputs))
@@ -331,8 +175,8 @@ def _black_box(engine: _Engine, prog: _Progress, *, inputs, index, pairs, epsilo
     views_a: dict = {x: [feat.transform(pilots[index[x]], x)] for x in inputs}
     del pilots
     views_b: dict = {x: [] for x in inputs}
-    jobs_a = [(index[x], x, n, _PHASE_A) for x in inputs for n in _chunks(half - pilot_n)]
-    jobs_b = [(index[x], x, n, _PHASE_B) for x in inputs for n in _chunks(half)]
+    jobs_a = [(index[x], x, n, _PHASE_A) for x in inputs for n in chunks(half - pilot_n)]
+    jobs_b = [(index[x], x, n, _PHASE_B) for x in inputs for n in chunks(half)]
     prog.add_total(sum(j[2] for j in jobs_a + jobs_b))
     by_index = {index[x]: x for x in inputs}
     for i, out in engine.draw(jobs_a):
@@ -346,31 +190,30 @@ def _black_box(engine: _Engine, prog: _Progress, *, inputs, index, pairs, epsilo
     del views_b
 
     z_select = bounds.z_value(alpha / (2 * max_confirm))
-    candidates = search(feat, half_a, half_b, pairs, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS)
-    del half_a, half_b
+    searcher = Search(feat, half_a, half_b, n_confirm, z_select)
+    extra = relation_candidates(searcher, n_confirm=n_confirm, z=z_select)
+    screened = searcher.screen(pairs, MAX_PAIRS)
+    extra += float_candidates(searcher, screened, n_confirm=n_confirm, z=z_select)
+    candidates = search(feat, half_a, half_b, screened, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
+                        searcher=searcher, extra=extra)
     chosen = choose(candidates, max_confirm)
+    rare = rare_candidates(searcher, searcher.pairs, n_confirm=n_confirm, alpha_each=alpha / (2 * (len(chosen) + 1)))
+    chosen = add_rare(chosen, rare, epsilon)
+    del half_a, half_b, searcher
     explored = (f"exploration: {2 * half} draws per input ({len(pairs)} ordered pairs, "
-                f"{len(candidates)} candidate events, half to fit and half to rank them)")
+                f"{len(candidates) + len(rare)} candidate events, half to fit and half to rank them; "
+                f"rare events ranked by the bound they could certify)")
+    if any(len(c.inputs) > 2 for c in chosen):
+        explored += ("; pooled candidates count the draws of several inputs (one-sided Clopper-Pearson "
+                     "bounds hold for the average probability, Hoeffding 1956; see audit/pool.py)")
     if looks:  # the looks' sizes are relative to the confirmation budget
         looks = looks.rescaled(n_confirm)
     return _confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
                     n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks)
 
 
-def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: float):
-    """The confirmed candidate with the largest certified bound, as (bound, candidate, count
-    under x, count under x', lower P(S|x), upper P(S|x')), or None without candidates."""
-    best = None
-    for ci, c in enumerate(chosen):
-        a, b = hits[(ci, 0)], hits[(ci, 1)]
-        lb, p_low, q_up = bounds.epsilon_lower_bound(a, n, b, n, alpha_each)
-        if best is None or lb > best[0]:
-            best = (lb, c, a, b, p_low, q_up)
-    return best
-
-
-def _confirm(engine, prog, transform, chosen: list[Candidate], *, index, epsilon, samples, n_confirm,
-             alpha, explored, t0, looks=None) -> AuditResult:
+def _confirm(engine: Draws, prog: Progress, transform, chosen: list[Candidate], *, index, epsilon, samples,
+             n_confirm, alpha, explored, t0, looks=None) -> AuditResult:
     """Count the chosen events on fresh samples and turn the counts into the certified bound.
     ``looks`` [(cumulative draws, α)] stop at the first look that certifies a violation."""
     k = max(1, len(chosen))
@@ -384,37 +227,13 @@ def _confirm(engine, prog, transform, chosen: list[Candidate], *, index, epsilon
     if not chosen:
         return AuditResult("NO_EVIDENCE", epsilon, 0.0, 1 - alpha, None, samples,
                            time.perf_counter() - t0, detectable, None, method)
-    needed = sorted({u for c in chosen for u in c.pair}, key=lambda u: index[u])
-    hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
-    by_index = {index[u]: u for u in needed}
-    done = 0
-    for n_look, alpha_look in looks:
-        jobs = [(index[u], u, n, _PHASE_CONFIRM) for u in needed for n in _chunks(n_look - done)]
-        prog.add_total(sum(j[2] for j in jobs))
-        for i, out in engine.draw(jobs):
-            u = by_index[i]
-            view = transform(out, u) if callable(transform) else transform.transform(out, u)
-            for ci, c in enumerate(chosen):
-                for role in (0, 1):
-                    if c.pair[role] == u:
-                        hits[(ci, role)] += view.count(c.event.mask(view))
-        done = n_look
-        best = best_confirmed(chosen, hits, done, alpha_look / (2 * k))
-        if hasattr(looks, "record"):
-            looks.record(done, alpha_look, best[0])
-        if best[0] > epsilon:
-            break
+    used = sorted({u for c in chosen for u in c.inputs}, key=lambda u: index[u])
+    view_of = transform if callable(transform) else transform.transform
+    done, best, k, _ = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
+                                   looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon)
     samples = samples - n_confirm + done
-    n_confirm = done
-    lb, c, a, b, p_low, q_up = best
-    witness = None
-    if lb > 0:
-        witness = {"pair": list(c.pair), "event": c.event.description, "family": c.family,
-                   "counts": [a, b], "samples": [n_confirm, n_confirm],
-                   "p_hat": a / n_confirm, "q_hat": b / n_confirm, "p_lower": p_low, "q_upper": q_up,
-                   "epsilon_lower_bound": lb, "candidates_confirmed": k,
-                   "predicted_from_exploration": c.predicted}
+    lb = best[0]
+    witness = witness_of(best, done, k, predicted_from_exploration=best[1].predicted)
     lb = max(lb, 0.0)
-    verdict = "VIOLATION" if lb > epsilon else "NO_EVIDENCE"
-    return AuditResult(verdict, epsilon, lb, 1 - alpha, witness, samples, time.perf_counter() - t0,
-                       detectable, None, method)
+    return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, samples,
+                       time.perf_counter() - t0, detectable, None, method)

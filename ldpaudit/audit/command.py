@@ -5,6 +5,7 @@
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
                    [--until-confident [--budget N]] [--report DIR] [--workers N]
+                   [--feature MODULE:FUNC] [--cluster ADDRESS]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
@@ -121,12 +122,18 @@ def add_parser(subparsers) -> None:
     p.add_argument("--budget", type=int, help="draws per input for --until-confident (default: --samples)")
     p.add_argument("--report", metavar="DIR", help="write report.md, report.html and PNG plots to DIR")
     p.add_argument("--workers", type=int, default=1, help="worker processes for per-call randomizers")
+    p.add_argument("--feature", metavar="MODULE:FUNC",
+                   help="project each output (each batch with --batch) before auditing, e.g. OLH's "
+                        "(seed, value) to the inputs it supports; runs in this process")
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
+                        "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run)
 
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
-              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers")
+              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers", "feature")
 
 
 def run(args) -> int:
@@ -181,9 +188,17 @@ def _randomizer(args):
         raise InvalidParameter("no randomizer: give TARGET (module:function or file.py:function) or --command")
     target_args = _target_args(args.target_arg)
     isolate = True if args.isolate is None else args.isolate
+    if isolate and getattr(args, "cluster", None):
+        from ldpaudit.audit.cluster import absolute_target
+
+        args.target = absolute_target(args.target)
     if isolate:
         return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
                                   warmup=args.warmup, memory_mb=args.memory_mb), True, True)
+    if getattr(args, "cluster", None):  # loaded again by name on the workers
+        from ldpaudit.audit.cluster import TargetFunction
+
+        return TargetFunction(args.target, target_args), bool(args.batch), False
     return load_target(args.target, target_args), bool(args.batch), False
 
 
@@ -195,7 +210,7 @@ def execute(args, journal=None) -> tuple[dict, int]:
                 raise InvalidParameter(f"{option} is required ({example}), unless --spec gives it")
     randomizer, batch, closable = _randomizer(args)
     try:
-        if closable and args.workers == 1:
+        if closable and args.workers == 1 and not getattr(args, "cluster", None):
             randomizer.start()  # the isolated worker loads while the auditor imports its libraries
         return _execute(args, journal, randomizer, batch, closable)
     finally:
@@ -222,11 +237,25 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
             raise InvalidParameter("--epsilon is required (the claimed ε), unless --spec gives it")
         epsilon = float(mech.claimed_epsilon)
     source = randomizer
-    if journal is not None:
+    connection = None
+    if getattr(args, "cluster", None):  # chunks are journaled as their counts arrive from the workers
+        from ldpaudit.audit.cluster import Connection
+
+        connection = Connection(args.cluster, journal=journal)
+    elif journal is not None:
         randomizer, batch = journaled(randomizer, journal, batch=batch), True
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
+    if getattr(args, "feature", None):
+        from ldpaudit.audit.adapters import load_target
+        from ldpaudit.audit.projection import per_output
+
+        feature = load_target(args.feature)
+        # The feature follows the target's own convention (--batch or not), whatever the transport.
+        options["feature"] = per_output(feature) if batch and not args.batch else feature
+    if connection is not None:
+        options["cluster"] = connection
     rounds = None
     if args.until_confident:
         result, rounds = sequential_audit(randomizer, budget=args.budget or args.samples, **options)
@@ -234,6 +263,14 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
         result = audit(randomizer, samples=args.samples, **options)
     payload = result.to_json()
     payload.update(_isolation(source, closable))
+    if connection is not None:
+        stats = dict(connection.stats)
+        if stats.get("sandbox"):   # as confined on the workers
+            payload["sandbox"] = stats.pop("sandbox")
+        elif not closable:
+            payload["sandbox"] = {**payload["sandbox"], "fallback": "the randomizer ran unconfined in a child "
+                                  "process of each Dask worker (--no-isolate); drop --no-isolate to sandbox it there"}
+        payload["cluster"] = stats
     if rounds is not None:
         payload["rounds"] = rounds_json(rounds)
     if args.report:

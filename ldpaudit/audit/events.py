@@ -24,13 +24,14 @@ from functools import partial
 
 import numpy as np
 
-from ldpaudit.audit.bounds import bound_sd, predicted_bound
+from ldpaudit.audit.bounds import EXPLORE_Z, bound_sd, predicted_bound, wilson_lower, wilson_upper
 from ldpaudit.audit.features import Featurizer, View
 
 SCORE_BINS = 2048
 MAX_PROJECTION_CELLS = 4096
 MAX_PROJECTION_COLUMNS = 4
 MAX_DESCRIBED = 8
+SCREEN_CODES = 64               # codes per input looked at when screening many pairs
 
 
 class Event:
@@ -47,6 +48,10 @@ class Event:
 
     def mask(self, view: View) -> np.ndarray:
         raise NotImplementedError
+
+    def hits(self, view, u, role: int) -> int:
+        """How many draws of ``view`` (outputs of input u in role 0 = x or 1 = x') are in S."""
+        return view.count(self.mask(view))
 
 
 @dataclass(eq=False)
@@ -97,6 +102,18 @@ class Candidate:
     p_explore: float
     q_explore: float
     sd: float = 0.0
+
+    def roles(self, u) -> tuple:
+        """The roles (0: x, 1: x') input u plays in this candidate."""
+        return tuple(r for r in (0, 1) if self.pair[r] == u)
+
+    @property
+    def inputs(self) -> tuple:
+        return tuple(self.pair)
+
+    def trials(self, n: int) -> tuple[int, int]:
+        """Trials behind the counts under x and under x' after n draws per input."""
+        return n, n
 
 
 def _joint_code(cats: np.ndarray, columns, strides) -> np.ndarray:
@@ -152,18 +169,29 @@ class Search:
         if len(pairs) <= keep:
             return pairs
         counts = self.cols_a if self.vector else self.codes_a
-        inputs = sorted({u for p in pairs for u in p}, key=lambda u: list(counts).index(u))
+        position = {u: i for i, u in enumerate(counts)}
+        inputs = sorted({u for p in pairs for u in p}, key=position.get)
         row = {u: i for i, u in enumerate(inputs)}
         freq = np.stack([counts[u] / self.a[u].n for u in inputs])
         n_min = min(self.a[u].n for u in inputs)
-        score = {}
+        # predicted_bound(p, q) = ln(low(p)) - ln(up(q)), computed once per input and side.
+        with np.errstate(divide="ignore"):
+            log_low = np.log(wilson_lower(wilson_lower(freq, n_min, EXPLORE_Z), self.n_confirm, self.z))
+            log_up = np.log(wilson_upper(wilson_upper(freq, n_min, EXPLORE_Z), self.n_confirm, self.z))
+        # Per x, only the SCREEN_CODES codes most typical of x against the average input.
+        with np.errstate(invalid="ignore"):
+            typical_up = np.where(np.isfinite(log_up), log_up, 0.0).mean(axis=0)
+        score = np.full((len(inputs), len(inputs)), -np.inf)
         for x in {p[0] for p in pairs}:
-            pred = predicted_bound(freq[row[x]][None, :], freq, self.n_confirm, self.z, n_min)
-            best = pred.max(axis=1)
-            for y in inputs:
-                score[(x, y)] = best[row[y]]
-        order = sorted(range(len(pairs)), key=lambda i: -score[pairs[i]])[:keep]
-        return [pairs[i] for i in sorted(order)]
+            lx = log_low[row[x]]
+            live = np.flatnonzero(np.isfinite(lx))
+            if len(live) > SCREEN_CODES:
+                live = live[np.argpartition(-(lx[live] - typical_up[live]), SCREEN_CODES)[:SCREEN_CODES]]
+            if len(live):
+                score[row[x]] = (lx[live][None, :] - log_up[:, live]).max(axis=1)
+        flat = score[[row[p[0]] for p in pairs], [row[p[1]] for p in pairs]]
+        order = np.argsort(-flat, kind="stable")[:keep]
+        return [pairs[i] for i in np.sort(order)]
 
     # -- families ------------------------------------------------------------------------
     def histogram(self, x, y) -> list[Candidate]:
@@ -368,18 +396,22 @@ def _intervals(codes: np.ndarray, edges: np.ndarray) -> list[str]:
 
 
 def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confirm: int, z: float,
-           max_pairs: int = 1000) -> list[Candidate]:
-    """All families' best event per pair, sorted by predicted certified bound (best first)."""
-    s = Search(feat, half_a, half_b, n_confirm, z)
+           max_pairs: int = 1000, searcher: Search | None = None, extra: list | None = None) -> list[Candidate]:
+    """All families' best event per pair, and the ``extra`` candidates, sorted by predicted
+    certified bound (best first). The pairs kept by screening are left in ``searcher.pairs``."""
+    s = searcher or Search(feat, half_a, half_b, n_confirm, z)
     pairs = s.screen(pairs, max_pairs)
+    s.pairs = pairs
     candidates = []
     for x, y in pairs:
         candidates += s.histogram(x, y)
         candidates += s.projection(x, y)
     candidates += s.linear(pairs)
+    candidates += extra or []
     n_rank = min(v.n for v in half_b.values())
     for c in candidates:
-        c.sd = float(bound_sd(c.p_explore, c.q_explore, n_confirm))
+        if not c.sd:
+            c.sd = float(bound_sd(c.p_explore, c.q_explore, n_confirm))
     candidates.sort(key=lambda c: -(c.predicted - _complexity_penalty(c, feat, n_rank)))
     return candidates
 

@@ -408,6 +408,29 @@ class ExternalRandomizer:
                 where = where.replace(" (call", " (at or before call")
         return self._fail(x, f"the program {how} before replying{where}")
 
+    def load_error(self) -> str | None:
+        """Start the isolation worker and wait until its target has loaded, without calling
+        it: None if it loaded, else the loader's message (a cluster's probe, cluster.py)."""
+        self.start()
+        try:
+            self.proc.stdin.write(b'{"probe": true}\n')
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass    # it exited after writing its load error: read that below
+        wait = self.policy.warmup + GRACE
+        try:
+            line = self._readline("(none: load check)", time.monotonic() + wait, wait)
+            reply = json.loads(line)
+        except RandomizerError as exc:
+            return str(exc)
+        except ValueError:
+            reply = {"error": f"replied {line[:80]!r} to a load check"}
+        if isinstance(reply, dict) and reply.get("loaded"):
+            self._note_worker(reply)
+            return None
+        self.close()
+        return str(reply.get("error") if isinstance(reply, dict) else reply)
+
     # -- protocol --
 
     def _line_limit(self) -> float:

@@ -30,6 +30,7 @@ DISCRETE_AS_REAL = 1024         # integer outputs with more distinct pilot value
 FREQUENT_ROW_MIN = 5            # a vector output row needs this many exploration hits for a code
 MAX_ROW_CODES = 4096
 MAX_SET_UNIVERSE = 4096
+LUT_SPAN = 1 << 20              # integer outputs spanning fewer values get their codes by table lookup
 _KEY_MULTIPLIERS = np.random.default_rng(0x5EED).integers(1, 2**63, size=1 << 16, dtype=np.uint64) | np.uint64(1)
 
 
@@ -42,6 +43,8 @@ class View:
     weights: np.ndarray | None      # int64 (r,) multiplicities, None for all ones
     keys: np.ndarray | None         # uint64 (r,) row hashes for vector/set outputs
     n: int                          # number of draws represented
+    fbits: np.ndarray | None = None  # bool (r, f) float-level features of real outputs (floats.py)
+    raw: np.ndarray | None = None    # float (r,) or (r, m) real outputs, for witnesses
 
     def count(self, mask: np.ndarray) -> int:
         if self.weights is None:
@@ -62,7 +65,7 @@ def concat_views(views: list[View]) -> View:
                                   for v in views])
     else:
         weights = None
-    return View(cat("codes"), cat("cats"), weights, cat("keys"), sum(v.n for v in views))
+    return View(cat("codes"), cat("cats"), weights, cat("keys"), sum(v.n for v in views), cat("fbits"), cat("raw"))
 
 
 def _weighted_quantiles(values: np.ndarray, weights: np.ndarray | None, levels) -> np.ndarray:
@@ -152,6 +155,7 @@ class Featurizer:
         self.universe: dict | None = None
         self.row_keys = np.zeros(0, dtype=np.uint64)
         self.row_cats: np.ndarray | None = None
+        self.floats = None
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, pilots: list[tuple[object, Outputs]]) -> "Featurizer":
@@ -199,11 +203,29 @@ class Featurizer:
             for _ in elements:
                 self.columns.append(_Column("cat", values=np.array([0, 1])))
             self.columns.append(_Column("cat", values=np.arange(4)))   # elements outside the universe
+        self._fit_floats(pilots)
         return self
+
+    def _fit_floats(self, pilots) -> None:
+        """Float-level features (floats.py) of real scalar outputs and real vector columns."""
+        from ldpaudit.audit.floats import FloatFeatures
+
+        outs = [(x, out) for x, out in pilots if out.n]
+        if not all(out.kind == "array" and out.values.dtype.kind == "f" for _, out in outs):
+            return
+        if self.shape == "real":
+            columns = {None: {x: out.values for x, out in outs}}
+        elif self.shape == "vector":
+            columns = {j: {x: out.values[:, j] for x, out in outs}
+                       for j, c in enumerate(self.columns) if c.kind == "real"}
+        else:
+            return
+        self.floats = FloatFeatures.fit(columns, [x for x, _ in outs])
 
     def freeze(self, exploration: list[View]) -> None:
         """Fix the codes: discrete codes seen so far, and the frequent rows of vector/set outputs."""
         self.frozen = True
+        self._lut = None
         if self.shape in ("vector", "set"):
             keys = np.concatenate([v.keys for v in exploration])
             weights = np.concatenate([v.weights if v.weights is not None else np.ones(len(v.keys), np.int64)
@@ -247,7 +269,7 @@ class Featurizer:
         if self.shape == "real":
             vals = out.values if out.kind == "array" else np.array(out.values, dtype=float)
             codes = np.searchsorted(self.edges, vals, side="right").astype(np.int64)
-            return View(codes, None, weights, None, out.n)
+            return self._with_floats(View(codes, None, weights, None, out.n), vals)
         if self.shape == "vector":
             cols = _columns_of(out)
             cats = np.empty((len(cols[0]) if cols else 0, self.width), dtype=np.uint8)
@@ -257,9 +279,20 @@ class Featurizer:
             cats = self._membership(out.values)
         keys = _row_keys(cats)
         codes = self._row_codes(keys) if self.frozen else np.zeros(len(keys), np.int64)
-        return View(codes, cats, weights, keys, out.n)
+        view = View(codes, cats, weights, keys, out.n)
+        return self._with_floats(view, out.values) if self.shape == "vector" else view
+
+    def _with_floats(self, view: View, values) -> View:
+        if self.floats is not None:
+            vals = np.asarray(values, dtype=float)
+            view.fbits = self.floats.transform(vals)
+            view.raw = vals
+        return view
 
     def _discrete_codes(self, out: Outputs) -> np.ndarray:
+        fast = self._lut_codes(out)
+        if fast is not None:
+            return fast
         if out.kind == "array":
             uniq, inverse = np.unique(out.values, return_inverse=True)
             uniq = uniq.tolist()
@@ -281,6 +314,34 @@ class Featurizer:
         else:
             mapped[mapped < 0] = MAX_DISCRETE_CODES
         return mapped if inverse is None else mapped[inverse.ravel()]
+
+    def _lut_codes(self, out: Outputs) -> np.ndarray | None:
+        """Codes of small integer outputs by table lookup, when every value already has a code
+        (or the codes are frozen); None to take the general path."""
+        if out.kind != "array" or out.values.dtype.kind not in "iu" or not out.n:
+            return None
+        vals = out.values
+        lo, hi = int(vals.min()), int(vals.max())
+        if hi - lo > LUT_SPAN:
+            return None
+        lut = getattr(self, "_lut", None)
+        if lut is None or self._lut_size != len(self.value_of_code) or lo < self._lut_lo or \
+                hi >= self._lut_lo + len(lut):
+            keys = {int(v): c for v, c in self.code_of.items()
+                    if isinstance(v, numbers.Real) and not isinstance(v, bool) and float(v).is_integer()}
+            base = min([lo, *keys])
+            top = max([hi, *keys])
+            if top - base > LUT_SPAN:
+                return None
+            other = len(self.value_of_code) if self.frozen else -1
+            lut = np.full(top - base + 1, other, dtype=np.int64)
+            for v, c in keys.items():
+                lut[v - base] = c
+            self._lut, self._lut_lo, self._lut_size = lut, base, len(self.value_of_code)
+        codes = lut[vals - self._lut_lo]
+        if not self.frozen and (codes < 0).any():
+            return None
+        return codes
 
     def _membership(self, sets) -> np.ndarray:
         m = len(self.universe)

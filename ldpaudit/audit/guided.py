@@ -29,6 +29,7 @@ from scipy import integrate, stats
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
+from ldpaudit.audit.engine import AuditResult, Progress, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, CodeSetEvent, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
 
@@ -455,6 +456,41 @@ class Plan:
         shown = ", ".join(map(repr, labels[:8])) + (f", ... ({len(labels) - 8} more)" if len(labels) > 8 else "")
         return f"y in {{{shown}}}"
 
+    def pooled_conformance_events(self, used: list) -> list[tuple[Event, float, int]]:
+        """Events whose probability the spec makes the same under every input (y = x under x,
+        x in y, y[x] = v, the other coordinates): one test each on the draws of all inputs
+        (trials per draw per input given), far more powerful than one test per input."""
+        out = []
+        if len(used) < 2:
+            return out
+        if self.kind == "product":
+            column = {u: self.position[u] for u in used}
+            for v in self.values[1:]:
+                out.append((_PooledRelation(column=column, value=v, description=f"y[x] = {v} under every x (pooled)"),
+                            self.on.get(v, 0.0), 1))
+                out.append((_PooledRelation(column=column, value=v, off=True,
+                                            description=f"y[j] = {v} for j != x under every x (pooled)"),
+                            self.off.get(v, 0.0), self.d - 1))
+        elif self.kind == "subset":
+            column = {u: u for u in used}
+            g = [sum(t[3] for t in self._subset_patterns(u, next(e for e in range(self.d) if e != u)) if t[0] == 1)
+                 for u in used]
+            if max(g) - min(g) <= 1e-12 * max(g):
+                out.append((_PooledRelation(column=column, description="x in y under every x (pooled)"), g[0], 1))
+        elif self.kind == "element":
+            if all(isinstance(u, int) and 0 <= u < self.size for u in used):
+                ps = [self._subset_weight(u, u) for u in used]
+                if max(ps) - min(ps) <= 1e-12 * max(ps):
+                    out.append((_PooledRelation(code={u: u for u in used}, description="y = x under every x (pooled)"),
+                                ps[0], 1))
+        elif self.kind == "finite":
+            if all(u in self.label_index for u in used):
+                code = {u: self.label_index[u] for u in used}
+                ps = [float(self.P[u][code[u]]) for u in used]
+                if max(ps) - min(ps) <= 1e-12 * max(ps):
+                    out.append((_PooledRelation(code=code, description="y = x under every x (pooled)"), ps[0], 1))
+        return out
+
     # conformance events: (event, expected probability, pooled column count or None)
     def conformance_events(self, x, pair_events: list) -> list[tuple[Event, float, int]]:
         """Events whose frequency under input x the spec fixes exactly: (event, p, trials per draw)."""
@@ -509,11 +545,35 @@ class _OffColumns(Event):
     description: str = ""
     real: bool = False
 
-    def hits(self, view) -> int:
+    def hits(self, view, u=None, role: int = 0) -> int:
         mat = view.mat
         hit = mat >= self.value if self.real else mat == self.value
         per_row = hit.sum(axis=1) - hit[:, self.i]
         return int(per_row.sum() if view.weights is None else (per_row * view.weights).sum())
+
+
+@dataclass(eq=False)
+class _PooledRelation(Event):
+    """A conformance event that depends on the input u through one relation, counted on the
+    draws of every input: y = u (codes), u in y / y[pos(u)] = value (column of u), or the
+    other columns of u (``off``, (d-1) trials per draw). Under the spec its count over all
+    inputs is a sum of independent Bernoulli draws of one shared probability, a binomial."""
+
+    column: dict | None = None          # u -> column of mat
+    code: dict | None = None            # u -> output code
+    value: object = True
+    off: bool = False
+    real: bool = False
+    description: str = ""
+
+    def hits(self, view, u=None, role: int = 0) -> int:
+        if self.code is not None:
+            return view.count(view.codes == self.code[u])
+        j = self.column[u]
+        if self.off:
+            return _OffColumns(j, self.value, real=self.real).hits(view)
+        col = view.mat[:, j]
+        return view.count(col >= self.value if self.real else col == self.value)
 
 
 def _member(x, a) -> str:
@@ -580,12 +640,10 @@ def _holm(pvalues: list[float], alpha: float) -> list[bool]:
 
 
 def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, seed, spec, events,
-                 workers, progress, max_confirm, t0, looks=None):
+                 workers, progress, max_confirm, t0, looks=None, cluster=None):
     """Audit with candidate events fixed before sampling. ``looks`` (cumulative draws per
     input, α of that look) lets a sequential audit stop at the first look that certifies a
     violation; by default there is one look at (samples, alpha)."""
-    from ldpaudit.audit.auditor import AuditResult, _Engine, _Progress, _chunks, best_confirmed
-
     index = {x: i for i, x in enumerate(inputs)}
     n = samples
     z = bounds.z_value(alpha / (2 * max_confirm))
@@ -610,57 +668,44 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
 
     used = sorted({u for p in pairs for u in p}, key=index.get) if plan is not None else \
         sorted({u for c in chosen for u in c.pair}, key=index.get)
-    tests: list[tuple] = []     # (input, event, p, trials per draw)
+    tests: list[tuple] = []     # (input or None for every input, event, p, trials per draw)
     if plan is not None:
         for u in used:
             roles = [(c, role) for c in chosen for role in (0, 1) if c.pair[role] == u]
             for ev, p, per in plan.conformance_events(u, roles):
                 tests.append((u, ev, p, per))
+        for ev, p, per in plan.pooled_conformance_events(used):
+            tests.append((None, ev, p, per * len(used)))
 
-    prog = _Progress(progress, 0)
-    engine = _Engine(sampler, seed, int(workers), prog)
-    hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
+    prog = Progress(progress)
+    engine = make_draws(sampler, seed, int(workers), prog, cluster)
     test_hits = [0] * len(tests)
+    tests_of: dict = {}
+    for ti, (tu, ev, _, _) in enumerate(tests):
+        tests_of.setdefault(tu, []).append((ti, ev))
+
+    def count_tests(u, view) -> list[int]:
+        counts = [0] * len(tests)
+        for ti, ev in [*tests_of.get(u, ()), *tests_of.get(None, ())]:
+            counts[ti] += ev.hits(view, u, 0)
+        return counts
+
     looks = looks or [(n, alpha)]
-    k = max(1, len(chosen))
-    done = 0
-    best = None
+    view_of = plan.view if plan is not None else (lambda out, u: SpecView(out.n, out.counts, raw=out))
     try:
-        for n_look, alpha_look in looks:
-            jobs = [(index[u], u, m, _PHASE_GUIDED) for u in used for m in _chunks(n_look - done)]
-            prog.add_total(sum(j[2] for j in jobs))
-            for i, out in engine.draw(jobs):
-                u = inputs[i]
-                view = plan.view(out, u) if plan is not None else SpecView(out.n, out.counts, raw=out)
-                for ci, c in enumerate(chosen):
-                    for role in (0, 1):
-                        if c.pair[role] == u:
-                            hits[(ci, role)] += view.count(c.event.mask(view))
-                for ti, (tu, ev, _, _) in enumerate(tests):
-                    if tu == u:
-                        test_hits[ti] += ev.hits(view) if isinstance(ev, _OffColumns) else view.count(ev.mask(view))
-            done = n_look
-            alpha_each = alpha_look / (2 * k)
-            best = best_confirmed(chosen, hits, done, alpha_each)
-            if hasattr(looks, "record"):
-                looks.record(done, alpha_look, best[0] if best is not None else 0.0)
-            if best is not None and best[0] > epsilon:
-                break
+        done, best, k, alpha_each = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
+                                                   looks=looks, phase=_PHASE_GUIDED, epsilon=epsilon,
+                                                   on_view=count_tests, view_counts=test_hits)
     finally:
         engine.close()
         prog.close()
 
     n = done
-    witness = None
     lb = 0.0
+    witness = None
     if best is not None:
-        lb, c, a, b, p_low, q_up = best
-        if lb > 0:
-            witness = {"pair": list(c.pair), "event": c.event.description, "family": c.family,
-                       "counts": [a, b], "samples": [n, n], "p_hat": a / n, "q_hat": b / n,
-                       "p_lower": p_low, "q_upper": q_up, "epsilon_lower_bound": lb,
-                       "candidates_confirmed": k, "p_spec": c.p_explore, "q_spec": c.q_explore}
-        lb = max(lb, 0.0)
+        lb = max(best[0], 0.0)
+        witness = witness_of(best, n, k, p_spec=best[1].p_explore, q_spec=best[1].q_explore)
     conformance = None
     if plan is not None:
         conformance = _conformance(tests, test_hits, n, alpha)
@@ -671,8 +716,7 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
               f"ε-LDP randomizer is reported as a VIOLATION with probability at most α = {alpha:g}")
     if conformance is not None:
         method += f"; conformance: {conformance['method']}"
-    verdict = "VIOLATION" if lb > epsilon else "NO_EVIDENCE"
-    return AuditResult(verdict, epsilon, lb, 1 - alpha, witness, n,
+    return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, n,
                        time.perf_counter() - t0, bounds.detectable_epsilon(n, alpha_each),
                        conformance, method)
 
@@ -689,7 +733,7 @@ def _conformance(tests, test_hits, n: int, alpha: float) -> dict:
         i = min(rejected, key=lambda j: pvalues[j])
         u, ev, p, per = tests[i]
         trials = n * per
-        discrepancy = {"input": u, "event": ev.description, "count": test_hits[i], "trials": trials,
+        discrepancy = {"input": u if u is not None else "every input (pooled)", "event": ev.description, "count": test_hits[i], "trials": trials,
                        "observed_frequency": test_hits[i] / trials, "expected_probability": p,
                        "p_value": pvalues[i]}
     return {"passed": not rejected, "tests": len(tests), "rejected": len(rejected), "alpha": alpha,

@@ -9,7 +9,8 @@ and the result is exactly that of an uninterrupted run with the same seed, where
 previous run was killed.
 
 Layout: ``args.json`` (the command line to resume with), ``chunks/<key>.npz`` or
-``chunks/<key>.json`` (the outputs of one chunk), ``result.json`` (written at the end).
+``chunks/<key>.json`` (the outputs of one chunk), ``chunks/<key>.tally.json`` (a
+confirmation chunk's event counts, from a cluster), ``result.json`` (written at the end).
 """
 
 from __future__ import annotations
@@ -88,6 +89,9 @@ class Journal:
         text = json.dumps([repr(x), int(n), str(seed_seq.entropy), list(map(int, seed_seq.spawn_key))])
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
+    def has(self, key: str) -> bool:
+        return any((self.chunks / f"{key}{ext}").exists() for ext in (".npz", ".json"))
+
     def load(self, key: str):
         npz, js = self.chunks / f"{key}.npz", self.chunks / f"{key}.json"
         if npz.exists():
@@ -106,6 +110,17 @@ class Journal:
                 return Histogram([decode(v) for v in stored["values"]], counts, int(counts.sum()))
             return [decode(v) for v in stored]
         return None
+
+    def has_tally(self, key: str) -> bool:
+        return (self.chunks / f"{key}.tally.json").exists()
+
+    def store_tally(self, key: str, counts) -> None:
+        """The confirmation counts of one chunk (a cluster computes them where the chunk is
+        drawn): a resumed audit with the same arguments counts the same events."""
+        atomic_write(self.chunks / f"{key}.tally.json", json.dumps([int(c) for c in counts]).encode())
+
+    def load_tally(self, key: str) -> np.ndarray:
+        return np.array(json.loads((self.chunks / f"{key}.tally.json").read_text()), dtype=np.int64)
 
     def store(self, key: str, outputs) -> None:
         if isinstance(outputs, Histogram):

@@ -12,7 +12,9 @@ It speaks the same JSON-lines protocol as any ``--command`` program (see
   for a hung one; every line also carries ``"limit"``, the next call's time limit, and
   ``"slowest"``, the slowest call after the first;
 - ``{"error": ..., "kind": ..., "call": i}`` replies naming the call (counted from 1 over
-  the worker's life) that failed.
+  the worker's life) that failed;
+- ``{"probe": true}`` is answered ``{"loaded": true}`` once the target has loaded (or with
+  the load error), without calling it.
 
 Usage: ``python -m ldpaudit.audit.worker TARGET [--batch] [--arg name=value ...]
 [--warmup S] [--floor S] [--factor F]``: the first call may take ``--warmup`` seconds, later
@@ -233,6 +235,9 @@ def main(argv=None) -> int:
         if not line.strip():
             continue
         request = json.loads(line)
+        if request.get("probe"):  # the target has loaded (a cluster checks this before sampling)
+            send({"loaded": True})
+            continue
         x, count, seed = request["input"], int(request["count"]), int(request["seed"])
         if isinstance(x, list):
             x = tuple(x)

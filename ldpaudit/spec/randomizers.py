@@ -288,8 +288,19 @@ def rr_bit(*, bits, bit=None, epsilon, j=None) -> Sampler:
     return sample
 
 
+def _snap(y: np.ndarray, scale: float) -> np.ndarray:
+    """Round real outputs to multiples of a power of two 2^20 times finer than the noise scale.
+    ``x + Laplace`` in float64 is not private over the doubles (the values reachable from two
+    inputs differ below the grid of y - x; Mironov, CCS 2012); rounding to a grid far coarser
+    than the noise's float granularity is post-processing of the real Laplace output and
+    reaches the same doubles from every input."""
+    grid = 2.0 ** (math.floor(math.log2(scale)) - 20)
+    return np.round(y / grid) * grid
+
+
 def laplace_mean(*, M, epsilon) -> Sampler:
-    """Laplace mechanism for a bounded mean: y = x + Laplace(2M/ε), x in [-M, M]."""
+    """Laplace mechanism for a bounded mean: y = x + Laplace(2M/ε), x in [-M, M], rounded to
+    a grid 2^20 times finer than the noise scale (see ``_snap``)."""
     try:
         bound = float(M)
     except (TypeError, ValueError):
@@ -309,13 +320,14 @@ def laplace_mean(*, M, epsilon) -> Sampler:
         if not -bound <= xf <= bound:
             raise InvalidParameter(f"input x={x!r} is outside the domain [-{bound}, {bound}] of Laplace mean")
         n, rng = _n(n), _rng(rng)
-        return xf + rng.laplace(0.0, scale, size=n)
+        return _snap(xf + rng.laplace(0.0, scale, size=n), scale)
 
     return sample
 
 
 def laplace_histogram(*, K, epsilon) -> Sampler:
-    """Laplace histogram: one-hot of bin x plus Laplace(2/ε) noise on each of the K coordinates."""
+    """Laplace histogram: one-hot of bin x plus Laplace(2/ε) noise on each of the K coordinates,
+    rounded to a grid 2^20 times finer than the noise scale (see ``_snap``)."""
     K = _size("K", K, low=1)
     eps = _epsilon(epsilon)
     if eps == 0:
@@ -327,7 +339,7 @@ def laplace_histogram(*, K, epsilon) -> Sampler:
         n, rng = _n(n), _rng(rng)
         y = rng.laplace(0.0, scale, size=(n, K))
         y[:, xi] += 1.0
-        return y
+        return _snap(y, scale)
 
     return sample
 
@@ -428,7 +440,7 @@ def duchi_binary_mean(*, B, epsilon) -> Sampler:
 
 def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
     """UVRR2 (Joseph et al.): x clipped to [mu1 - r, mu1 + r], plus Laplace noise of scale
-    2r/ε (the clipped value has sensitivity 2r)."""
+    2r/ε (the clipped value has sensitivity 2r), rounded to a grid (see ``_snap``)."""
     eps = _epsilon(epsilon)
     if eps == 0:
         raise InvalidParameter("epsilon=0 gives infinite Laplace noise; pass epsilon > 0")
@@ -438,7 +450,7 @@ def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
     def sample(x, n, rng):
         clipped = float(min(max(_real_input(x, "Joseph UVRR2"), center - half), center + half))
         n, rng = _n(n), _rng(rng)
-        return clipped + rng.laplace(0.0, scale, size=n)
+        return _snap(clipped + rng.laplace(0.0, scale, size=n), scale)
 
     return sample
 

@@ -1,0 +1,579 @@
+"""Sampling on a Dask cluster (``dask.distributed``), behind the same engine as local audits.
+
+The auditor's work is chunks of draws, each from its own seed
+``SeedSequence(audit seed, spawn_key=(phase, input index, chunk number))`` (engine.Draws.tasks);
+here each chunk is one Dask task. A task samples its chunk on a worker, in the same isolated
+worker process as a local audit (external.py) when the randomizer is one (a Python function
+runs in a single-threaded child of the worker), and sends back counts: a confirmation chunk
+the counts of the chosen events (engine.Tally, computed on the worker), an exploration chunk
+its validated outputs (adapters.Outputs: discrete outputs as distinct values and counts; real
+values as the chunk's array, exploration being capped at 2 x 2^19 draws per input). The
+client consumes the results in chunk order, at most a few tasks per worker thread ahead, so
+its memory does not grow with the number of draws, and the counts it adds up are those of a
+local run: the same seed gives the same verdict, bound and witness on one process, N local
+workers or a cluster.
+
+- Where: ``cluster="tcp://host:8786"`` (a running scheduler), ``"local:N"`` (a LocalCluster
+  of N single-threaded worker processes, for one machine) or a ``distributed.Client``.
+- Probe: before any sampling, one task per worker loads the randomizer there (for an isolated
+  target: starts its isolation worker and waits for the target to load, without calling it;
+  for a ``--command`` program: finds the program). A worker that cannot is named in a
+  one-line RandomizerError (exit 2).
+- Journal: a chunk is written to the journal when its result arrives (journal.py: its
+  outputs' counts, or a confirmation chunk's event counts); a resumed audit replays the stored
+  chunks and submits only the missing ones. Every chunk has one task, keyed by
+  (audit, phase, input, chunk number), whose result is taken once: a task that Dask re-runs
+  after losing its worker replaces its result, it cannot add to it.
+
+Dask is imported only here, and this module only when ``cluster`` is given.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ldpaudit.audit.adapters import Histogram, Outputs, Sampler, _outputs_from_batch, check_output_space, load_target
+from ldpaudit.audit.engine import Draws, Progress
+from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
+
+#: tasks in flight per worker thread: enough to keep every thread busy while results travel
+TASKS_PER_THREAD = 2
+CONNECT_TIMEOUT = 10.0          # seconds to reach a scheduler
+WORKERS_TIMEOUT = 60.0          # seconds to wait for a first worker to join
+IDLE_CLOSE = 600.0              # a worker closes samplers unused this long (their client died)
+
+
+@dataclass
+class Connection:
+    """Where to sample (``address``: a scheduler address, ``"local:N"`` or a
+    ``distributed.Client``) and, for the CLI, the journal to record chunks in. After the
+    audit, ``stats`` says how many chunks were submitted and replayed, on how many workers."""
+
+    address: object
+    journal: object = None
+    stats: dict = field(default_factory=dict)
+
+
+# -- what the workers run ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a worker builds the sampler: ``kind`` "external" (an isolated target or a
+    ``--command`` program, started on the worker; ``payload`` its settings) or "pickled" (a
+    Python function, cloudpickled; it must be importable there or defined in ``__main__``)."""
+
+    token: str
+    kind: str
+    payload: object
+    name: str
+    batch: bool
+    output_space: bytes | None
+    digest: bool
+
+
+_SAMPLERS: dict = {}            # on a worker: (recipe token, thread) -> (Sampler or _Child, last use)
+
+
+def _build(recipe: Recipe):
+    import cloudpickle
+
+    space = cloudpickle.loads(recipe.output_space) if recipe.output_space is not None else None
+    if recipe.kind == "external":
+        from ldpaudit.audit.external import ExternalRandomizer, TimeoutPolicy
+
+        p = dict(recipe.payload)
+        argv = list(p["argv"])
+        if p["worker"]:     # ldpaudit's isolation worker: this machine's Python
+            argv[0] = sys.executable
+        env = dict(os.environ)
+        if p["hashseed"] is not None:
+            env["PYTHONHASHSEED"] = p["hashseed"]
+        randomizer = ExternalRandomizer(argv, policy=TimeoutPolicy(*p["policy"]), memory_mb=p["memory_mb"],
+                                        chunk=p["chunk"], name=recipe.name, env=env, sandbox=p["sandbox"],
+                                        worker=p["worker"])
+        return Sampler(randomizer, batch=True, output_space=space, digest=recipe.digest)
+    return Sampler(cloudpickle.loads(recipe.payload), batch=recipe.batch, output_space=space, digest=recipe.digest)
+
+
+class _Child:
+    """A Python function's sampler in a single-threaded child process of the Dask worker: a
+    per-call randomizer draws from the process-wide ``random``/``numpy.random`` (seeded per
+    chunk), and a Dask worker's own threads draw from ``random`` too (timer jitter, peer
+    choice), which would change the draws. The pipe carries pickles between this process and
+    its own child only."""
+
+    def __init__(self, recipe: Recipe):
+        import subprocess
+
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)  # where the worker finds modules
+        self.proc = subprocess.Popen([sys.executable, "-c", "from ldpaudit.audit.cluster import child_main; child_main()"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+        self.randomizer = self
+        try:
+            self._ask(recipe)
+        except BaseException:
+            self.close()
+            raise
+
+    def _ask(self, message):
+        import pickle
+
+        try:
+            pickle.dump(message, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.flush()
+            status, value = pickle.load(self.proc.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            code = self.proc.poll()
+            self.close()
+            raise RandomizerError(f"the process sampling the randomizer on this worker ended (exit status {code})") \
+                from None
+        if status == "error":
+            raise value
+        return value
+
+    def draw(self, x, n: int, seed: np.random.SeedSequence) -> Outputs:
+        return self._ask(("draw", x, n, seed.entropy, tuple(seed.spawn_key)))
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except Exception:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def child_main() -> None:
+    """The loop of :class:`_Child`: a recipe, then draw requests, one pickle each way."""
+    import pickle
+
+    channel = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)           # what the randomizer prints goes to stderr, not into the pipe
+    requests = sys.stdin.buffer
+
+    def reply(status, value):
+        try:
+            data = pickle.dumps((status, value), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:
+            data = pickle.dumps(("error", RandomizerError(f"cannot send back {type(value).__name__}: {exc}")))
+        channel.write(data)
+        channel.flush()
+
+    try:
+        sampler = _build(pickle.load(requests))
+    except EOFError:
+        return
+    except Exception as exc:
+        reply("error", exc if isinstance(exc, (ModuleNotFoundError, LdpAuditError)) else
+              RandomizerError(f"{type(exc).__name__}: {exc}"))
+        return
+    reply("ok", None)
+    while True:
+        try:
+            _, x, n, entropy, spawn_key = pickle.load(requests)
+        except EOFError:
+            return
+        try:
+            reply("ok", sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key)))
+        except LdpAuditError as exc:
+            reply("error", exc)
+        except Exception as exc:
+            reply("error", RandomizerError(f"{type(exc).__name__}: {exc}"))
+
+
+def _sampler(recipe: Recipe):
+    key = (recipe.token, threading.get_ident())
+    now = time.monotonic()
+    entry = _SAMPLERS.get(key)
+    if entry is None:
+        for old in [k for k, (_, used) in list(_SAMPLERS.items()) if now - used > IDLE_CLOSE]:
+            _close(_SAMPLERS.pop(old, (None, 0))[0])     # left by a client that died
+        entry = (_build(recipe) if recipe.kind == "external" else _Child(recipe), now)
+    _SAMPLERS[key] = (entry[0], now)
+    return entry[0]
+
+
+def _close(sampler) -> None:
+    close = getattr(getattr(sampler, "randomizer", None), "close", None)
+    if close is not None:
+        close()
+
+
+def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> Outputs:
+    """The task: draw one chunk from its seed, exactly as a local audit does."""
+    return _sampler(recipe).draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+
+
+_TALLIES: dict = {}             # on a worker: (recipe token, hash of the pickled tally) -> engine.Tally
+
+
+def tally_chunk(recipe: Recipe, blob: bytes, x, n: int, entropy: int, spawn_key: tuple, index: int):
+    """The confirmation task: draw one chunk and return (draws, its counts, the digest to
+    compare across workers or None); the outputs stay on the worker."""
+    import cloudpickle
+
+    from ldpaudit.audit.engine import repeat_digest
+
+    out = sample_chunk(recipe, x, n, entropy, spawn_key)
+    key = (recipe.token, hash(blob))
+    tally = _TALLIES.get(key)
+    if tally is None:
+        for old in [k for k in list(_TALLIES) if k[0] == recipe.token]:
+            _TALLIES.pop(old, None)     # an earlier phase of the same audit
+        tally = _TALLIES[key] = cloudpickle.loads(blob)
+    return out.n, tally(out, index), repeat_digest(out)
+
+
+def probe(recipe: Recipe) -> dict:
+    """The probe task: can this worker build the sampler (and load the target)? Nothing is
+    drawn. Returns {"error": None or a one-line reason, "module": the missing module or None,
+    "sandbox": how an isolated target is confined here}."""
+    out = {"error": None, "module": None, "sandbox": None}
+    try:
+        sampler = _sampler(recipe)
+    except ModuleNotFoundError as exc:
+        return {**out, "error": f"{type(exc).__name__}: {exc}", "module": exc.name}
+    except Exception as exc:
+        text = f"{type(exc).__name__}: {exc}"
+        return {**out, "error": text, "module": _missing_module(text)}
+    randomizer = sampler.randomizer
+    if recipe.kind == "external":
+        if randomizer.worker:
+            error = randomizer.load_error()
+            if error is not None:
+                release(recipe.token)
+                return {**out, "error": error, "module": _missing_module(error)}
+            out["sandbox"] = randomizer.describe()["sandbox"]
+        else:
+            program = randomizer.argv[0]
+            if shutil.which(program) is None:
+                return {**out, "error": f"program {program!r} is not found (PATH or path on this worker)"}
+            missing = [a for a in recipe.payload["files"] if not os.path.isfile(a)]
+            if missing:
+                return {**out, "error": f"file {missing[0]!r} of the command does not exist here "
+                                        f"(working directory {os.getcwd()!r})"}
+    return out
+
+
+def release(token: str) -> None:
+    """Close this worker's samplers of one audit (their isolation workers end)."""
+    for key in [k for k in list(_SAMPLERS) if k[0] == token]:
+        _close(_SAMPLERS.pop(key, (None, 0))[0])
+    for key in [k for k in list(_TALLIES) if k[0] == token]:
+        _TALLIES.pop(key, None)
+
+
+def _missing_module(text: str) -> str | None:
+    m = re.search(r"No module named '([^']+)'", text)
+    return m.group(1) if m else None
+
+
+# -- the client ------------------------------------------------------------------------------
+
+def recipe_of(sampler: Sampler, token: str) -> Recipe:
+    """What the workers need to rebuild ``sampler``."""
+    import cloudpickle
+
+    from ldpaudit.audit.external import ExternalRandomizer
+
+    r = sampler.randomizer
+    space = cloudpickle.dumps(sampler.output_space) if sampler.output_space is not None else None
+    if isinstance(r, ExternalRandomizer):
+        # files the command names (that exist here, or look like a path to a script)
+        files = [] if r.worker else [a for a in r.argv[1:]
+                                     if os.path.isfile(a) or (os.sep in a and os.path.splitext(a)[1])]
+        payload = {"argv": r.argv, "policy": (r.policy.warmup, r.policy.floor, r.policy.factor),
+                   "memory_mb": r.memory_mb, "chunk": r.chunk, "sandbox": r.sandbox, "worker": r.worker,
+                   "hashseed": (r.env or {}).get("PYTHONHASHSEED"), "files": files}
+        return Recipe(token, "external", payload, r.name, True, space, False)
+    try:
+        payload = cloudpickle.dumps(r)
+    except Exception as exc:
+        raise InvalidParameter(f"randomizer {_name(r)!r} cannot be sent to a cluster: {type(exc).__name__}: "
+                               f"{exc}; define it at module level in an importable module") from None
+    # the same private generator copied into every worker repeats its draws: compare digests
+    return Recipe(token, "pickled", payload, _name(r), sampler.batch, space, True)
+
+
+def _name(randomizer) -> str:
+    return getattr(randomizer, "__qualname__", None) or getattr(randomizer, "__name__", None) or repr(randomizer)
+
+
+def absolute_target(target: str) -> str:
+    """``file.py:function`` with the file's absolute path (workers start elsewhere)."""
+    where, sep, name = target.rpartition(":")
+    if sep and (where.endswith(".py") or os.sep in where) and os.path.isfile(where):
+        return f"{os.path.abspath(where)}:{name}"
+    return target
+
+
+class TargetFunction:
+    """A ``module:function`` / ``file.py:function`` target loaded in this process and again,
+    by name, wherever it is unpickled (on a worker), instead of being pickled by value."""
+
+    def __init__(self, target: str, target_args: dict | None = None):
+        self.target, self.target_args = absolute_target(target), dict(target_args or {})
+        self.func = load_target(self.target, self.target_args)
+        self.__name__ = self.__qualname__ = self.target
+
+    def __call__(self, *args):
+        return self.func(*args)
+
+    def __reduce__(self):
+        return TargetFunction, (self.target, self.target_args)
+
+
+def _connect(address):
+    """(client, cluster we started or None, whether we own the client)."""
+    try:
+        import distributed
+    except ImportError:
+        raise InvalidParameter("cluster: dask.distributed is not installed; pip install 'ldpaudit[cluster]'") from None
+    if isinstance(address, distributed.Client):
+        return address, None, False
+    if not isinstance(address, str) or not address.strip():
+        raise InvalidParameter(f"cluster={address!r}: give a scheduler address (tcp://host:8786), local:N or a "
+                               f"distributed.Client")
+    address = address.strip()
+    if address.startswith("local:"):
+        text = address.partition(":")[2]
+        if not text.isdigit() or not 1 <= int(text) <= 512:
+            raise InvalidParameter(f"--cluster {address!r}: local:N needs a number of worker processes N "
+                                   f"between 1 and 512, e.g. local:4")
+        cluster = distributed.LocalCluster(n_workers=int(text), threads_per_worker=1, processes=True,
+                                           dashboard_address=":0", silence_logs=logging.CRITICAL)
+        try:
+            return distributed.Client(cluster), cluster, True
+        except BaseException:
+            cluster.close()
+            raise
+    try:
+        client = distributed.Client(address, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise InvalidParameter(f"--cluster {address!r}: no Dask scheduler answers there ({type(exc).__name__}: "
+                               f"{str(exc).splitlines()[0] if str(exc) else ''}); start one with `dask scheduler` "
+                               f"and workers with `dask worker {address}`") from None
+    try:
+        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT)
+    except (TimeoutError, OSError):
+        client.close()
+        raise InvalidParameter(f"--cluster {address!r}: the scheduler has no workers after {WORKERS_TIMEOUT:g} s; "
+                               f"start some with `dask worker {address}`") from None
+    return client, None, True
+
+
+def _workers(client) -> dict:
+    try:
+        info = client.scheduler_info(n_workers=-1)
+    except TypeError:   # dask before 2025: every worker by default
+        info = client.scheduler_info()
+    return info["workers"]
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class ClusterDraws(Draws):
+    """engine.Draws with every chunk sampled by a Dask task (see the module docstring)."""
+
+    def __init__(self, sampler: Sampler, seed, progress: Progress, cluster):
+        super().__init__(sampler, seed, 1, progress)
+        self.connection = cluster if isinstance(cluster, Connection) else Connection(cluster)
+        self.journal = self.connection.journal
+        self.token = uuid.uuid4().hex[:16]
+        self.recipe = recipe_of(sampler, self.token)
+        self.client, self.local_cluster, self.own_client = _connect(self.connection.address)
+        self.futures: collections.deque = collections.deque()
+        self.submitted = self.replayed = 0
+        self.started = time.perf_counter()
+        try:
+            self.workers = self._probe()
+        except BaseException:
+            self.close()
+            raise
+        threads = sum(int(w.get("nthreads", 1)) for w in self.workers.values())
+        self.window = max(2, TASKS_PER_THREAD * threads)
+        progress.note = f" across {len(self.workers)} worker{'s' if len(self.workers) != 1 else ''}"
+        self.connection.stats.update(address=self._address(), workers=len(self.workers), threads=threads)
+
+    def _address(self) -> str:
+        address = self.connection.address
+        if isinstance(address, str):
+            return address
+        return str(getattr(getattr(self.client, "scheduler", None), "address", address))
+
+    def _probe(self) -> dict:
+        """One probe task per worker; a worker that cannot load the randomizer stops the audit."""
+        workers = _workers(self.client)
+        futures = {addr: self.client.submit(probe, self.recipe, workers=[addr], allow_other_workers=False,
+                                            pure=False, key=f"ldpaudit-probe-{self.token}-{i}")
+                   for i, addr in enumerate(workers)}
+        wait = float(self.recipe.payload["policy"][0]) + 60 if self.recipe.kind == "external" else 120.0
+        for addr, future in futures.items():
+            try:
+                found = future.result(timeout=wait)
+            except LdpAuditError:
+                raise
+            except Exception as exc:    # the task itself could not be unpickled or run there
+                missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+                found = {"error": f"{type(exc).__name__}: {exc}", "module": missing}
+            if found["error"] is not None:
+                name = workers[addr].get("name", addr)
+                label = addr if str(name) == addr else f"{addr} ({name})"
+                module = found.get("module")
+                if module:
+                    text = (f"randomizer {self.recipe.name!r} is not importable on Dask worker {label}: no module "
+                            f"named {module!r} there; install it on every worker (the same Python environment) "
+                            f"or put its directory on the workers' PYTHONPATH")
+                else:
+                    text = (f"randomizer {self.recipe.name!r} cannot be loaded on Dask worker {label}: "
+                            f"{_one_line(found['error'], 400)}")
+                raise RandomizerError(_one_line(text, 600))
+            if found.get("sandbox"):
+                self.connection.stats["sandbox"] = found["sandbox"]
+        return workers
+
+    def _key(self, task) -> str | None:
+        if self.journal is None:
+            return None
+        x, n, entropy, spawn_key = task
+        return self.journal.key(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+
+    def draw(self, jobs):
+        """Yields (input index, Outputs) in job order, like Draws.draw."""
+        for index, _, out in self._results(jobs, None):
+            yield index, out
+
+    def tally(self, jobs, tally):
+        """Yields (input index, counts) in job order, the counts computed by ``tally`` on the
+        worker that drew the chunk (engine.Tally: confirmation sends back counts only)."""
+        import cloudpickle
+
+        for c in getattr(tally, "chosen", ()):
+            c.event.description     # resolved here: the function describing it holds the exploration sample
+        try:
+            blob = cloudpickle.dumps(tally)
+        except Exception:   # something in the events cannot travel: count here
+            yield from super().tally(jobs, tally)
+            return
+        shipped = self.client.scatter(blob, broadcast=True)     # once per worker, not per task
+        try:
+            for index, _, row in self._results(jobs, (shipped, tally)):
+                yield index, row
+        finally:
+            shipped.release()
+
+    def _results(self, jobs, tally):
+        """(input index, draws, Outputs or tally row) of every job, in job order: replayed
+        from the journal, or computed by a task, at most ``window`` tasks ahead."""
+        queue = collections.deque()     # (input index, task, journal key, future or None: replay)
+        source = iter(zip(jobs, self.tasks(jobs)))
+        in_flight = 0
+
+        def stored(key) -> bool:
+            return key is not None and (self.journal.has(key) or (tally is not None and self.journal.has_tally(key)))
+
+        def fill():
+            nonlocal in_flight
+            while in_flight < self.window:
+                item = next(source, None)
+                if item is None:
+                    return
+                (index, *_), task = item
+                key = self._key(task)
+                if stored(key):
+                    queue.append((index, task, key, None))
+                    continue
+                phase, i, k = task[3]
+                if tally is None:
+                    future = self.client.submit(sample_chunk, self.recipe, *task, pure=False,
+                                                key=f"ldpaudit-{self.token}-{phase}-{i}-{k}")
+                else:
+                    future = self.client.submit(tally_chunk, self.recipe, tally[0], *task, index, pure=False,
+                                                key=f"ldpaudit-{self.token}-{phase}-{i}-{k}-tally")
+                self.futures.append(future)
+                queue.append((index, task, key, future))
+                in_flight += 1
+                self.submitted += 1
+
+        fill()
+        while queue:
+            index, task, key, future = queue.popleft()
+            x, n = task[0], task[1]
+            if future is None:
+                result = self._replay(x, n, key, index, tally)
+                self.replayed += 1
+            else:
+                try:
+                    result = future.result()
+                except LdpAuditError:
+                    raise
+                except Exception as exc:    # KilledWorker, a lost scheduler, a cancelled task
+                    raise RandomizerError(_one_line(
+                        f"the Dask cluster failed to sample chunk {task[3]} of input {x!r}: "
+                        f"{type(exc).__name__}: {exc}; with --journal DIR, --resume DIR continues", 600)) from exc
+                self.futures.remove(future)
+                future.release()
+                in_flight -= 1
+                if tally is None:
+                    if key is not None:
+                        self._record(key, result)
+                    if self.recipe.digest:
+                        self._check_duplicate(x, result)
+                else:
+                    n, result, digest = result
+                    if key is not None:
+                        self.journal.store_tally(key, result)
+                    if self.recipe.digest:
+                        self._check_digest(x, n, digest)
+            fill()
+            self.progress.advance(n)
+            yield index, n, result
+
+    def _record(self, key: str, out: Outputs) -> None:
+        """Discrete outputs as their distinct values and counts, like an isolated local run."""
+        self.journal.store(key, Histogram(out.values, out.counts, out.n) if out.kind == "objects" else out.values)
+
+    def _replay(self, x, n: int, key: str, index: int, tally):
+        if tally is not None and self.journal.has_tally(key):
+            return self.journal.load_tally(key)
+        out = _outputs_from_batch(x, self.journal.load(key), n)
+        if self.sampler.output_space is not None:
+            check_output_space(x, out, self.sampler.output_space)
+        return out if tally is None else tally[1](out, index)
+
+    def close(self):
+        futures, self.futures = list(self.futures), collections.deque()
+        seconds = time.perf_counter() - self.started
+        self.connection.stats.update(chunks_submitted=self.submitted, chunks_replayed=self.replayed,
+                                     seconds=seconds)
+        client = getattr(self, "client", None)
+        if client is None:
+            return
+        try:
+            if futures:
+                client.cancel(futures)
+            client.run(release, self.token)
+        except Exception:
+            pass    # a scheduler that is gone has nothing left to release
+        finally:
+            if self.own_client:
+                client.close()
+            if self.local_cluster is not None:
+                self.local_cluster.close()
+            self.client = None

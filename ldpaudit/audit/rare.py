@@ -1,0 +1,122 @@
+"""Rare-event search: events whose counts are small in exploration but whose ratio could
+certify more than the claimed ε at the confirmation sample size.
+
+The main ranking (events.py) makes exploration estimates pessimistic twice (Wilson at z = 2 on
+the exploration counts, then at the confirmation level), which is right for picking among
+many frequent events but buries a rare output: an error code emitted with probability 2·10^-4
+under x and 4·10^-5 under x' (ratio 5) has about 50 vs 10 exploration hits, so its pessimistic
+prediction is ~0.5 while the frequent singletons of a k-RR predict ~1.
+
+Here every ordered pair (x, x'), and every input x against all the others pooled (one-vs-rest,
+pool.py: P(S|x) <= e^ε avg_x' P(S|x') uses d-1 times the draws under x'), gets one more
+candidate, scored by what it *could certify*: the Clopper-Pearson bound of the confirmation
+sample if its frequencies equalled the exploration frequencies (both exploration halves
+pooled, a count of 0 under x' kept as 0),
+
+    could(S) = ln( CP_lower(p̂·n_c, n_c, α') / CP_upper(q̂·m_c, m_c, α') ),
+
+with m_c = n_c for a pair and (d-1)·n_c one-vs-rest, and S a prefix of the codes sorted by
+pooled exploration ratio (a single rare output, or the outputs seen under x and never under
+x'). The best pair candidate and the best one-vs-rest candidate are confirmed alongside the
+main ones when could(S) plus one standard error of the exploration estimate of ln(p/q)
+exceeds the claimed ε (a fair chance to certify a violation). They are counted on the fresh
+confirmation sample and enter the Bonferroni correction like every other confirmed
+candidate, so the choice, however optimistic, cannot inflate the certified bound. A correct
+randomizer's rare outputs have ratio at most e^ε, so they are rarely confirmed and cost little.
+"""
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+
+from ldpaudit.audit import bounds
+from ldpaudit.audit.events import Candidate, CodeSetEvent, Search
+from ldpaudit.audit.pool import PooledCandidate
+
+MAX_RARE_CODES = 64            # prefixes over at most this many codes per pair
+
+
+def could_certify(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm: int | None = None):
+    """ln(CP_lower(a n_c/n_e, n_c) / CP_upper(b m_c/m_e, m_c)) with n_c = n_confirm trials under
+    x and m_c = m_confirm (default n_c) under x': the bound certified if the confirmation
+    frequencies equalled the exploration ones. Vectorized; -inf for a = 0."""
+    m_confirm = n_confirm if m_confirm is None else m_confirm
+    a_c = np.asarray(a, dtype=float) * (n_confirm / n_e)
+    b_c = np.asarray(b, dtype=float) * (m_confirm / m_e)
+    low = bounds.cp_lower(a_c, n_confirm, alpha_each)
+    up = bounds.cp_upper(np.minimum(b_c, m_confirm - 1), m_confirm, alpha_each)
+    with np.errstate(divide="ignore"):
+        return np.log(low) - np.log(up)
+
+
+def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float) -> list[Candidate]:
+    """Per ordered pair (x, x'), and per input x against all the others pooled (one-vs-rest,
+    pool.py), the prefix of codes rare under x, sorted by pooled exploration ratio, with the
+    largest ``could_certify``. Sorted best first (by the score less one standard error)."""
+    k = s.feat.n_codes
+    if k <= 1 or n_confirm <= 1:
+        return []
+    counts = {x: s.codes_a[x] + s.codes_b[x] for x in s.codes_a}
+    n_e = {x: s.a[x].n + s.b[x].n for x in s.a}
+    inputs = list(counts)
+    out = []
+    sides = [((x,), (y,)) for x, y in pairs]
+    if len(inputs) > 2:
+        sides += [((x,), tuple(u for u in inputs if u != x)) for x in dict.fromkeys(p[0] for p in pairs)]
+    total = sum(counts.values())
+    n_total = sum(n_e.values())
+    for xs, ys in sides:
+        x = xs[0]
+        cx = counts[x]
+        if len(ys) == 1:
+            cy, m_e = counts[ys[0]], n_e[ys[0]]
+        else:
+            cy, m_e = total - cx, n_total - n_e[x]
+        px = cx / n_e[x]
+        # Rare under x: fewer than ~1000 expected confirmation hits; the main ranking has the rest.
+        rare = np.flatnonzero((cx > 0) & (px * n_confirm < 1000))
+        if len(rare) == 0:
+            continue
+        llr = np.log((cx[rare] + 0.5) / n_e[x]) - np.log((cy[rare] + 0.5) / m_e)
+        order = rare[np.argsort(-llr, kind="stable")][:MAX_RARE_CODES]
+        a = np.cumsum(cx[order])
+        b = np.cumsum(cy[order])
+        score = could_certify(a, n_e[x], b, m_e, n_confirm, alpha_each, n_confirm * len(ys))
+        i = int(np.argmax(score))
+        if not math.isfinite(score[i]):
+            continue
+        in_set = np.zeros(k, dtype=bool)
+        in_set[order[:i + 1]] = True
+        event = CodeSetEvent(in_set, partial(s._describe_codes, in_set, "rare"))
+        args = ((x, ys[0]), event, "rare", float(score[i]), a[i] / n_e[x], b[i] / m_e)
+        if len(ys) == 1:
+            c = Candidate(*args)
+        else:
+            c = PooledCandidate(*args, x_side=xs, y_side=ys,
+                                pooled_text=f"x = {x!r} against the average over the {len(ys)} other inputs")
+        # The exploration estimate's own uncertainty (delta method on ln(a/b)).
+        c.sd = math.sqrt(1.0 / a[i] + 1.0 / max(b[i], 1))
+        out.append(c)
+    # Best first by the score less its exploration uncertainty, so that a pair whose x' count
+    # was low by luck does not displace the same event against the pooled other inputs.
+    out.sort(key=lambda c: -(c.predicted - c.sd))
+    return out
+
+
+def add_rare(chosen: list[Candidate], rare: list[Candidate], epsilon: float) -> list[Candidate]:
+    """``chosen`` plus the best rare pair candidate and the best one-vs-rest one, each if it
+    could certify more than ``epsilon`` within one standard error of its exploration estimate
+    (a fair chance to certify a violation) and is not already chosen. Both kinds are kept
+    because a pair's x' count may be low by luck, while the pooled x' side is steadier."""
+    out = list(chosen)
+    for kind in (Candidate, PooledCandidate):
+        best = next((c for c in rare if type(c) is kind), None)
+        if best is None or best.predicted + best.sd <= epsilon:
+            continue
+        if any(o.pair == best.pair and o.inputs == best.inputs and
+               np.array_equal(getattr(o.event, "in_set", None), best.event.in_set) for o in out):
+            continue
+        out.append(best)
+    return out

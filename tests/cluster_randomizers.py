@@ -1,0 +1,29 @@
+"""Randomizers for the cluster tests and benchmark: per-call k-RR in plain Python that spends
+a given number of microseconds per draw (busy-waiting, as real per-report clients do), so
+that chunks take long enough to kill a worker or a client in the middle of an audit."""
+from __future__ import annotations
+
+import math
+import random
+import time
+
+
+def slow_krr(*, d="4", epsilon="1", micros="0"):
+    """Per-call k-RR at ``epsilon`` on 0..d-1, ``micros`` µs of busy work per draw."""
+    d, epsilon, spend = int(d), float(epsilon), float(micros) * 1e-6
+    keep = math.exp(epsilon) / (math.exp(epsilon) + d - 1)
+
+    def sample(x):
+        if spend:
+            end = time.perf_counter() + spend
+            while time.perf_counter() < end:
+                pass
+        if random.random() < keep:
+            return x
+        y = random.randrange(d - 1)
+        return y + (y >= x)
+
+    return sample
+
+
+krr_eps15 = slow_krr(d="4", epsilon="1.5")      # audited at a claimed ε = 1: a violation

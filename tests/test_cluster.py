@@ -1,0 +1,233 @@
+"""Audits on a Dask cluster (issue 13): the same seed gives the same result on one process and
+on a LocalCluster of 2 worker processes, also when a worker or the client is killed midway;
+a randomizer the workers cannot import stops the audit before any sampling (exit 2).
+
+One LocalCluster (2 processes, 1 thread each) is shared by the module; each audit connects
+to it by address, as `ldpaudit audit --cluster tcp://...` does."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed", reason="the cluster extra (dask[distributed]) is not installed")
+
+from ldpaudit.audit import audit  # noqa: E402
+from ldpaudit.audit.sequential import rounds_json, sequential_audit  # noqa: E402
+from ldpaudit.errors import InvalidParameter, RandomizerError  # noqa: E402
+from ldpaudit.spec import catalog  # noqa: E402
+
+from cluster_randomizers import krr_eps15, slow_krr  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = "tests/cluster_randomizers.py:slow_krr"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=40) as local:
+        with distributed.Client(local) as client:
+            yield client
+
+
+def _same(a: dict, b: dict) -> dict:
+    """The JSON results without the wall-clock fields."""
+    a, b = dict(a), dict(b)
+    for d in (a, b):
+        for key in ("seconds", "timeouts", "cluster"):
+            d.pop(key, None)
+    assert a == b
+    return a
+
+
+def cli(*args, env=None, **kw):
+    return subprocess.run([sys.executable, "-m", "ldpaudit.cli", *args], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT, env=env, **kw)
+
+
+def test_black_box_identical_on_cluster(cluster):
+    kw = dict(domain=range(4), epsilon=1.0, samples=12_000, seed=11)
+    local = audit(krr_eps15, **kw).to_json()
+    remote = audit(krr_eps15, cluster=cluster.scheduler.address, **kw).to_json()
+    result = _same(local, remote)
+    # the comparison means something: a violation with a witness and its counts
+    assert result["verdict"] == "VIOLATION" and result["epsilon_lower_bound"] > 1.0
+    assert result["witness"]["counts"][0] > 0 and result["samples_per_input"] == 12_000
+
+
+def test_spec_guided_identical_on_cluster(cluster):
+    kw = dict(domain=range(4), epsilon=1.0, samples=10_000, seed=5, spec=catalog.k_rr(d=4, epsilon=1))
+    local = audit(krr_eps15, **kw).to_json()
+    remote = audit(krr_eps15, cluster=cluster, **kw).to_json()
+    result = _same(local, remote)
+    assert result["verdict"] == "VIOLATION"
+    assert result["conformance"]["passed"] is False     # k-RR at ε = 1.5 is not the spec's channel
+    assert result["method"].startswith("spec-guided")
+
+
+def test_sequential_identical_on_cluster(cluster):
+    kw = dict(domain=range(4), epsilon=1.0, budget=40_000, seed=2)
+    local, local_rounds = sequential_audit(krr_eps15, **kw)
+    remote, remote_rounds = sequential_audit(krr_eps15, cluster=cluster, **kw)
+    _same(local.to_json(), remote.to_json())
+    assert rounds_json(local_rounds) == rounds_json(remote_rounds)
+    # it stopped early, at the first look that certified the violation
+    assert local.verdict == "VIOLATION" and local.samples_per_input < 40_000
+
+
+def test_cli_isolated_identical_on_cluster(cluster):
+    args = ["audit", TARGET, "--target-arg", "epsilon=1.5", "--domain", "0..3", "--epsilon", "1",
+            "--samples", "12000", "--seed", "3", "--json"]
+    local = cli(*args)
+    remote = cli(*args, "--cluster", cluster.scheduler.address)
+    assert local.returncode == remote.returncode == 1, remote.stderr
+    a, b = json.loads(local.stdout), json.loads(remote.stdout)
+    _same(a, b)
+    assert b["cluster"]["workers"] == 2 and b["cluster"]["chunks_replayed"] == 0
+    assert b["sandbox"]["level"] == a["sandbox"]["level"]   # confined on the workers as it is locally
+
+
+def test_command_program_runs_on_workers(cluster):
+    args = ["audit", "--command", "python3 examples/jsonlines/krr.py 4 1.5", "--domain", "0..3", "--epsilon", "1",
+            "--samples", "10000", "--json"]
+    local = cli(*args)
+    remote = cli(*args, "--cluster", cluster.scheduler.address)
+    assert local.returncode == remote.returncode == 1, remote.stderr
+    _same(json.loads(local.stdout), json.loads(remote.stdout))
+    missing = cli("audit", "--command", "python3 examples/jsonlines/no_such.py", "--domain", "0..3",
+                  "--epsilon", "1", "--samples", "1000", "--cluster", cluster.scheduler.address)
+    assert missing.returncode == 2
+    assert "cannot be loaded on Dask worker tcp://" in missing.stderr and "no_such.py" in missing.stderr
+
+
+def test_not_importable_on_workers_exits_2_before_sampling(cluster, tmp_path):
+    # the client can import the module (PYTHONPATH), the workers cannot
+    (tmp_path / "only_here.py").write_text("import random\ndef f(x):\n    return random.random() < 0.5\n")
+    journal = tmp_path / "journal"
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    proc = cli("audit", "only_here:f", "--domain", "0..1", "--epsilon", "1", "--samples", "1000",
+               "--journal", str(journal), "--cluster", cluster.scheduler.address, env=env)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "not importable on Dask worker tcp://127.0.0.1:" in lines[0]
+    assert "no module named 'only_here'" in lines[0]
+    assert not (journal / "chunks").exists() or not any((journal / "chunks").iterdir())   # nothing sampled
+    # the Python API, a function pickled by reference to a module the workers lack
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import only_here
+
+        with pytest.raises(RandomizerError, match=r"no module named 'only_here' there"):
+            audit(only_here.f, domain=[0, 1], epsilon=1, samples=1000, cluster=cluster)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("only_here", None)
+
+
+@pytest.mark.parametrize("address, message", [
+    ("local:x", r"local:N needs a number of worker processes"),
+    ("local:0", r"local:N needs a number of worker processes"),
+])
+def test_bad_cluster_address(address, message):
+    with pytest.raises(InvalidParameter, match=message):
+        audit(krr_eps15, domain=[0, 1], epsilon=1, samples=1000, cluster=address)
+
+
+def test_workers_and_cluster_are_exclusive():
+    with pytest.raises(InvalidParameter, match=r"workers=2 and cluster=.*give one of them"):
+        audit(krr_eps15, domain=[0, 1], epsilon=1, samples=1000, cluster="local:2", workers=2)
+
+
+def test_no_cluster_does_not_import_dask():
+    code = ("import sys; sys.path.insert(0, 'tests'); from ldpaudit.audit import audit; "
+            "from cluster_randomizers import krr_eps15; "
+            "audit(krr_eps15, domain=[0, 1], epsilon=1, samples=1000); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_client_killed_then_resumed_gives_identical_result(cluster, tmp_path):
+    # 40 µs per draw so that the client can be killed midway; the draws do not depend on it,
+    # so the uninterrupted reference run spends none
+    common = ["--domain", "0..3", "--epsilon", "1", "--samples", "24000", "--seed", "9", "--json"]
+    args = ["audit", TARGET, "--target-arg", "epsilon=1.5", "--target-arg", "micros=40", *common]
+    journal = tmp_path / "journal"
+    chunks = journal / "chunks"
+    proc = subprocess.Popen([sys.executable, "-m", "ldpaudit.cli", *args, "--journal", str(journal),
+                             "--cluster", cluster.scheduler.address], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if chunks.exists() and len(list(chunks.glob("*.json"))) >= 3:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, "the audit ended before it could be killed"
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    stored = len(list(chunks.glob("*.json")))
+    resumed = cli("audit", "--resume", str(journal), "--json", "--cluster", cluster.scheduler.address)
+    assert resumed.returncode == 1, resumed.stderr
+    local = cli("audit", TARGET, "--target-arg", "epsilon=1.5", *common)
+    a, b = json.loads(local.stdout), json.loads(resumed.stdout)
+    _same(a, b)
+    replayed, submitted = b["cluster"]["chunks_replayed"], b["cluster"]["chunks_submitted"]
+    assert replayed >= stored >= 3 and submitted >= 1
+    # every chunk once: exploration chunks are stored as counts of distinct outputs (.json),
+    # confirmation chunks as the counts of the chosen events (.tally.json)
+    files = [p.name for p in chunks.iterdir() if not p.name.startswith(".")]
+    assert replayed + submitted == len(files)
+    assert sum(f.endswith(".tally.json") for f in files) >= 4      # one or more per input
+
+
+def test_worker_killed_mid_audit_gives_identical_result(cluster):
+    pids = cluster.run(os.getpid)
+    victim = next(iter(pids.values()))
+    killed = threading.Event()
+
+    def progress(done, total):
+        if not killed.is_set() and done >= total // 3 and total > 0:
+            os.kill(victim, signal.SIGKILL)
+            killed.set()
+
+    # 20 µs per draw on the cluster so that chunks are in flight when the worker dies
+    kw = dict(domain=range(4), epsilon=1.0, samples=12_000, seed=4)
+    remote = audit(slow_krr(d="4", epsilon="1.5", micros="20"), cluster=cluster, progress=progress, **kw).to_json()
+    assert killed.is_set()
+    local = audit(krr_eps15, **kw).to_json()
+    result = _same(local, remote)
+    assert result["verdict"] == "VIOLATION"
+    cluster.wait_for_workers(2, timeout=60)     # the nanny restarts the killed worker
+
+
+@pytest.mark.slow
+def test_cli_local_cluster_identical_and_quiet():
+    """--cluster local:2 starts its own LocalCluster: same JSON as a local run, and a failing
+    randomizer still ends in one line on stderr (the workers' logs are silenced)."""
+    args = ["audit", TARGET, "--target-arg", "epsilon=1.5", "--domain", "0..3", "--epsilon", "1",
+            "--samples", "12000", "--seed", "3", "--json"]
+    local, remote = cli(*args), cli(*args, "--cluster", "local:2")
+    assert local.returncode == remote.returncode == 1, remote.stderr
+    _same(json.loads(local.stdout), json.loads(remote.stdout))
+    assert json.loads(remote.stdout)["cluster"]["workers"] == 2
+    # --no-isolate: the target is loaded by name on the workers (in a child of each)
+    local_plain, plain = cli(*args, "--no-isolate"), cli(*args, "--no-isolate", "--cluster", "local:2")
+    assert local_plain.returncode == plain.returncode == 1, plain.stderr
+    a, b = json.loads(local_plain.stdout), json.loads(plain.stdout)
+    assert "child process of each Dask worker" in b.pop("sandbox")["fallback"]
+    a.pop("sandbox")
+    _same(a, b)
+    bad = cli("audit", TARGET, "--target-arg", "d=x", "--domain", "0..3", "--epsilon", "1", "--samples", "1000",
+              "--cluster", "local:2")
+    assert bad.returncode == 2
+    assert len(bad.stderr.strip().splitlines()) == 1 and "cannot be loaded on Dask worker" in bad.stderr
