@@ -15,7 +15,6 @@ The plots are diagnostics drawn from a fresh, separately seeded sample of the wi
 from __future__ import annotations
 
 import html
-import json
 import math
 import platform
 from dataclasses import dataclass

@@ -40,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from collections.abc import Mapping
-from fractions import Fraction
 from pathlib import Path
 
 import sympy as sp
