@@ -18,3 +18,12 @@ VERDICTS = {
     "INCONCLUSIVE": 3,  # audit: the run could not decide
     "ERROR": 3,         # a stage inside `check` failed on this spec
 }
+
+
+def envelope(command: str, verdict: str, payload: dict) -> dict:
+    """``payload`` under the shared keys: ``schema_version``, ``command``, ``verdict`` first,
+    then the command's own fields (which never override the shared ones)."""
+    if verdict not in VERDICTS:
+        raise ValueError(f"verdict {verdict!r} is not one of {', '.join(VERDICTS)}")
+    return {"schema_version": SCHEMA_VERSION, "command": command, "verdict": verdict,
+            **{k: v for k, v in payload.items() if k not in ("schema_version", "command", "verdict")}}

@@ -379,9 +379,9 @@ def test_load_target_module_and_file(tmp_path):
 
 @pytest.mark.parametrize("target, args, error, match", [
     ("nocolon", None, InvalidParameter, r"must look like 'package.module:function'"),
-    ("ldpaudit.nope:f", None, InvalidParameter, r"cannot import module 'ldpaudit.nope'"),
+    ("ldpaudit.nope:f", None, InvalidParameter, r"the module 'ldpaudit.nope' could not be imported"),
     ("ldpaudit.spec.randomizers:nope", None, InvalidParameter, r"has no attribute 'nope'"),
-    ("missing/file.py:f", None, InvalidParameter, r"target file 'missing/file.py' does not exist"),
+    ("missing/file.py:f", None, InvalidParameter, r"the file 'missing/file.py' does not exist"),
     ("ldpaudit.spec.randomizers:krr", {"d": 1, "epsilon": 1}, InvalidParameter, r"d=1 must be >= 2"),
     ("ldpaudit.spec.randomizers:krr", {"q": 1}, RandomizerError, r"factory .* raised TypeError"),
 ])

@@ -123,7 +123,7 @@ def test_without_namespaces_or_seccomp_a_parent_kill_is_still_reported(monkeypat
         with pytest.raises(RandomizerError, match=r"on input 2: the program lost its sandbox supervisor "
                                                   r"\(did the randomizer kill its parent\?\) before replying "
                                                   r"\(at or before call \d+\)"):
-            for _ in range(3):
+            for _ in range(20):  # the death is seen at the next request at the latest; allow for a loaded machine
                 randomizer(2, 10, np.random.default_rng(0))
     with isolated("tests/programs/bad_randomizers.py:fine") as randomizer:
         randomizer(0, 1, np.random.default_rng(0))

@@ -187,10 +187,10 @@ def test_huge_integers_print_abbreviated():
 
 
 def test_cli_timeout_bounds_the_whole_command():
-    # binding d = 10^6 with k free makes sympy check row sums over binomial(999999, k - 1):
-    # minutes of work before z3 runs; --timeout 1 must stop it
-    args = [sys.executable, "-m", "ldpaudit.cli", "verify", str(SPECS / "ksubset.toml"), "-p", "d=1000000",
-            "--timeout", "1"]
+    # the exact δ(ε) of k-subset at d = 18, k = 9 compares 306 input pairs over 48,620 outputs:
+    # minutes of exact arithmetic; --timeout 1 must stop it
+    args = [sys.executable, "-m", "ldpaudit.cli", "verify", str(SPECS / "ksubset.toml"), "-p", "d=18", "-p", "k=9",
+            "-p", "epsilon=1", "--delta", "1/100", "--timeout", "1"]
     start = time.perf_counter()
     proc = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120)
     elapsed = time.perf_counter() - start

@@ -388,11 +388,13 @@ def check_output_space(x, out: Outputs, space) -> None:
                 f"space {_space_repr(space)}")
 
 
-def load_target(target: str, target_args: dict | None = None) -> Callable:
+def load_target(target: str, target_args: dict | None = None, *, batch: bool | None = None) -> Callable:
     """Load ``package.module:function`` or ``path/to/file.py:function``.
 
     With non-empty ``target_args`` the function is a factory and the randomizer is
-    ``function(**target_args)``; otherwise the function itself is returned."""
+    ``function(**target_args)``; otherwise the function itself is returned. With ``batch``
+    given (True: ``f(x, n, rng)``, False: ``f(x)``) a randomizer that cannot be called that
+    way (a factory given no ``--target-arg``, say) is refused here in one line, not on input 0."""
     if not isinstance(target, str) or ":" not in target:
         raise InvalidParameter(
             f"target {target!r} must look like 'package.module:function' or 'path/to/file.py:function'")
@@ -403,30 +405,44 @@ def load_target(target: str, target_args: dict | None = None) -> Callable:
     if where.endswith(".py") or "/" in where or "\\" in where:
         path = Path(where)
         if not path.is_file():
-            raise InvalidParameter(f"target file {where!r} does not exist")
+            raise InvalidParameter(f"target {target!r}: the file {where!r} does not exist; check the path")
         module_name = f"_ldpaudit_target_{abs(hash(str(path.resolve()))):x}"
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
-            raise InvalidParameter(f"cannot import target file {where!r}")
+            raise InvalidParameter(f"target {target!r}: cannot import the file {where!r}; give a Python (.py) file")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
         except Exception as exc:
             del sys.modules[module_name]
-            raise RandomizerError(f"importing {where!r} raised {type(exc).__name__}: {exc}") from exc
+            raise RandomizerError(
+                f"target {target!r}: the module {where!r} could not be imported: {type(exc).__name__}: "
+                f"{_first_line(exc)}; fix the import (is every package it needs installed here?)") from exc
     else:
         try:
             module = importlib.import_module(where)
         except ImportError as exc:
-            raise InvalidParameter(f"cannot import module {where!r} of target {target!r}: {exc}") from exc
+            raise InvalidParameter(
+                f"target {target!r}: the module {where!r} could not be imported ({_first_line(exc)}); check the "
+                f"spelling, install it, or run from the directory that holds it (or set PYTHONPATH)") from exc
+        except Exception as exc:
+            raise RandomizerError(
+                f"target {target!r}: the module {where!r} could not be imported: {type(exc).__name__}: "
+                f"{_first_line(exc)}; fix the error in the module") from exc
     try:
         func = getattr(module, name)
     except AttributeError:
-        raise InvalidParameter(f"module {where!r} has no attribute {name!r} (target {target!r})") from None
+        defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_")
+                         and getattr(v, "__module__", None) == module.__name__)
+        listed = ", ".join(defined[:8]) + (", ..." if len(defined) > 8 else "") if defined else "none"
+        raise InvalidParameter(
+            f"target {target!r}: the module {where!r} has no attribute {name!r} (its functions: {listed}); "
+            f"fix the name after ':'") from None
     if not callable(func):
         raise InvalidParameter(f"target {target!r} is a {_type_name(func)}, not a function")
     if not target_args:
+        _check_call_shape(func, target, batch, factory=False)
         return func
     try:
         randomizer = func(**target_args)
@@ -438,4 +454,44 @@ def load_target(target: str, target_args: dict | None = None) -> Callable:
     if not callable(randomizer):
         raise InvalidParameter(
             f"factory {target!r} returned a {_type_name(randomizer)}, not a randomizer function")
+    _check_call_shape(randomizer, target, batch, factory=True)
     return randomizer
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _check_call_shape(func: Callable, target: str, batch: bool | None, *, factory: bool) -> None:
+    """Refuse, in one line naming the target and the fix, a randomizer whose signature cannot
+    take the call the auditor makes: ``f(x)``, or ``f(x, n, rng)`` with ``--batch``."""
+    if batch is None:
+        return
+    import inspect
+
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):  # builtins, some C callables: nothing to check
+        return
+    shape = "f(x, n, rng)" if batch else "f(x)"
+    params = list(sig.parameters.values())
+    required_kw = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+    try:
+        sig.bind(*range(3 if batch else 1))
+        callable_so = not required_kw
+    except TypeError:
+        callable_so = False
+    if callable_so:
+        return
+    shown = ", ".join(str(p) for p in params) or "no arguments"
+    if factory:
+        raise InvalidParameter(
+            f"factory {target!r} returned a randomizer taking ({shown}), which cannot be called as {shape}; "
+            + ("drop --batch if it is f(x)" if batch else "add --batch if it is f(x, n, rng)"))
+    names = [p.name for p in params if p.kind is not p.VAR_POSITIONAL and p.kind is not p.VAR_KEYWORD]
+    example = " ".join(f"--target-arg {n}=VALUE" for n in names[:3]) or "--target-arg NAME=VALUE"
+    other = "drop --batch if it is f(x)" if batch else "add --batch if it is f(x, n, rng)"
+    raise InvalidParameter(
+        f"target {target!r} takes ({shown}) and cannot be called as {shape}: if it is a factory, give its "
+        f"arguments with {example}; otherwise {other}")

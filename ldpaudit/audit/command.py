@@ -21,6 +21,10 @@ import sys
 
 from ldpaudit.errors import InvalidParameter, LdpAuditError
 
+#: the default false-alarm level: one correct mechanism in a hundred audited at its tight ε
+#: is reported as a violation (0.05 failed a CI build one run in twenty)
+DEFAULT_ALPHA = 0.01
+
 
 def _real_grid(text: str) -> list:
     """``low..high:count``: ``count`` evenly spaced real inputs from low to high (both included)."""
@@ -95,11 +99,15 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("audit", help="certify a lower bound on the ε of a black-box randomizer")
     p.add_argument("target", nargs="?", help="package.module:function or path/to/file.py:function")
     p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c, a JSON list (reals allowed), or low..high:count for count evenly spaced reals")
-    p.add_argument("--epsilon", type=float, help="the claimed ε (default: the spec's claimed ε)")
-    p.add_argument("--spec", help="a spec file: guide the audit with exact probabilities and test conformance")
+    p.add_argument("--epsilon", help="the claimed ε, exact: 1, 1/2, log(3) (default: the spec's claimed ε)")
+    p.add_argument("--spec", help="a spec file or a catalog name such as krr: guide the audit with exact "
+                                  "probabilities and test conformance")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a spec parameter")
     p.add_argument("--samples", type=int, default=10**6, help="draws per input (default 1,000,000)")
-    p.add_argument("--alpha", type=float, default=0.05, help="false-alarm probability (default 0.05)")
+    p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
+                   help=f"false-alarm probability: a correct randomizer is reported as a violation with "
+                        f"probability at most ALPHA (default {DEFAULT_ALPHA:g}, so a CI run fails a correct "
+                        f"mechanism at most once in {round(1 / DEFAULT_ALPHA)})")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     p.add_argument("--batch", action="store_true", help="the target is f(x, n, rng) -> n outputs")
@@ -128,12 +136,14 @@ def add_parser(subparsers) -> None:
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
                         "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", "-q", "--quiet", dest="no_progress", action="store_true",
+                   help="no progress bar (also off with --json or when stderr is not a terminal)")
     p.set_defaults(func=run)
 
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
-              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers", "feature")
+              "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
+              "feature")
 
 
 def run(args) -> int:
@@ -199,7 +209,7 @@ def _randomizer(args):
         from ldpaudit.audit.cluster import TargetFunction
 
         return TargetFunction(args.target, target_args), bool(args.batch), False
-    return load_target(args.target, target_args), bool(args.batch), False
+    return load_target(args.target, target_args, batch=bool(args.batch)), bool(args.batch), False
 
 
 def execute(args, journal=None) -> tuple[dict, int]:
@@ -231,7 +241,9 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
             raise InvalidParameter("--domain is required (e.g. --domain 0..24), unless --spec gives a finite input domain")
     else:
         domain = parse_domain(args.domain)
-    epsilon = args.epsilon
+    from ldpaudit.spec.options import option_float
+
+    epsilon = option_float(args.epsilon, "--epsilon")
     if epsilon is None:
         if mech is None:
             raise InvalidParameter("--epsilon is required (the claimed ε), unless --spec gives it")
@@ -280,8 +292,15 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
                              seed=args.seed, target=args.target or args.command or "", spec=mech,
                              rounds=rounds, alpha=args.alpha, isolation=_isolation(source, closable))
         payload["report"] = {k: str(v) for k, v in files.items()}
-    failed = result.verdict == "VIOLATION" or _conformance_failed(result.conformance)
-    return payload, 1 if failed else 0
+    nonconforming = _conformance_failed(result.conformance)
+    payload["alpha"] = args.alpha
+    payload["epsilon_claimed_exact"] = str(args.epsilon if args.epsilon is not None else mech.claimed_epsilon)
+    payload["epsilon_verdict"] = result.verdict  # the ε test alone; "verdict" also counts conformance
+    payload["conformance_failed"] = nonconforming
+    from ldpaudit.schema import VERDICTS, envelope
+
+    verdict = "VIOLATION" if nonconforming else result.verdict
+    return envelope("audit", verdict, payload), VERDICTS[verdict]
 
 
 def _isolation(source, isolated: bool) -> dict:
@@ -300,15 +319,24 @@ def _conformance_failed(conformance) -> bool:
 
 
 def _render(payload: dict) -> None:
-    print(f"{payload['verdict']}: certified ε >= {payload['epsilon_lower_bound']:.4f} "
-          f"(claimed {payload['epsilon_claimed']:g}) at confidence {payload['confidence']:g}")
+    head = payload["verdict"]
+    if payload.get("conformance_failed") and payload.get("epsilon_verdict") != "VIOLATION":
+        head += f" (conformance failed; ε test: {payload.get('epsilon_verdict')})"
+    claimed = payload.get("epsilon_claimed_exact") or f"{payload['epsilon_claimed']:g}"
+    alpha = payload.get("alpha", 1 - payload["confidence"])
+    print(f"{head}: certified ε >= {payload['epsilon_lower_bound']:.4f} (claimed {claimed}) at confidence "
+          f"{payload['confidence']:g} (α = {alpha:g}: a correct randomizer is flagged with probability <= α)")
     print(f"  draws per input: {payload['samples_per_input']:,}; this run could certify up to "
           f"ε = {payload['detectable_epsilon']:.4f}; {payload['seconds']:.2f} s")
     if payload.get("witness"):
         w = payload["witness"]
         print("  witness: " + "; ".join(f"{k}={v}" for k, v in w.items() if k in ("pair", "event", "counts", "samples", "p_lower", "q_upper")))
     if payload.get("conformance"):
-        print("  conformance: " + json.dumps(payload["conformance"], default=str)[:400])
+        from rich.console import Console
+
+        from ldpaudit.report.tables import conformance_table
+
+        Console(width=max(100, Console().width)).print(conformance_table(payload["conformance"]))
     for r in payload.get("rounds") or []:
         print(f"  look {r['number']}: {r['samples_per_input']:,} confirmation draws, α_r = {r['alpha']:.3g}, ε_lb = {r['epsilon_lower_bound']:.4f}")
     if payload.get("report"):

@@ -385,6 +385,9 @@ class ExternalRandomizer:
 
     def _ended(self, x) -> RandomizerError:
         """The program's stdout closed: say how it ended, from the supervisor's report."""
+        loaded = self._load_error()
+        if loaded is not None:  # the worker could not load the target and said why before exiting
+            return self._fail(x, loaded, on_input=False)
         if self.proc is not None:
             try:
                 self.proc.wait(timeout=2)
@@ -430,6 +433,33 @@ class ExternalRandomizer:
             return None
         self.close()
         return str(reply.get("error") if isinstance(reply, dict) else reply)
+
+    def _load_error(self) -> str | None:
+        """The worker's ``{"error": ..., "kind": "load"}`` line, if it wrote one before exiting
+        (a request sent after it exited meets a closed pipe before its reply is read)."""
+        if not self.worker or self.proc is None or self.proc.stdout is None:
+            return None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + 2.0
+        while b"\n" not in self._buffer and time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.1)
+            if fd not in ready:
+                continue
+            try:
+                data = os.read(fd, 1 << 20)
+            except (BlockingIOError, OSError):
+                break
+            if not data:
+                break
+            self._buffer += data
+        for line in self._buffer.split(b"\n"):
+            try:
+                reply = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(reply, dict) and reply.get("kind") == "load" and "error" in reply:
+                return str(reply["error"])
+        return None
 
     # -- protocol --
 

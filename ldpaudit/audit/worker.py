@@ -208,9 +208,13 @@ def main(argv=None) -> int:
 
     target_args = dict(a.split("=", 1) for a in args.arg)
     try:
-        func = load_target(args.target, target_args)
+        func = load_target(args.target, target_args, batch=args.batch)
     except Exception as exc:  # report any failure to load, then stop
-        send({"error": f"cannot load target {args.target!r}: {type(exc).__name__}: {exc}", "kind": "load"})
+        from ldpaudit.errors import LdpAuditError
+
+        text = str(exc) if isinstance(exc, LdpAuditError) else f"{type(exc).__name__}: {exc}"
+        send({"error": f"cannot load target {args.target!r}: {text}" if not isinstance(exc, LdpAuditError) else text,
+              "kind": "load"})
         return 1
 
     watchdog = _Watchdog(args.warmup)

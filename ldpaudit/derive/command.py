@@ -30,6 +30,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--format", choices=("text", "md", "latex", "json"), default="text")
     p.add_argument("--json", action="store_true", help="machine-readable output (the same as --format json)")
     p.add_argument("-n", "--users", metavar="N", help="bind the number of users n (default: symbolic)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.add_argument("--no-cache", action="store_true",
                    help="derive afresh instead of reusing a cached derivation (cache: $LDPAUDIT_CACHE_DIR or ~/.cache/ldpaudit)")
     p.set_defaults(func=run)
@@ -48,18 +49,9 @@ def parse_params(items) -> dict[str, str]:
 
 def load_family(spec: str) -> Mechanism:
     """A spec file, or a catalog constructor by its spec stem (krr, ksubset, ...)."""
-    path = Path(spec)
-    if path.exists():
-        from ldpaudit.spec import load_spec
+    from ldpaudit.spec.loader import load_family as load
 
-        return load_spec(path)
-    from ldpaudit.spec.catalog import CATALOG
-
-    if spec in CATALOG:
-        return CATALOG[spec]()
-    raise InvalidParameter(
-        f"spec {spec!r} is neither a file nor a catalog name; give a .toml path or one of {', '.join(CATALOG)}"
-    )
+    return load(spec)
 
 
 def _cache_key(args) -> str | None:
@@ -76,7 +68,6 @@ def _cache_key(args) -> str | None:
 
 def run(args) -> int:
     from ldpaudit.derive import cache
-    from ldpaudit.report.render import render
 
     if args.json:
         args.format = "json"
@@ -86,11 +77,16 @@ def run(args) -> int:
     if cached is not None:
         print(cached, end="")
         return 0
-    from ldpaudit.derive.derivation import derive
+    from ldpaudit.report.progress import status, wanted
 
-    family = load_family(args.spec)
-    mech = family.bind(parse_params(args.param))
-    dv = derive(mech, model=args.model, family=family)
+    with status("derive", enabled=wanted(args) and args.format != "json") as progress:
+        progress(f"{args.spec}: loading")
+        from ldpaudit.derive.derivation import derive
+
+        family = load_family(args.spec)
+        mech = family.bind(parse_params(args.param))
+        progress(f"{args.spec}: deriving the marginal, estimator, variances, risks and optimal parameters")
+        dv = derive(mech, model=args.model, family=family)
     if args.users is not None:
         try:
             n = int(args.users)
@@ -99,6 +95,8 @@ def run(args) -> int:
         if n < 1:
             raise InvalidParameter(f"--users {n} must be at least 1")
         dv = _bind_users(dv, n)
+    from ldpaudit.report.render import render
+
     text = render(dv, args.format)
     if args.format == "json":  # the shared vocabulary of every command's --json
         from ldpaudit.schema import SCHEMA_VERSION

@@ -23,7 +23,8 @@ def add_parser(subparsers) -> None:
     p = subparsers.add_parser("simulate", help="simulate a protocol (Joseph et al. Gaussian estimation) on synthetic data")
     p.add_argument("protocol", choices=PROTOCOL_NAMES, help="which protocol")
     p.add_argument("--n", type=int, action="append", help="number of users (repeatable; default 100000)")
-    p.add_argument("--epsilon", type=float, action="append", help="privacy budget per message (repeatable; default 1)")
+    p.add_argument("--epsilon", action="append",
+                   help="privacy budget per message, exact: 1, 1/2, log(3) (repeatable; default 1)")
     p.add_argument("--sigma", type=float, action="append", help="true standard deviation (repeatable; default 1)")
     p.add_argument("--R", type=float, action="append", help="public bound |mu| <= R (repeatable; default 1000)")
     p.add_argument("--mu", type=float, default=None, help="true mean (default R/3, a point not on a block boundary)")
@@ -60,7 +61,10 @@ def run(args) -> int:
 
     protocol = PROTOCOLS[args.protocol]()
     rows = []
-    for n, eps, sigma, R in itertools.product(args.n or [100_000], args.epsilon or [1.0], args.sigma or [1.0],
+    from ldpaudit.spec.options import option_float
+
+    epsilons = [option_float(e, "--epsilon") for e in args.epsilon or ["1"]]
+    for n, eps, sigma, R in itertools.product(args.n or [100_000], epsilons, args.sigma or [1.0],
                                               args.R or [1000.0]):
         consts = constants_for(args.protocol, n=n, epsilon=eps, sigma=sigma, R=R,
                                sigma_min=args.sigma_min, sigma_max=args.sigma_max)
@@ -75,7 +79,9 @@ def run(args) -> int:
 
         payload["privacy"] = privacy_report(protocol).as_dict()
     if args.json:
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        from ldpaudit.schema import envelope
+
+        print(json.dumps(envelope("simulate", "OK", payload), indent=2, ensure_ascii=False))
         return 0
     print(f"{protocol.name} ({protocol.description})")
     q = int(round(100 * (1 - args.beta)))

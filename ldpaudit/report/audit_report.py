@@ -15,7 +15,6 @@ The plots are diagnostics drawn from a fresh, separately seeded sample of the wi
 from __future__ import annotations
 
 import html
-import json
 import math
 import platform
 from dataclasses import dataclass
@@ -273,7 +272,9 @@ def write_report(
     else:
         md.append("No event certified a positive privacy loss.")
     if result.conformance:
-        md += ["", "## Conformance with the spec", "", "```json", json.dumps(result.conformance, indent=2, default=str), "```"]
+        from ldpaudit.report.tables import conformance_markdown
+
+        md += ["", "## Conformance with the spec", "", *conformance_markdown(result.conformance)]
     md += ["", "## Method", "", result.method, ""]
     if rounds:
         md += ["## Sequential looks", "", "| look | cumulative confirmation draws per input | α_r | ε_lb | verdict |", "|---|---|---|---|---|"]
@@ -305,7 +306,10 @@ def _html(facts, result, rounds, files, versions, pair, spec_note) -> str:
     else:
         parts.append("<p>No event certified a positive privacy loss.</p>")
     if result.conformance:
-        parts.append(f"<h2>Conformance with the spec</h2><pre>{e(json.dumps(result.conformance, indent=2, default=str))}</pre>")
+        from ldpaudit.report.tables import conformance_rows
+
+        rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in conformance_rows(result.conformance))
+        parts.append(f"<h2>Conformance with the spec</h2><table>{rows}</table>")
     parts.append(f"<h2>Method</h2><p>{e(result.method)}</p>")
     if rounds:
         parts.append("<h2>Sequential looks</h2><table><tr><th>look</th><th>cumulative confirmation draws per input</th><th>α_r</th><th>ε_lb</th><th>verdict</th></tr>")

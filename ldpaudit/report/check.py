@@ -180,7 +180,9 @@ def cmd_check(args) -> int:
     from ldpaudit.schema import SCHEMA_VERSION
 
     files = spec_files(args.target)
-    with _progress(enabled=not args.json and not getattr(args, "quiet", False), total=len(files)) as progress:
+    from ldpaudit.report.progress import status, wanted
+
+    with status("check", enabled=wanted(args)) as progress:
         rows = [check_one(path, audit_samples=args.audit_samples, progress=progress) for path in files]
     if args.json:
         print(json.dumps({"schema_version": SCHEMA_VERSION, "command": "check", "verdict": _overall(rows),
@@ -197,35 +199,6 @@ def _overall(rows: list[dict]) -> str:
         if worst in verdicts:
             return worst
     return "OK"
-
-
-class _progress:
-    """A transient status line on stderr while the checks run (only on a terminal)."""
-
-    def __init__(self, *, enabled: bool, total: int):
-        import sys
-
-        self.enabled = enabled and sys.stderr.isatty()
-        self.total = total
-        self.done = 0
-        self.status = None
-
-    def __enter__(self):
-        if not self.enabled:
-            return None
-        from rich.console import Console
-
-        self.status = Console(stderr=True).status("ldpaudit check: starting")
-        self.status.start()
-        return self.update
-
-    def update(self, text: str) -> None:
-        self.status.update(f"ldpaudit check: {text}")
-
-    def __exit__(self, *exc):
-        if self.status is not None:
-            self.status.stop()
-        return False
 
 
 def _render_check(rows: list[dict]) -> None:

@@ -28,6 +28,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("name", nargs="?", default="all", choices=[*TARGETS, "all"], help="what to regenerate (default: all)")
     p.add_argument("--out", default="proofs", help="output directory (default: proofs/)")
     p.add_argument("--json", action="store_true", help="also print the results as JSON on stdout")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.set_defaults(func=run)
 
 
@@ -54,19 +55,31 @@ def reproduce(name: str, out_dir, **options) -> tuple[list, object]:
 
 def run(args) -> int:
     names = list(TARGETS) if args.name == "all" else [args.name]
-    results = {}
-    for name in names:
-        if args.name == "all" and name == "certificates" and importlib.util.find_spec("ldpaudit.verify.command") is None:
-            continue
-        paths, payload = reproduce(name, args.out)
-        for p in paths:
-            print(f"wrote {p}", file=sys.stderr if args.json else sys.stdout)
-        results[name] = payload
+    from ldpaudit.report.progress import status, wanted
+
+    results, written = {}, {}
+    with status("reproduce", enabled=wanted(args)) as progress:
+        for number, name in enumerate(names, 1):
+            if args.name == "all" and name == "certificates" and importlib.util.find_spec("ldpaudit.verify.command") is None:
+                continue
+            progress(f"{name} ({number}/{len(names)}): {TARGETS[name][1]}")
+            paths, payload = reproduce(name, args.out)
+            for p in paths:
+                print(f"wrote {p}", file=sys.stderr if args.json else sys.stdout)
+            results[name] = payload
+            written[name] = [str(p) for p in paths]
     if args.json:
+        from ldpaudit.schema import envelope
+
+        # the shared keys, then (as before) the target's own payload: one target's at the top level
+        # (a list, like wang2017's rows, goes under "results"), several under their names
         if len(names) == 1:
-            print(json.dumps(_json_payload(names[0], results[names[0]]), indent=2, ensure_ascii=False, default=str))
+            body = _json_payload(names[0], results[names[0]])
+            body = body if isinstance(body, dict) else {"results": body}
         else:
-            print(json.dumps({k: _json_payload(k, v) for k, v in results.items()}, indent=2, ensure_ascii=False, default=str))
+            body = {k: _json_payload(k, v) for k, v in results.items()}
+        payload = envelope("reproduce", "OK", {"targets": list(results), "written": written, **body})
+        print(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
     return 0
 
 

@@ -96,7 +96,6 @@ def integer_g_table(olh: dict) -> list[dict]:
 def reproduce(out_dir) -> tuple[list, dict]:
     out = Path(out_dir) / "localhashing"
     olh, blh = derive_olh(), derive_blh()
-    eps = olh["eps"]
     doc = Document("Wang et al. (USENIX Security 2017): local hashing (OLH, BLH), derived from the channels")
     doc.para("Source: Wang, Blocki, Li & Jha, \"Locally Differentially Private Protocols for Frequency Estimation\", "
              "Sections 4.3-4.4. The channels are specs/olh.toml and specs/blh.toml: a user's cohort is a uniformly "

@@ -40,7 +40,6 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from collections.abc import Mapping
-from fractions import Fraction
 from pathlib import Path
 
 import sympy as sp
@@ -205,18 +204,30 @@ def parse_assignments(items: list[str] | None) -> dict[str, object]:
     return out
 
 
-def load_family(spec: str | Path) -> Mechanism:
-    """A spec file, or a bundled catalog mechanism by its spec stem (``krr``, ``ksubset``, ...)."""
+def resolve_spec(spec: str | Path) -> Path | str:
+    """What a command's SPEC argument names: a spec file (a :class:`Path`) or a bundled catalog
+    name (``krr``, ``ksubset``, ... the keys of :data:`ldpaudit.spec.catalog.CATALOG`, a
+    ``str``). The one resolver every command uses; a file wins over a catalog name."""
     path = Path(spec)
     if path.exists() or path.suffix == ".toml" or "/" in str(spec):
-        return load_spec(path)
+        return path
     from ldpaudit.spec.catalog import CATALOG
 
     if str(spec) in CATALOG:
-        return CATALOG[str(spec)]()
+        return str(spec)
     raise InvalidSpec(
         f"spec {str(spec)!r} is neither a file nor a catalog name; give a .toml path or one of {', '.join(CATALOG)}"
     )
+
+
+def load_family(spec: str | Path) -> Mechanism:
+    """A spec file, or a bundled catalog mechanism by its spec stem (``krr``, ``ksubset``, ...)."""
+    where = resolve_spec(spec)
+    if isinstance(where, Path):
+        return load_spec(where)
+    from ldpaudit.spec.catalog import CATALOG
+
+    return CATALOG[where]()
 
 
 def load_bound(spec: str | Path, params: list[str] | None) -> Mechanism:

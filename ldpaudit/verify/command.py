@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from ldpaudit.spec.loader import load_spec, parse_assignments
+from ldpaudit.spec.loader import load_family, parse_assignments, resolve_spec
 from ldpaudit.spec.model import Mechanism
 from ldpaudit.verify import budget, smt
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
@@ -50,7 +50,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", help="a spec file (.toml)")
+    p.add_argument("spec", help="a spec file (.toml) or a catalog name such as krr, ksubset")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--epsilon", metavar="E", help="the ε to check (default: the spec's claimed ε); may mention parameters")
     p.add_argument("--delta", metavar="D", help="check (ε, δ)-LDP: exact δ(ε) against D (numeric parameters)")
@@ -64,6 +64,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
                    help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
                         "over budget the verdict is UNKNOWN (exit 3)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress line (shown on a terminal when the proof takes over a second)")
     p.set_defaults(func=run)
     return p
 
@@ -95,15 +97,19 @@ def _megabytes(text: str) -> int:
 
 
 def _load(args) -> Mechanism:
-    mech = load_spec(args.spec)
+    mech = load_family(args.spec)
     values = parse_assignments(args.param)
     return mech.bind(values) if values else mech
 
 
 def run(args) -> int:
     """The command, bounded: the work happens in a child process (see module doc)."""
+    from ldpaudit.report.progress import status, wanted
+
     try:
-        code, out = budget.call(_captured, args, seconds=args.timeout, memory_mb=args.memory_mb)
+        with status("verify", enabled=wanted(args), delay=1.0) as progress:
+            progress(f"{args.spec}: proving with z3 (budget {args.timeout:g} s)")
+            code, out = budget.call(_captured, args, seconds=args.timeout, memory_mb=args.memory_mb)
     except budget.BudgetExceeded as exc:
         return _over_budget(args, str(exc))
     sys.stdout.write(out)
@@ -119,12 +125,20 @@ def _captured(args) -> tuple[int, str]:
 
 def _over_budget(args, reason: str) -> int:
     if args.json:
-        print(json.dumps({"status": "UNKNOWN", "spec": str(args.spec), "reason": reason,
-                          "budget": {"seconds": args.timeout, "memory_mb": args.memory_mb}}, indent=2))
+        print(json.dumps(_envelope("UNKNOWN", {"status": "UNKNOWN", "spec": str(args.spec), "reason": reason,
+                                               "budget": {"seconds": args.timeout, "memory_mb": args.memory_mb}}),
+                         indent=2))
     else:
         print(f"UNKNOWN: {args.spec}: {reason}")
         print(f"  budget: --timeout {args.timeout:g} s, --memory-mb {args.memory_mb}")
     return EXIT_CODES[Status.UNKNOWN]
+
+
+def _envelope(verdict: str, payload: dict) -> dict:
+    """The shared ``--json`` keys (:mod:`ldpaudit.schema`); ``status`` stays for compatibility."""
+    from ldpaudit.schema import envelope
+
+    return envelope("verify", verdict, payload)
 
 
 def _run(args) -> int:
@@ -134,7 +148,10 @@ def _run(args) -> int:
         report = verify_float_params(mech, parse_floats(args.float_params), epsilon=args.epsilon)
         _certificate(args, report.verdict)
         if args.json:
-            print(json.dumps(report.to_json(), indent=2))
+            payload = report.to_json()
+            proof = payload.pop("verdict")  # the nested verdict moves to "proof"; "verdict" is the shared word
+            print(json.dumps(_envelope(report.verdict.status.value, {"status": report.verdict.status.value,
+                                                                     **payload, "proof": proof}), indent=2))
         else:
             print(report)
             print(f"  {report.verdict}")
@@ -156,7 +173,7 @@ def _run(args) -> int:
             }
         if written:
             payload["certificate"] = [str(p) for p in written]
-        print(json.dumps(payload, indent=2))
+        print(json.dumps(_envelope(verdict.status.value, payload), indent=2))
     else:
         print(verdict)
         if verdict.method:
@@ -174,7 +191,9 @@ def _run(args) -> int:
 def _certificate(args, verdict) -> list[Path]:
     if not args.certificate:
         return []
-    stem = Path(args.spec).stem
+    where = resolve_spec(args.spec)
+    stem = Path(where).stem
     if verdict.params:
         stem += "-" + "-".join(f"{k}{v}" for k, v in verdict.params)
-    return write_certificate(verdict, args.certificate, name=stem, spec_path=args.spec)
+    return write_certificate(verdict, args.certificate, name=stem,
+                             spec_path=where if isinstance(where, Path) else None)

@@ -23,11 +23,11 @@ from ldpaudit.verify.prover import Decision, Fact, decide, dominant
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
 from ldpaudit.verify.witness import (
+    checked_witness,
     candidate_points,
     model_text,
     proof_of,
     simplify_ratio,
-    sympy_exceeds,
     witness_proof,
 )
 
@@ -130,18 +130,7 @@ def _witness(problem: Problem, tag, claim) -> Witness | None:
         den = sp.sympify(entry(mech, xp, y))
     except Unsupported:
         return None
-    bound = sp.exp(claim)
-    if den == 0:
-        if exact.sign(num) != 1:
-            return None
-        ratio = sp.oo
-    else:
-        ratio = simplify_ratio(num / den)
-        if exact.compare(ratio, bound) != 1:
-            return None
-        if not sympy_exceeds(num, den, bound):
-            return None
-    return Witness(x, xp, y, ratio, num, den, claim, params=mech.bindings, y_text=text)
+    return checked_witness(mech, x, xp, y, num, den, claim, y_text=text)
 
 # --- symbolic (families) ----------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
-from ldpaudit.verify.witness import candidate_points, proof_of, simplify_ratio, sympy_exceeds
+from ldpaudit.verify.witness import candidate_points, checked_witness, proof_of
 
 PATTERNS = ((True, True), (True, False), (False, True), (False, False))
 
@@ -337,17 +337,7 @@ def bloom_witness(mech: Mechanism, claim) -> Witness | None:
         else:
             bits.append(shared)
     y = (c, *bits)
-    num, den = sp.sympify(bloom_entry(mech, x, y)), sp.sympify(bloom_entry(mech, xp, y))
-    bound = sp.exp(claim)
-    if den == 0:
-        if exact.sign(num) != 1:
-            return None
-        ratio = sp.oo
-    else:
-        ratio = simplify_ratio(num / den)
-        if exact.compare(ratio, bound) != 1 or not sympy_exceeds(num, den, bound):
-            return None
-    return Witness(x, xp, y, ratio, num, den, claim, params=mech.bindings)
+    return checked_witness(mech, x, xp, y, bloom_entry(mech, x, y), bloom_entry(mech, xp, y), claim)
 
 
 def _refute_bloom_or_unknown(mech, claim, outcome, start, method, timeout_ms, notes=()):

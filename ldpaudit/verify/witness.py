@@ -11,7 +11,7 @@ from fractions import Fraction
 import sympy as sp
 
 from ldpaudit.spec.model import Mechanism, sample_points
-from ldpaudit.verify import smt
+from ldpaudit.verify import exact, smt
 from ldpaudit.verify.prover import Decision
 from ldpaudit.verify.result import Witness
 from ldpaudit.verify.smt import Unsupported
@@ -38,6 +38,23 @@ def sympy_exceeds(num, den, bound) -> bool:
         return bool(sp.simplify(diff).is_positive)
     except TypeError:
         return False
+
+
+def checked_witness(mech: Mechanism, x, xp, y, num, den, claim, *, y_text: str = "") -> Witness | None:
+    """The witness (x, x', y) with Q(y|x) = num and Q(y|x') = den, or None unless its ratio
+    exceeds e^claim both by the rigorous interval comparison and, independently, by sympy
+    (a zero denominator under a positive numerator is an infinite ratio)."""
+    num, den = sp.sympify(num), sp.sympify(den)
+    bound = sp.exp(claim)
+    if den == 0:
+        if exact.sign(num) != 1:
+            return None
+        ratio = sp.oo
+    else:
+        ratio = simplify_ratio(num / den)
+        if exact.compare(ratio, bound) != 1 or not sympy_exceeds(num, den, bound):
+            return None
+    return Witness(x, xp, y, ratio, num, den, claim, params=mech.bindings, y_text=y_text)
 
 
 def witness_proof(name: str, witness: Witness) -> tuple:

@@ -2,13 +2,10 @@
 ; re-check: z3 orr-example.smt2   (every line of output must be unsat)
 ; query 1: no obligation can fail (expected: unsat)
 ; O-RR: 1-LDP: some obligation fails (denominators cleared)
+; obligation: E/(6 + 3*E) <= e^claim * E/(6 + 3*E)
 ; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
-; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
-; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
-; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
-; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
-; obligation: E/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
-; ... and 3 more obligations
+; obligation: 1/(6 + 3*E) <= e^claim * E/(6 + 3*E)
+; obligation: 1/(6 + 3*E) <= e^claim * 1/(6 + 3*E)
 ; e^claim = E
 ; e_1 = E, pinned between rationals (96-bit enclosure)
 (set-option :smt.random_seed 0)
@@ -20,6 +17,9 @@
 (assert
  (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
 (assert
- (let (($t0 (> (* e_1 (+ 6.0 (* 3.0 e_1)) 1.0) (* e_1 1.0 (+ 6.0 (* 3.0 e_1))))))
-(or $t0 $t0 $t0 $t0 $t0 $t0 $t0 $t0 $t0)))
+ (let ((?t0 (* 3.0 e_1)))
+(let ((?t1 (+ 6.0 ?t0)))
+(let ((?t2 (* e_1 1.0 ?t1)))
+(let ((?t3 (* 1.0 ?t1 1.0)))
+(or (> (* e_1 ?t1 1.0) (* e_1 e_1 ?t1)) (> (* e_1 ?t1 1.0) ?t2) (> ?t3 (* e_1 e_1 ?t1)) (> ?t3 ?t2)))))))
 (check-sat)
