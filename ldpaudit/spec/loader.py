@@ -256,6 +256,22 @@ def _table(doc, key, where, allowed, *, required=True) -> dict:
     return value
 
 
+def _class_tables(raw: dict):
+    """``(i, table)`` for each ``[[channel.classes]]`` entry, checked to be a table with
+    ``when``, ``count`` and ``weight`` and no unknown keys."""
+    classes_t = raw.get("classes")
+    if not isinstance(classes_t, list) or not classes_t:
+        raise InvalidSpec("missing [[channel.classes]]: declare the output classes (when, count, weight)")
+    for i, ct in enumerate(classes_t):
+        if not isinstance(ct, dict):
+            raise InvalidSpec(f"channel.classes[{i}] must be a table")
+        _no_unknown(ct, f"channel.classes[{i}]", _CLASS)
+        for key in ("when", "count", "weight"):
+            if key not in ct:
+                raise InvalidSpec(f"missing channel.classes[{i}].{key}")
+        yield i, ct
+
+
 def _no_unknown(table: Mapping, where: str, allowed: set) -> None:
     unknown = sorted(set(table) - allowed)
     if unknown:
@@ -534,19 +550,10 @@ def _real_structured(raw, symbols) -> RealInputChannel:
     size = parse_expression(raw.get("size"), symbols, field="channel.size")
     if not (size.is_Integer and size >= 1):
         raise InvalidSpec(f"channel.size = {size}; with real inputs the number of outputs must be a positive integer")
-    classes_t = raw.get("classes")
-    if not isinstance(classes_t, list) or not classes_t:
-        raise InvalidSpec("missing [[channel.classes]]: declare the output classes (when, count, weight)")
     xy = dict(symbols, x=X, y=Y)
     classes = []
     pieces = []
-    for i, ct in enumerate(classes_t):
-        if not isinstance(ct, dict):
-            raise InvalidSpec(f"channel.classes[{i}] must be a table")
-        _no_unknown(ct, f"channel.classes[{i}]", _CLASS)
-        for key in ("when", "count", "weight"):
-            if key not in ct:
-                raise InvalidSpec(f"missing channel.classes[{i}].{key}")
+    for i, ct in _class_tables(raw):
         when = _text(ct, "when", f"channel.classes[{i}]")
         relation = parse_predicate(when, xy, field=f"channel.classes[{i}].when")
         if not isinstance(relation, sp.logic.boolalg.Boolean) or isinstance(relation, sp.Symbol):
@@ -645,17 +652,8 @@ def _structured(raw, symbols):
                             family=family, permutation=permutation)
     else:
         raise InvalidSpec(f"channel.outputs = {shown(kind)}; a structured channel's outputs are 'element', 'subset' or 'cohort'")
-    classes_t = raw.get("classes")
-    if not isinstance(classes_t, list) or not classes_t:
-        raise InvalidSpec("missing [[channel.classes]]: declare the output classes (when, count, weight)")
     classes = []
-    for i, ct in enumerate(classes_t):
-        if not isinstance(ct, dict):
-            raise InvalidSpec(f"channel.classes[{i}] must be a table")
-        _no_unknown(ct, f"channel.classes[{i}]", _CLASS)
-        for key in ("when", "count", "weight"):
-            if key not in ct:
-                raise InvalidSpec(f"missing channel.classes[{i}].{key}")
+    for i, ct in _class_tables(raw):
         classes.append(
             OutputClass(
                 name=_text(ct, "name", f"channel.classes[{i}]", required=False, default=f"class{i}"),

@@ -29,7 +29,7 @@ from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
 from ldpaudit.verify.text import sstr
-from ldpaudit.verify.witness import candidate_points, proof_of, sympy_exceeds, witness_proof
+from ldpaudit.verify.witness import candidate_points, instances, proof_of, sympy_exceeds, witness_proof
 
 X1 = Parameter("x1", "real")
 Z1 = Parameter("z1", "real")
@@ -165,14 +165,7 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
 
 
 def _refute_family(mech: Mechanism, claim, decision, *, timeout_ms) -> Witness | None:
-    for point in candidate_points(mech, decision):
-        try:
-            bound = mech.bind(point)
-        except (InvalidParameter, InvalidSpec):
-            continue
-        claim_at = sp.sympify(claim).xreplace({mech.symbols[k]: v for k, v in point.items()})
-        if exact.sign(claim_at) != 1:
-            continue
+    for bound, claim_at in instances(mech, claim, candidate_points(mech, decision)):
         verdict = verify_density(bound, claim_at, timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
         if verdict.status is Status.REFUTED:
             return verdict.witness

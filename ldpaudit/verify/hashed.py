@@ -38,7 +38,7 @@ from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
-from ldpaudit.verify.witness import candidate_points, checked_witness, proof_of
+from ldpaudit.verify.witness import candidate_points, instances, checked_witness, proof_of
 
 PATTERNS = ((True, True), (True, False), (False, True), (False, False))
 
@@ -342,14 +342,7 @@ def bloom_witness(mech: Mechanism, claim) -> Witness | None:
 
 def _refute_bloom_or_unknown(mech, claim, outcome, start, method, timeout_ms, notes=()):
     points = [{}] if not mech.parameters else candidate_points(mech)
-    for point in points:
-        try:
-            bound = mech.bind(point) if point else mech
-        except (InvalidParameter, InvalidSpec):
-            continue
-        claim_at = sp.sympify(claim).xreplace({mech.symbols[k]: v for k, v in point.items()})
-        if exact.sign(claim_at) != 1:
-            continue
+    for bound, claim_at in instances(mech, claim, points):
         try:
             witness = bloom_witness(bound, claim_at)
         except Exception as exc:  # noqa: BLE001 - an instance too large to list: try the next one

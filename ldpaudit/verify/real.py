@@ -35,7 +35,7 @@ from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Decision, Fact, decide, dominant
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
-from ldpaudit.verify.witness import candidate_points, model_text, proof_of, simplify_ratio, sympy_exceeds
+from ldpaudit.verify.witness import candidate_points, instances, model_text, proof_of, simplify_ratio, sympy_exceeds
 
 #: names of the two inputs in z3 queries (when x is left after the case split)
 XA, XB = "xa", "xb"
@@ -236,14 +236,7 @@ def best_witness(bound: Mechanism, claim_at, *, extra=()) -> Witness | None:
 
 def _refute(mech: Mechanism, claim, decision: Decision) -> Witness | None:
     extra = _model_inputs(decision)
-    for point in candidate_points(mech, decision)[:8]:
-        try:
-            bound = mech.bind(point)
-        except (InvalidParameter, InvalidSpec):
-            continue
-        claim_at = sp.sympify(claim).xreplace({mech.symbols[k]: v for k, v in point.items()})
-        if exact.sign(claim_at) != 1:
-            continue
+    for bound, claim_at in instances(mech, claim, candidate_points(mech, decision)[:8]):
         witness = best_witness(bound, claim_at, extra=extra)
         if witness is not None:
             return witness

@@ -40,6 +40,21 @@ def sympy_exceeds(num, den, bound) -> bool:
         return False
 
 
+def instances(mech: Mechanism, claim, points):
+    """``(bound mechanism, claim at that point)`` for each admissible candidate point where the
+    claim is positive: the instances a refutation searches for an exact witness."""
+    from ldpaudit.errors import InvalidParameter, InvalidSpec
+
+    for point in points:
+        try:
+            bound = mech.bind(point) if point else mech
+        except (InvalidParameter, InvalidSpec):
+            continue
+        claim_at = sp.sympify(claim).xreplace({mech.symbols[k]: v for k, v in point.items()})
+        if exact.sign(claim_at) == 1:
+            yield bound, claim_at
+
+
 def checked_witness(mech: Mechanism, x, xp, y, num, den, claim, *, y_text: str = "") -> Witness | None:
     """The witness (x, x', y) with Q(y|x) = num and Q(y|x') = den, or None unless its ratio
     exceeds e^claim both by the rigorous interval comparison and, independently, by sympy
