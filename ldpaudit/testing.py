@@ -33,6 +33,7 @@ def assert_ldp(
     ε-LDP, or, when a ``spec`` mechanism is given, does not conform to it. Returns the audit
     result otherwise, so a test can look further (e.g. at ``detectable_epsilon``)."""
     from ldpaudit.audit import audit
+    from ldpaudit.audit.engine import conformance_failed
 
     result = audit(
         randomizer,
@@ -53,7 +54,7 @@ def assert_ldp(
             f"Witness: {_witness_text(result.witness)}. {_reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch)}"
         )
     conformance = getattr(result, "conformance", None)
-    if conformance is not None and _conformance_failed(conformance):
+    if conformance_failed(conformance):
         raise AssertionError(
             f"randomizer does not match its spec ({settings}): {_witness_text(conformance)}. "
             f"{_reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch)}"
@@ -75,10 +76,6 @@ def _reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch) -> str:
     return f"Reproduce: the same assert_ldp call (seed={seed}) gives the same result."
 
 
-def _conformance_failed(conformance) -> bool:
-    if isinstance(conformance, dict):
-        return conformance.get("passed") is False or conformance.get("verdict") in ("FAIL", "MISMATCH")
-    return getattr(conformance, "passed", True) is False
 
 
 def _witness_text(witness) -> str:

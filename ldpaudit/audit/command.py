@@ -19,7 +19,7 @@ import json
 import math
 import sys
 
-from ldpaudit.errors import InvalidParameter, LdpAuditError
+from ldpaudit.errors import InvalidParameter
 
 #: the default false-alarm level: one correct mechanism in a hundred audited at its tight ε
 #: is reported as a violation (0.05 failed a CI build one run in twenty)
@@ -313,9 +313,9 @@ def _isolation(source, isolated: bool) -> dict:
 
 
 def _conformance_failed(conformance) -> bool:
-    from ldpaudit.testing import _conformance_failed as failed
+    from ldpaudit.audit.engine import conformance_failed
 
-    return conformance is not None and failed(conformance)
+    return conformance_failed(conformance)
 
 
 def _render(payload: dict) -> None:
@@ -348,37 +348,4 @@ def _render(payload: dict) -> None:
               + (f"; fallback: {box['fallback']}" if box.get("fallback") else ""))
     if payload.get("timeouts"):
         print(f"  timeouts: {payload['timeouts']['rule']}")
-
-
-# --- the quick audit in `ldpaudit check` -------------------------------------------------------
-
-
-def check_summary(mech, *, samples: int = 20_000) -> str:
-    """Audit the bundled reference randomizer of a catalog mechanism against its spec at a
-    modest sample count (for the `ldpaudit check` table)."""
-    from ldpaudit.audit import audit
-    from ldpaudit.spec.model import FiniteDomain
-    from ldpaudit.spec.randomizers import reference_for
-
-    try:
-        randomizer = reference_for(mech)
-    except InvalidParameter:
-        return "no reference randomizer"
-    if isinstance(mech.inputs, FiniteDomain):
-        domain = list(mech.inputs.enumerate())
-        spec = mech
-    else:  # real inputs: points exercising every class (spec.realinput.audit_inputs)
-        from ldpaudit.spec.realinput import audit_inputs
-
-        domain = audit_inputs(mech)
-        spec = None
-    eps = float(mech.claimed_epsilon)
-    try:
-        result = audit(randomizer, domain=domain, epsilon=eps, samples=samples, alpha=0.05, seed=0, batch=True, spec=spec)
-    except LdpAuditError as exc:
-        return f"error: {exc}"
-    conf = ""
-    if result.conformance is not None:
-        conf = "; conformance " + ("FAILED" if _conformance_failed(result.conformance) else "ok")
-    return f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f} (n={samples:,}){conf}"
 

@@ -346,3 +346,13 @@ def witness_of(best, n: int, k: int, **extra) -> dict | None:
 
 def verdict_of(lb: float, epsilon: float) -> str:
     return "VIOLATION" if lb > epsilon else "NO_EVIDENCE"
+
+
+def conformance_failed(conformance) -> bool:
+    """Whether a conformance result (the dict of spec-guided audits, or an object with
+    ``passed``) says the randomizer does not match its spec; None (no spec) never fails."""
+    if conformance is None:
+        return False
+    if isinstance(conformance, dict):
+        return conformance.get("passed") is False or conformance.get("verdict") in ("FAIL", "MISMATCH")
+    return getattr(conformance, "passed", True) is False

@@ -119,6 +119,7 @@ def _audit_stage(mech, *, samples) -> dict:
     """Audit the bundled reference randomizer of the mechanism against its spec at a modest
     sample count, at α = CHECK_ALPHA with seed 0."""
     from ldpaudit.audit import audit
+    from ldpaudit.audit.engine import conformance_failed
     from ldpaudit.errors import InvalidParameter
     from ldpaudit.spec.model import FiniteDomain
     from ldpaudit.spec.randomizers import reference_for
@@ -130,7 +131,9 @@ def _audit_stage(mech, *, samples) -> dict:
     if isinstance(mech.inputs, FiniteDomain):
         domain, spec = list(mech.inputs.enumerate()), mech
     else:
-        domain, spec = _real_domain(mech), None
+        from ldpaudit.spec.realinput import audit_inputs
+
+        domain, spec = audit_inputs(mech), None  # one input per distinct row Q(.|x), every class exercised
     eps = float(mech.claimed_epsilon)
     result = audit(randomizer, domain=domain, epsilon=eps, samples=samples, alpha=CHECK_ALPHA, seed=0, batch=True,
                    spec=spec)
@@ -138,42 +141,13 @@ def _audit_stage(mech, *, samples) -> dict:
            "samples_per_input": samples, "alpha": CHECK_ALPHA, "confidence": 1 - CHECK_ALPHA, "conformance": None}
     conf = ""
     if result.conformance is not None:
-        failed = _conformance_failed(result.conformance)
+        failed = conformance_failed(result.conformance)
         out["conformance"] = "failed" if failed else "ok"
         conf = "; conformance " + ("FAILED" if failed else "ok")
         if failed and result.verdict != "VIOLATION":
             out["verdict"] = "VIOLATION"
     out["text"] = f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f} (n={samples:,}, α={CHECK_ALPHA}){conf}"
     return out
-
-
-def _real_domain(mech) -> list[float]:
-    """Probe points of a real input domain: the two inputs that verify's tight-ε witness says
-    are the hardest to tell apart, else the domain's ends, else points around 0."""
-    try:
-        from ldpaudit.verify import tight_epsilon
-
-        witness = tight_epsilon(mech).witness
-        if witness is not None:
-            points = [float(witness.x), float(witness.x_prime)]
-            if points[0] != points[1]:
-                return points
-    except (LdpAuditError, TypeError, ValueError):
-        pass
-    low, high = getattr(mech.inputs, "low", None), getattr(mech.inputs, "high", None)
-    if low is not None and high is not None:
-        return [float(low), float(high)]
-    if low is not None:
-        return [float(low), float(low) + 4.0]
-    if high is not None:
-        return [float(high) - 4.0, float(high)]
-    return [-2.0, 2.0]
-
-
-def _conformance_failed(conformance) -> bool:
-    from ldpaudit.audit.command import _conformance_failed as failed
-
-    return failed(conformance)
 
 
 def cmd_check(args) -> int:
