@@ -58,6 +58,7 @@ MEASURE = textwrap.dedent(
     from ldpaudit.verify import verify
     mech = load_spec({spec!r}).bind({{"d": 8, "epsilon": "log(3)"}})
     verify(mech)  # warm-up: imports and sympy caches are not the claim's cost
+    base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out = []
     for claim in {claims!r}:
         start = time.perf_counter()
@@ -65,12 +66,12 @@ MEASURE = textwrap.dedent(
         out.append([claim, v.status.value, time.perf_counter() - start,
                     None if v.witness is None else str(v.witness.ratio)])
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({{"results": out, "peak_mb": peak_mb}}))
+    print(json.dumps({{"results": out, "peak_mb": peak_mb, "growth_mb": peak_mb - base_mb}}))
     """
 )
 
 
-def test_log_multiple_claims_are_decided_in_2_s_and_500_mb():
+def test_log_multiple_claims_are_decided_in_2_s_and_200_mb():
     # k-RR at ε = log 3 has tight ε* = log 3; log(3)·(1 + 1e-9) > log 3 (PROVED) and
     # log(3)·(1 - 1e-9) < log 3 (REFUTED: Q(y=x|x)/Q(y=x|x') = 3 exactly, > 3^(1 - 1e-9)).
     # Before, e^claim = 3·3^(1/10^9) went to an integer 10^9-th root: 7 GB and no answer.
@@ -82,7 +83,9 @@ def test_log_multiple_claims_are_decided_in_2_s_and_500_mb():
     (c1, s1, t1, _), (c2, s2, t2, ratio2) = report["results"]
     assert s1 == "PROVED" and s2 == "REFUTED" and ratio2 == "3"
     assert t1 <= 2 and t2 <= 2, report
-    assert report["peak_mb"] <= 500, report
+    # the claims' own cost: the high-water mark they add over imports and the warm-up (what the
+    # imports weigh depends on the installed versions of numpy, scipy and z3, not on ldpaudit)
+    assert report["growth_mb"] <= 200, report
 
 
 def test_log_multiple_claim_on_the_family_is_refuted_above_the_claim():
