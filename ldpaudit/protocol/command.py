@@ -6,7 +6,10 @@ confidence interval) for every combination of the given n, ε, σ and R.
 
 Protocols: kv2 (KVGausstimate), kv1 (1RoundKVGausstimate), uv2 (UVGausstimate), uv1
 (1RoundUVGausstimate), laplace (clipped-Laplace baseline). ``--privacy`` adds the per-round
-verify report. Exit 0; bad input exits 2.
+verify report and decides the exit status: 0 only when every round's randomizer is PROVED and
+no user spends more than the per-message ε (sequential interaction), 1 when a round is REFUTED
+or a user answers rounds whose budgets sum past ε, 3 when a round is UNKNOWN. Without
+``--privacy`` the exit is 0. Bad input exits 2.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ def add_parser(subparsers) -> None:
                    help="auto: exact count laws where available, per-user draws elsewhere; users: always per user")
     p.add_argument("--privacy", action="store_true", help="also verify every round's randomizer (z3) and compose")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.set_defaults(func=run)
 
 
@@ -58,31 +62,39 @@ def constants_for(name: str, *, n: int, epsilon: float, sigma: float, R: float, 
 def run(args) -> int:
     from ldpaudit.protocol.joseph import PROTOCOLS
     from ldpaudit.protocol.simulate import simulate
-
-    protocol = PROTOCOLS[args.protocol]()
-    rows = []
+    from ldpaudit.report.progress import status, wanted
+    from ldpaudit.schema import VERDICTS
     from ldpaudit.spec.options import option_float
 
+    protocol = PROTOCOLS[args.protocol]()
     epsilons = [option_float(e, "--epsilon") for e in args.epsilon or ["1"]]
-    for n, eps, sigma, R in itertools.product(args.n or [100_000], epsilons, args.sigma or [1.0],
-                                              args.R or [1000.0]):
-        consts = constants_for(args.protocol, n=n, epsilon=eps, sigma=sigma, R=R,
-                               sigma_min=args.sigma_min, sigma_max=args.sigma_max)
-        mu = R / 3 if args.mu is None else args.mu
-        if abs(mu) > R:
-            raise InvalidParameter(f"--mu {mu} is outside [-R, R] = [{-R}, {R}]; the protocols assume |mu| <= R")
-        rows.append(simulate(protocol, constants=consts, mu=mu, sigma=sigma, trials=args.trials, beta=args.beta,
-                             seed=args.seed, method=args.method))
-    payload = {"protocol": protocol.name, "description": protocol.description, "results": rows}
-    if args.privacy:
-        from ldpaudit.protocol.privacy import privacy_report
+    settings = list(itertools.product(args.n or [100_000], epsilons, args.sigma or [1.0], args.R or [1000.0]))
+    rows = []
+    with status("simulate", enabled=wanted(args), delay=0.5) as progress:
+        for number, (n, eps, sigma, R) in enumerate(settings, 1):
+            consts = constants_for(args.protocol, n=n, epsilon=eps, sigma=sigma, R=R,
+                                   sigma_min=args.sigma_min, sigma_max=args.sigma_max)
+            mu = R / 3 if args.mu is None else args.mu
+            if abs(mu) > R:
+                raise InvalidParameter(f"--mu {mu} is outside [-R, R] = [{-R}, {R}]; the protocols assume |mu| <= R")
+            progress(f"{args.protocol} setting {number}/{len(settings)}: n={n}, epsilon={eps:g}, sigma={sigma:g}, "
+                     f"R={R:g} ({args.trials} trials)")
+            rows.append(simulate(protocol, constants=consts, mu=mu, sigma=sigma, trials=args.trials, beta=args.beta,
+                                 seed=args.seed, method=args.method))
+        payload = {"protocol": protocol.name, "description": protocol.description, "results": rows}
+        verdict = "OK"
+        if args.privacy:
+            from ldpaudit.protocol.privacy import privacy_report
 
-        payload["privacy"] = privacy_report(protocol).as_dict()
+            progress(f"{args.protocol}: verifying {len(protocol.rounds)} round(s) (z3)")
+            report = privacy_report(protocol)
+            payload["privacy"] = report.as_dict()
+            verdict = report.verdict
     if args.json:
         from ldpaudit.schema import envelope
 
-        print(json.dumps(envelope("simulate", "OK", payload), indent=2, ensure_ascii=False))
-        return 0
+        print(json.dumps(envelope("simulate", verdict, payload), indent=2, ensure_ascii=False))
+        return VERDICTS[verdict]
     print(f"{protocol.name} ({protocol.description})")
     q = int(round(100 * (1 - args.beta)))
     print(f"{'n':>9} {'eps':>5} {'sigma':>6} {'R':>8}  {'mean|err|':>10}  {f'q{q}':>10}  {'CI':>23}")
@@ -93,6 +105,8 @@ def run(args) -> int:
     print(f"{rows[0]['trials']} trials per row, seed {args.seed}; CI: {rows[0]['confidence']:.0%} order-statistic "
           f"interval for the {q}% quantile")
     if args.privacy:
-        print(payload["privacy"]["status"] + ": " + ", ".join(
-            f"{r['round']} {r['status']} at {r['epsilon']}" for r in payload["privacy"]["rounds"]))
-    return 0
+        privacy = payload["privacy"]
+        print(f"{verdict}: " + ", ".join(f"{r['round']} {r['status']} at {r['epsilon']}" for r in privacy["rounds"]))
+        if verdict != "PROVED":
+            print(f"  {privacy['reason']}")
+    return VERDICTS[verdict]

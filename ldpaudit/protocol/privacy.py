@@ -7,6 +7,14 @@ and Theorem 3.2). So each round's mechanism is verified with its public paramete
 (universally quantified by :func:`ldpaudit.verify.verify`). A user who answers in several
 rounds (``users_from``) pays the sum of those rounds' ε (basic composition); the report names
 the rounds that witness the largest sum.
+
+The protocol's verdict (what ``ldpaudit simulate --privacy`` exits on) checks the claim that the
+protocol is ε-LDP at its per-message budget (:attr:`Protocol.epsilon`): REFUTED when a round's
+randomizer is refuted, UNKNOWN when one is undecided (and none refuted), REFUTED when a user
+answers several rounds whose budgets sum past the claim (the protocol is not sequentially
+interactive: the witness names those rounds; basic composition is tight when they rerun one
+tight randomizer on the same input), and PROVED only when every round is PROVED and no user
+spends more than the claim.
 """
 
 from __future__ import annotations
@@ -38,9 +46,27 @@ class PrivacyReport:
     witness: tuple[str, ...]    # the rounds one user answers whose budgets sum to ε
     rounds: tuple[RoundPrivacy, ...]
     interaction_rounds: int
+    claim: sp.Basic = None      # the protocol's per-message budget (Protocol.epsilon)
+    over_budget: bool = False   # a user's rounds sum past the claim
+
+    @property
+    def verdict(self) -> str:
+        """PROVED / REFUTED / UNKNOWN for the claim "ε-LDP at the per-message budget"."""
+        return protocol_verdict([r.status for r in self.rounds], over_budget=self.over_budget)
+
+    def reason(self) -> str:
+        """One line saying why the verdict is what it is (the round or rounds that decide it)."""
+        failed = [r for r in self.rounds if r.status == "REFUTED"] or [r for r in self.rounds if r.status == "UNKNOWN"]
+        if failed:
+            return "; ".join(f"round {r.round} ({r.randomizer}): {r.detail}" for r in failed)
+        if self.over_budget:
+            return (f"not sequentially interactive: a user answers rounds {' + '.join(self.witness)} and spends "
+                    f"{sp.sstr(self.epsilon)} > {sp.sstr(self.claim)} (basic composition)")
+        return self.summary()
 
     def as_dict(self) -> dict:
-        return {"protocol": self.protocol, "status": self.status, "epsilon": sp.sstr(self.epsilon),
+        return {"protocol": self.protocol, "verdict": self.verdict, "reason": self.reason(),
+                "claimed_epsilon": sp.sstr(self.claim), "status": self.status, "epsilon": sp.sstr(self.epsilon),
                 "sequentially_interactive": self.sequential, "witness_rounds": list(self.witness),
                 "interaction_rounds": self.interaction_rounds,
                 "rounds": [{"round": r.round, "randomizer": r.randomizer, "status": r.status,
@@ -80,8 +106,29 @@ def privacy_report(protocol: Protocol, *, verify_fn=None) -> PrivacyReport:
     sequential = all(r.users_from is None for r in protocol.rounds)
     statuses = {rp.status for rp in rounds}
     status = "PROVED" if statuses == {"PROVED"} else "REFUTED" if "REFUTED" in statuses else "UNKNOWN"
-    return PrivacyReport(protocol.name, status, sp.simplify(best_eps), sequential, best, tuple(rounds),
-                         protocol.interaction_rounds)
+    total = sp.simplify(best_eps)
+    claim = _claim(protocol, rounds)
+    return PrivacyReport(protocol.name, status, total, sequential, best, tuple(rounds), protocol.interaction_rounds,
+                         claim, _larger(total, claim, 0, 0))
+
+
+def protocol_verdict(statuses, *, over_budget: bool) -> str:
+    """A refuted round refutes the protocol; else an undecided round leaves it UNKNOWN (never a
+    pass); else a user spending more than the claim refutes it; else it is PROVED."""
+    statuses = set(statuses)
+    if "REFUTED" in statuses:
+        return "REFUTED"
+    if statuses - {"PROVED"}:
+        return "UNKNOWN"
+    return "REFUTED" if over_budget else "PROVED"
+
+
+def _claim(protocol: Protocol, rounds) -> sp.Basic:
+    """The protocol's per-message budget, parsed (never evaluated) with the rounds' ε symbols."""
+    from ldpaudit.spec.expr import parse_expression
+
+    symbols = {s.name: s for r in rounds for s in sp.sympify(r.epsilon).free_symbols}
+    return parse_expression(protocol.epsilon, symbols, field=f"protocol {protocol.name!r} epsilon")
 
 
 def _larger(a, b, len_a, len_b) -> bool:
