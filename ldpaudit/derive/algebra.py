@@ -5,6 +5,7 @@ that copes with binomials of symbolic arguments, and exact/numeric checks."""
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import sympy as sp
 
@@ -25,8 +26,18 @@ KAPPA = sp.Symbol("kappa", positive=True)
 def simplify(expr: sp.Basic) -> sp.Basic:
     """Simplify with binomials of symbolic arguments rewritten as ratios (combsimp), then
     cancel and factor over u = e^(ε/L) when every exponential is a power of one such u
-    (so (e^(ε/2) - 1)^2 stays factored instead of expanding)."""
+    (so (e^(ε/2) - 1)^2 stays factored instead of expanding). A pure function of its
+    argument: a derivation that simplifies the same expression twice pays once."""
     expr = sp.sympify(expr)
+    return _simplified(expr) if isinstance(expr, sp.Basic) else _simplify(expr)  # a mutable matrix: no memory
+
+
+@lru_cache(maxsize=4096)
+def _simplified(expr: sp.Basic) -> sp.Basic:
+    return _simplify(expr)
+
+
+def _simplify(expr: sp.Basic) -> sp.Basic:
     if expr.is_number and expr.is_Rational:
         return expr
     if expr.has(sp.Piecewise, sp.Sum, sp.Integral):
@@ -133,6 +144,8 @@ def is_zero(expr: sp.Basic) -> bool:
     expr = sp.sympify(expr)
     if expr == 0:
         return True
+    if _nonzero_somewhere(expr):
+        return False
     for step in (simplify, sp.simplify):
         try:
             if step(expr) == 0:
@@ -140,6 +153,27 @@ def is_zero(expr: sp.Basic) -> bool:
         except (TypeError, ValueError, NotImplementedError):
             continue
     return False
+
+
+def _nonzero_somewhere(expr: sp.Basic) -> bool:
+    """True when ``expr`` is clearly nonzero at one admissible point (the sizes d, K at 11,
+    k at 3, other integers at 5, 6, ..., reals at 27/10, 31/10, ...), so it is not identically
+    zero and no simplification needs to try. False means only "not shown here"."""
+    if expr.has(sp.Sum, sp.Integral, sp.Piecewise):
+        return False
+    values = {}
+    for i, s in enumerate(sorted(expr.free_symbols, key=str)):
+        if s.name in ("d", "K"):
+            values[s] = sp.Integer(11)
+        elif s.name == "k":
+            values[s] = sp.Integer(3)
+        else:
+            values[s] = sp.Integer(5 + i) if s.is_integer else sp.Rational(27 + 4 * i, 10)
+    try:
+        value = complex(sp.N(expr.xreplace(values), 30))
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return math.isfinite(abs(value)) and abs(value) > 1e-12
 
 
 def numeric(expr: sp.Basic) -> float | None:
@@ -168,10 +202,14 @@ def leading_power(expr: sp.Basic, var: sp.Symbol) -> tuple[sp.Basic, sp.Basic]:
     Algebraic expressions (sums, products and rational powers of polynomials in ``var``) are
     read off structurally, which is exact and fast; a sum whose leading terms cancel, and
     anything else, goes to sympy's limits."""
-    fast = _leading(sp.sympify(expr), var, at_infinity=True)
+    expr = sp.sympify(expr)
+    fast = _leading(expr, var, at_infinity=True)
     if fast is not None:
         c, a = fast
         return sp.simplify(c), a
+    slow = _leading_with_log(expr, var)
+    if slow is not None:
+        return slow
     a = sp.limit(sp.log(expr) / sp.log(var), var, sp.oo)
     if not a.is_finite:
         raise NotDerivable(f"{expr} has no power-law behaviour as {var} -> oo")
@@ -179,14 +217,42 @@ def leading_power(expr: sp.Basic, var: sp.Symbol) -> tuple[sp.Basic, sp.Basic]:
     return sp.simplify(c), a
 
 
+def _leading_with_log(expr: sp.Basic, var: sp.Symbol):
+    """``(0 or oo, a)`` for ``expr ~ c·var^a·log(var)^b`` with c > 0 and b != 0 as var -> oo,
+    for expressions algebraic in var and ℓ = log(var): the leading power of var is read off with
+    ℓ held fixed (any power of var outgrows any power of ℓ), then the leading power b of ℓ in
+    its coefficient. Then lim log(expr)/log(var) = a and lim expr/var^a = c·ℓ^b is 0 (b < 0) or
+    oo (b > 0), the limits sympy would compute. None when that structure does not decide it."""
+    log_var = sp.log(var)
+    if not expr.has(log_var):
+        return None
+    ell = sp.Dummy("ell", positive=True)
+    algebraic = expr.xreplace({log_var: ell})
+    outer = _leading(algebraic, var, at_infinity=True)
+    if outer is None:
+        return None
+    coefficient, a = outer
+    inner = _leading(coefficient, ell, at_infinity=True)
+    if inner is None or inner[0].has(var, ell):
+        return None
+    c, b = inner
+    if b == 0 or c.is_positive is not True:
+        return None
+    return (sp.oo if b > 0 else sp.Integer(0)), a
+
+
 def leading_term_at_zero(expr: sp.Basic, var: sp.Symbol) -> sp.Basic:
     """The leading term of the series of ``expr`` as ``var -> 0``.
 
     When ``var`` enters only through exponentials e^(q·var), write e^(var/L) = 1 + w (L the
     common denominator of the q): the expression is algebraic in w, its leading term c·w^a is
-    read off structurally, and w = var/L + O(var²) gives c·(var/L)^a. Otherwise, or when the
-    leading terms cancel, sympy's series decides."""
-    fast = _leading_term_exp(sp.sympify(expr), var)
+    read off structurally, and w = var/L + O(var²) gives c·(var/L)^a. An expression algebraic in
+    var is read off directly. Otherwise, or when the leading terms cancel, sympy's series decides."""
+    expr = sp.sympify(expr)
+    fast = _leading_term_exp(expr, var)
+    if fast is None and not any(e.has(var) for e in expr.atoms(sp.Function)):
+        lead = _leading(expr, var, at_infinity=False)  # algebraic in var: read off directly
+        fast = None if lead is None else lead[0] * var ** lead[1]
     if fast is not None:
         return sp.factor(fast)
     term = sp.series(expr, var, 0, 3).removeO()

@@ -22,6 +22,7 @@ from sympy.polys.matrices import DomainMatrix
 from ldpaudit.derive.algebra import F_J, P_J, is_zero, simplify, to_exp_base
 from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
+from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
 from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism
 
@@ -75,10 +76,11 @@ def hit_estimator(stat: ItemStatistic) -> HitEstimator:
             f"the statistic {stat.statistic} has the same mean {simplify(stat.g)} whether or not x = j (g = h); "
             "no unbiased estimator of p_j exists from it"
         )
-    solution = sp.solve(sp.Eq(F_J, mean), P_J)
-    if len(solution) != 1:
+    # E[f_j] = a p_j + b is linear in p_j: f_j = a p_j + b has the one solution (f_j - b)/a
+    a = sp.diff(mean, P_J)
+    if a.has(P_J):
         raise NotDerivable(f"could not solve E[f_j] = {mean} for p_j")
-    expression = simplify(solution[0])
+    expression = simplify((F_J - mean.xreplace({P_J: 0})) / a)
     bias = simplify(expression.xreplace({F_J: mean}) - P_J)
     if bias != 0 and is_zero(bias):
         bias = sp.Integer(0)
@@ -142,6 +144,7 @@ def _explicit(mech: Mechanism) -> ExplicitChannel:
         raise NotDerivable(f"{mech.name!r} is not symmetric in its inputs and {exc}") from None
 
 
+@per_channel
 def unbiased_estimator(mech: Mechanism) -> HitEstimator | MatrixEstimator:
     """The unbiased estimator of p: the hit-count estimator for symmetric channels, the
     left-inverse estimator for explicit (or non-symmetric, materializable) channels."""

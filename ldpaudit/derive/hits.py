@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import sympy as sp
 
 from ldpaudit.derive.algebra import simplify
+from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidSpec
 from ldpaudit.spec.expr import eval_condition
@@ -113,6 +114,7 @@ def _orbits(space, marks: tuple[int, ...], j: int):
     return out
 
 
+@per_channel
 def item_statistic(mech: Mechanism) -> ItemStatistic:
     """Derive T_j and its hit rates; raises NotDerivable when the channel is not symmetric."""
     ch = mech.channel

@@ -22,6 +22,7 @@ import sympy as sp
 from ldpaudit.derive.algebra import simplify
 from ldpaudit.errors import NotDerivable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
+from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
 from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
 
@@ -37,6 +38,7 @@ def _log_ratio(w, m):
     return sp.expand_log(sp.log(simplify(w / m)), force=True)
 
 
+@per_channel
 def mutual_information(mech: Mechanism) -> MutualInformation:
     """I(X;Y) in nats for X uniform on the inputs."""
     ch = mech.channel

@@ -12,13 +12,14 @@ range) and keeping the better one -- never by rounding.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 import mpmath
 import sympy as sp
 
 from ldpaudit.derive.algebra import KAPPA, N_USERS, simplify
+from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.spec.model import Mechanism
@@ -86,6 +87,14 @@ def objective(mech: Mechanism, target: str, model: str = "fixed") -> sp.Basic:
 def stationary_point(mech: Mechanism, name: str, target: str, model: str = "fixed") -> Stationary:
     """Solve dJ/dκ = 0 for the real relaxation κ of integer parameter ``name``."""
     check_target(target)
+    if target == "mi":  # the information does not depend on the sampling model: derived once
+        st = _stationary_point(mech, name, target, "fixed")
+        return st if model == "fixed" else replace(st, model=model)
+    return _stationary_point(mech, name, target, model)
+
+
+@per_channel
+def _stationary_point(mech: Mechanism, name: str, target: str, model: str) -> Stationary:
     param = mech.parameter(name)
     if param.kind != "integer":
         raise InvalidParameter(f"parameter {name} of {mech.name} is real; only integer parameters are optimized here")
@@ -97,7 +106,7 @@ def stationary_point(mech: Mechanism, name: str, target: str, model: str = "fixe
     num = sp.expand(sp.expand_log(num, force=True))
     if target == "l1":
         num = sp.together(num)
-    roots = [r for r in sp.solve(num, KAPPA) if not r.has(sp.I)]
+    roots = [r for r in _roots(num, KAPPA) if not r.has(sp.I)]
     lower = param.lower if param.lower is not None else sp.Integer(0)
     upper = param.upper if param.upper is not None else sp.oo
     chosen = _root_in_range(roots, lower, upper, mech)
@@ -105,6 +114,27 @@ def stationary_point(mech: Mechanism, name: str, target: str, model: str = "fixe
         raise NotDerivable(f"no stationary point of the {target} objective lies inside {lower} <= {name} <= {upper}")
     symbols = tuple(sorted((J.free_symbols - {k}), key=str))
     return Stationary(name, target, model, Jk, simplify(num), simplify(chosen), lower, upper, symbols)
+
+
+def _roots(num: sp.Basic, var: sp.Symbol) -> list[sp.Basic]:
+    """The roots of ``num`` in ``var``: when ``num`` is a polynomial in ``var`` whose factors
+    are of degree at most 1 in it (every objective here: the ℓ2 and information numerators
+    factor over e^ε), each linear factor a·var + b gives var = -b/a; otherwise sympy's solve."""
+    try:
+        _, factors = sp.factor_list(num, var)
+        linear = [sp.Poly(f, var) for f, _ in factors]
+    except (sp.PolynomialError, NotImplementedError):
+        return sp.solve(num, var)
+    if any(f.degree() > 1 for f in linear):
+        return sp.solve(num, var)
+    roots = []
+    for f in linear:
+        if f.degree() == 1:
+            a, b = f.all_coeffs()
+            root = -b / a
+            if root not in roots:
+                roots.append(root)
+    return roots
 
 
 def _root_in_range(roots, lower, upper, mech):

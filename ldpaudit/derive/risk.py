@@ -56,8 +56,18 @@ def check_model(model: str) -> str:
 @lru_cache(maxsize=1)
 def half_normal_mean() -> sp.Basic:
     """E|N(0, σ²)| / σ, by integrating |z| against the normal density: sqrt(2/π)."""
+    from sympy.integrals.heurisch import heurisch
+
     z = sp.Symbol("z", positive=True)
     density = sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)
+    # an antiderivative (heuristic Risch: fast here), checked by differentiating it, then
+    # F(oo) - F(0); sympy's definite integrator is the fallback
+    antiderivative = heurisch(z * density, z)
+    if antiderivative is not None and sp.diff(antiderivative, z) - z * density == 0:
+        at_infinity = antiderivative.subs(z, sp.oo)
+        if not at_infinity.is_finite:
+            at_infinity = sp.limit(antiderivative, z, sp.oo)
+        return 2 * (at_infinity - antiderivative.subs(z, 0))
     return sp.simplify(2 * sp.integrate(z * density, (z, 0, sp.oo)))
 
 
@@ -90,6 +100,15 @@ def _per_user_variance(stat: ItemStatistic, model: str) -> sp.Basic:
 
 def hit_risk(est: HitEstimator, model: str, d: sp.Basic | None = None) -> Risk:
     check_model(model)
+    try:
+        hash((est, d))
+    except TypeError:  # an unhashable estimator: derive without the memory
+        return _hit_risk.__wrapped__(est, model, d)
+    return _hit_risk(est, model, d)
+
+
+@lru_cache(maxsize=64)
+def _hit_risk(est: HitEstimator, model: str, d: sp.Basic | None) -> Risk:
     stat = est.stat
     d = stat.domain_size if d is None else d
     n = N_USERS
