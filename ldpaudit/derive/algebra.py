@@ -206,7 +206,7 @@ def leading_power(expr: sp.Basic, var: sp.Symbol) -> tuple[sp.Basic, sp.Basic]:
     fast = _leading(expr, var, at_infinity=True)
     if fast is not None:
         c, a = fast
-        return sp.simplify(c), a
+        return simplify(c), a
     slow = _leading_with_log(expr, var)
     if slow is not None:
         return slow
@@ -271,7 +271,7 @@ def leading_term_at_zero(expr: sp.Basic, var: sp.Symbol) -> sp.Basic:
 def _leading_term_exp(expr: sp.Basic, var: sp.Symbol) -> sp.Basic | None:
     coefficients = []
     for e in expr.atoms(sp.exp):
-        q = sp.simplify(e.args[0] / var)
+        q = sp.cancel(e.args[0] / var)
         if q.has(var) or not q.is_Rational:
             return None
         coefficients.append(q)
@@ -279,7 +279,7 @@ def _leading_term_exp(expr: sp.Basic, var: sp.Symbol) -> sp.Basic | None:
         return None
     L = sp.ilcm(*[q.q for q in coefficients]) if len(coefficients) > 1 else coefficients[0].q
     w = sp.Dummy("w", positive=True)
-    algebraic = expr.replace(lambda a: isinstance(a, sp.exp), lambda a: (1 + w) ** (sp.simplify(a.args[0] / var) * L))
+    algebraic = expr.replace(lambda a: isinstance(a, sp.exp), lambda a: (1 + w) ** (sp.cancel(a.args[0] / var) * L))
     if algebraic.has(var):
         return None
     lead = _leading(algebraic, w, at_infinity=False)
@@ -320,7 +320,7 @@ def _leading(expr: sp.Basic, var: sp.Symbol, *, at_infinity: bool):
         if any(p is None for p in parts):
             return None
         best = max(p[1] for p in parts) if at_infinity else min(p[1] for p in parts)
-        c = sp.simplify(sum((p[0] for p in parts if p[1] == best), sp.Integer(0)))
+        c = simplify(sum((p[0] for p in parts if p[1] == best), sp.Integer(0)))
         if c == 0 or c.is_zero is not False:
             return None  # the leading terms cancel (or might): let sympy decide
         return c, best

@@ -712,7 +712,9 @@ def is_zero(expr) -> bool | None:
         if nz == 0:
             return True
         return None if nz.is_zero is None else bool(nz.is_zero)
-    for simplifier in (sp.cancel, sp.simplify, lambda e: sp.simplify(sp.gammasimp(e)), lambda e: sp.simplify(sp.expand_func(e))):
+    # combsimp proves the binomial identities of subset channels in milliseconds; simplify takes 0.2 s
+    for simplifier in (sp.cancel, sp.combsimp, sp.simplify, lambda e: sp.simplify(sp.gammasimp(e)),
+                       lambda e: sp.simplify(sp.expand_func(e))):
         try:
             if simplifier(expr) == 0:
                 return True
