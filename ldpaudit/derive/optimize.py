@@ -106,38 +106,43 @@ def _stationary_point(mech: Mechanism, name: str, target: str, model: str) -> St
     num = sp.expand(sp.expand_log(num, force=True))
     if target == "l1":
         num = sp.together(num)
-    roots = [r for r in _roots(num, KAPPA) if not r.has(sp.I)]
     lower = param.lower if param.lower is not None else sp.Integer(0)
     upper = param.upper if param.upper is not None else sp.oo
-    chosen = _root_in_range(roots, lower, upper, mech)
+    roots = _roots(num, KAPPA)
+    good = None if roots is None else _roots_in_range([r for r in roots if not r.has(sp.I)], lower, upper, mech)
+    if good is None or len(good) > 1:  # several candidates: keep sympy's solve and its order
+        good = _roots_in_range([r for r in sp.solve(num, KAPPA) if not r.has(sp.I)], lower, upper, mech)
+    chosen = good[0] if good else None
     if chosen is None:
         raise NotDerivable(f"no stationary point of the {target} objective lies inside {lower} <= {name} <= {upper}")
     symbols = tuple(sorted((J.free_symbols - {k}), key=str))
     return Stationary(name, target, model, Jk, simplify(num), simplify(chosen), lower, upper, symbols)
 
 
-def _roots(num: sp.Basic, var: sp.Symbol) -> list[sp.Basic]:
-    """The roots of ``num`` in ``var``: when ``num`` is a polynomial in ``var`` whose factors
-    are of degree at most 1 in it (every objective here: the ℓ2 and information numerators
-    factor over e^ε), each linear factor a·var + b gives var = -b/a; otherwise sympy's solve."""
+def _roots(num: sp.Basic, var: sp.Symbol) -> list[sp.Basic] | None:
+    """The roots of ``num`` in ``var`` from its factors when ``num`` is a polynomial in ``var``
+    whose factors have degree at most 2 in it (every objective here: the ℓ2 and information
+    numerators factor over e^ε): a linear factor a·var + b gives -b/a, a quadratic one the
+    quadratic formula (sympy's roots). None when that does not apply (sympy's solve decides)."""
     try:
         _, factors = sp.factor_list(num, var)
-        linear = [sp.Poly(f, var) for f, _ in factors]
+        polys = [sp.Poly(f, var) for f, _ in factors]
     except (sp.PolynomialError, NotImplementedError):
-        return sp.solve(num, var)
-    if any(f.degree() > 1 for f in linear):
-        return sp.solve(num, var)
+        return None
+    if any(f.degree() > 2 for f in polys):
+        return None
     roots = []
-    for f in linear:
-        if f.degree() == 1:
-            a, b = f.all_coeffs()
-            root = -b / a
-            if root not in roots:
-                roots.append(root)
+    for f in polys:
+        if f.degree() == 0:
+            continue
+        found = sp.roots(f, multiple=True)
+        if len(found) != f.degree():
+            return None
+        roots += [r for r in found if r not in roots]
     return roots
 
 
-def _root_in_range(roots, lower, upper, mech):
+def _roots_in_range(roots, lower, upper, mech):
     from ldpaudit.spec.model import sample_points
 
     points = sample_points(mech, 3)
@@ -154,7 +159,7 @@ def _root_in_range(roots, lower, upper, mech):
                 break
         if ok:
             good.append(r)
-    return good[0] if len(good) == 1 else (good[0] if good else None)
+    return good
 
 
 def integer_optimum(st: Stationary, values: dict[str, object]) -> Optimum:
