@@ -1,19 +1,69 @@
-"""Derivation benchmark: full derivation of every catalog mechanism (symbolic family and
-example instance), the 41 (d, ε) rows of Wang et al. Table 1's k*/k#, beside a naive
-baseline in the same run (brute-force scan of every k in 1..d-1 with the same objective),
-and the Monte-Carlo reproduction of Table 1.
+"""Derivation benchmark.
 
-    python benchmarks/bench_derive.py
+1. Cold CPU of ``ldpaudit derive SPEC --no-cache`` for every bundled spec, each in a fresh
+   process (user + sys of the child, from ``resource.getrusage(RUSAGE_CHILDREN)``: CPU, not
+   wall time, so a loaded machine matters less), median of ``--repeat`` runs, against
+   ``python -c "import sympy"`` measured in the same run (target: <= 2 s per spec, issue 11).
+2. In one process: full derivation of every catalog mechanism (symbolic family and example
+   instance), the 41 (d, ε) rows of Wang et al. Table 1's k*/k#, beside a naive baseline in
+   the same run (brute-force scan of every k in 1..d-1 with the same objective), and the
+   Monte-Carlo reproduction of Table 1 (skip with ``--cold-only``).
+
+    python benchmarks/bench_derive.py [--repeat 3] [--specs krr,ksubset] [--cold-only]
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import sympy as sp
 
-from ldpaudit.derive import compiled_rule, derive
-from ldpaudit.spec.catalog import CATALOG
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from ldpaudit.derive import compiled_rule, derive  # noqa: E402
+from ldpaudit.spec.catalog import CATALOG  # noqa: E402
+
+TARGET = 2.0  # seconds of CPU per spec, cold (issue 11)
+
+
+def child_cpu(argv: list[str]) -> tuple[float, int]:
+    """(user + sys CPU seconds, exit code) of one fresh child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.returncode
+
+
+def cold_derivations(specs: list[Path], repeat: int) -> bool:
+    """Print the cold-CPU table; True when every spec that derives is within the target."""
+    runs = [child_cpu([sys.executable, "-c", "import sympy"])[0] for _ in range(repeat)]
+    baseline = statistics.median(runs)
+    print(f"Cold `ldpaudit derive SPEC --no-cache`, one fresh process each, CPU = user+sys, median of {repeat}; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print(f"baseline `python -c 'import sympy'`: {baseline:.2f} s CPU\n")
+    print("| spec | CPU s | × import sympy | target | exit |")
+    print("|---|---|---|---|---|")
+    ok = True
+    for spec in specs:
+        rel = spec.relative_to(ROOT).as_posix()
+        results = [child_cpu([sys.executable, "-m", "ldpaudit.cli", "derive", rel, "--no-cache"]) for _ in range(repeat)]
+        cpu, code = statistics.median(r[0] for r in results), results[-1][1]
+        verdict = f"<= {TARGET:g} s " + ("ok" if cpu <= TARGET else "MISSED")
+        if code == 2:
+            verdict = "not derivable (exit 2, a stated limit)"
+        elif cpu > TARGET:
+            ok = False
+        print(f"| {spec.stem} | {cpu:.2f} | {cpu / baseline:.1f} | {verdict} | {code} |", flush=True)
+    return ok
 
 
 def timed(func):
@@ -72,7 +122,22 @@ def simulation():
 
 
 def main():
-    print("Full derivation (i.i.d. model, all steps incl. asymptotics, optimal k, information)")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="cold runs per spec (median reported)")
+    ap.add_argument("--specs", help="comma-separated spec stems (default: every bundled spec)")
+    ap.add_argument("--cold-only", action="store_true", help="only the cold per-spec CPU table")
+    opts = ap.parse_args()
+    specs = sorted(ROOT.glob("specs/*.toml"))
+    if opts.specs:
+        specs = [s for s in specs if s.stem in set(opts.specs.split(","))]
+    cold_derivations(specs, opts.repeat)
+    if opts.cold_only:
+        return
+    in_process()
+
+
+def in_process():
+    print("\nFull derivation (i.i.d. model, all steps incl. asymptotics, optimal k, information)")
     print(f"{'mechanism':<18} {'family 1st':>11} {'family best':>12} {'example 1st':>12} {'example best':>13}")
     worst = 0.0
     for name, f1, fb, e1, eb in derivations():

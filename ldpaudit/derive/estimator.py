@@ -15,6 +15,7 @@ Unbiasedness is proved symbolically: E[p̂] - p simplifies to 0.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
@@ -131,8 +132,14 @@ def _over_u(M: sp.Matrix):
 
 
 def _back(e, back):
-    e = sp.factor(sp.cancel(e))
-    return e.xreplace(back) if back else e
+    """An entry over u, cancelled, factored and written back in e^ε. A channel has few distinct
+    probabilities, so its inverse has few distinct entries: each is worked out once."""
+    return _factored(e).xreplace(back) if back else _factored(e)
+
+
+@lru_cache(maxsize=1024)
+def _factored(e):
+    return sp.factor(sp.cancel(e))
 
 
 def _explicit(mech: Mechanism) -> ExplicitChannel:

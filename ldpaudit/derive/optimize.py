@@ -135,7 +135,11 @@ def _roots(num: sp.Basic, var: sp.Symbol) -> list[sp.Basic] | None:
     for f in polys:
         if f.degree() == 0:
             continue
-        found = sp.roots(f, multiple=True)
+        if f.degree() == 1:  # a·var + b (sympy's roots_linear would run simplify on -b/a)
+            a, b = f.all_coeffs()
+            found = [-b / a]
+        else:
+            found = sp.roots(f, multiple=True)
         if len(found) != f.degree():
             return None
         roots += [r for r in found if r not in roots]
