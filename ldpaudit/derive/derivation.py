@@ -326,8 +326,7 @@ def _matrix_steps(mech, est: MatrixEstimator, model, steps, results):
     text = (f"Q has full row rank {len(ch.inputs)}, so it has a right inverse R with QR = I ({est.method}). Then "
             "p̂ = m̂R is unbiased: E[p̂] = pQR = p. Column j of R gives p̂_j = Σ_y m̂(y) R[y, j]:")
     m_hat = [sp.Symbol(f"mhat_{i}") for i in range(len(ch.outputs))]
-    estimators = [simplify(sum((m_hat[i] * est.R[i, j] for i in range(len(m_hat))), sp.Integer(0)))
-                  for j in range(len(ch.inputs))]
+    estimators = [_column_estimator(est, m_hat, j) for j in range(len(ch.inputs))]
     eqs = [_eq(f"p̂_{x}", rf"\hat p_{{{x}}}", e) for x, e in zip(ch.inputs, estimators)]
     eqs.append(_eq("E[p̂] - p", r"\mathbb{E}[\hat p] - p", sp.Matrix(est.bias)))
     steps.append(Step("Unbiased estimator", text, tuple(eqs)))
@@ -376,6 +375,24 @@ def _matrix_steps(mech, est: MatrixEstimator, model, steps, results):
         "channel), both under the i.i.d. model:",
         (_eq("R_direct", r"R_{\mathrm{direct}}", nonprivate_l2(d)), _eq("n_eff", r"n_{\mathrm{eff}}", neff)),
     ))
+
+
+def _column_estimator(est: MatrixEstimator, m_hat, j: int) -> sp.Basic:
+    """p̂_j = Σ_y m̂(y) R[y, j], simplified. When the entries of R are exact elements of a field
+    of rational functions in u = e^(ε/L) and the sum would be simplified over that same u, the
+    sum is formed from those elements directly (no fractions of exponentials to bring together
+    first); :func:`simplify` is canonical on rational functions, so the result is the same."""
+    column = sum((m_hat[i] * est.R[i, j] for i in range(len(m_hat))), sp.Integer(0))
+    if est.Ru is None or not est.back:
+        return simplify(column)
+    from ldpaudit.derive.algebra import to_exp_base
+
+    _, back = to_exp_base(column)
+    if back != est.back or column.has(sp.binomial, sp.factorial, sp.gamma):
+        return simplify(column)
+    K, rows = est.Ru.domain, est.Ru.to_list()
+    over_u = sum((m_hat[i] * K.to_sympy(rows[i][j]) for i in range(len(m_hat))), sp.Integer(0))
+    return simplify(over_u).xreplace(back)
 
 
 # --- optimal integer parameters ---------------------------------------------------------------

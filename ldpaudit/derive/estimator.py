@@ -101,18 +101,39 @@ def matrix_estimator(mech: Mechanism, channel: ExplicitChannel | None = None) ->
             f"output distribution, so Q has no left inverse and no unbiased estimator of p exists"
             + (" (it has fewer outputs than inputs)" if k < d else "")
         )
-    if k == d:
-        Ru, method = dm.inv(), "inverse"
-    else:
-        Ru, method = dm.transpose() * (dm * dm.transpose()).inv(), "least-squares right inverse R = Q^T (Q Q^T)^(-1)"
+    method = "inverse" if k == d else "least-squares right inverse R = Q^T (Q Q^T)^(-1)"
+    Ru, QRu = _right_inverse(dm)
     R = Ru.to_Matrix().applyfunc(lambda e: _back(e, back))
     p = input_probabilities(d)
     prow = sp.Matrix([list(p)])
     m = (prow * Q).applyfunc(simplify)
-    QR = (dm * Ru).to_Matrix().applyfunc(lambda e: _back(e, back))
+    QR = QRu.to_Matrix().applyfunc(lambda e: _back(e, back))
     bias = (prow * QR - prow).applyfunc(simplify)
     bias = bias.applyfunc(lambda e: sp.Integer(0) if is_zero(e) else e)
     return MatrixEstimator(ch, Q, R, p, m, bias, method, Qu, Ru, back)
+
+
+def _right_inverse(dm: DomainMatrix) -> tuple[DomainMatrix, DomainMatrix]:
+    """(R, QR) for Q = ``dm`` over a field: R = Q⁻¹ when Q is square, else Qᵀ(QQᵀ)⁻¹.
+
+    Over a field of rational functions in u, arithmetic on fractions pays a gcd per operation;
+    so Q = Q'/c is cleared of denominators, the products and the fraction-free inverse
+    (adjugate and determinant) are taken over the polynomial ring, and one division at the end
+    gives R = c·Q'ᵀ adj/det (the same field elements, exactly)."""
+    d, k = dm.shape
+    K = dm.domain
+    if getattr(K, "is_FractionField", False):
+        ring = K.get_ring()
+        c, Qp = dm.clear_denoms()
+        Qp = Qp.convert_to(ring)
+        adj, det = (Qp.inv_den() if k == d else (Qp * Qp.transpose()).inv_den())
+        Rp = adj if k == d else Qp.transpose() * adj
+        det = K.convert_from(getattr(det, "element", det), ring)
+        c = getattr(c, "element", c)
+        c = c if K.of_type(c) else K.convert_from(c, ring)
+        return Rp.convert_to(K).mul(c / det), (Qp * Rp).convert_to(K).mul(K.one / det)
+    Ru = dm.inv() if k == d else dm.transpose() * (dm * dm.transpose()).inv()
+    return Ru, dm * Ru
 
 
 def _over_u(M: sp.Matrix):

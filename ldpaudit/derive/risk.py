@@ -178,17 +178,25 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
     Rl = Ru.to_list()
     Ql = DomainMatrix.from_Matrix(est.Qu).convert_to(K).to_list()
     k = len(Rl)
-    S = [[K.to_sympy(sum((Ql[x][y] * Rl[y][j] ** 2 for y in range(k)), K.zero)) for j in range(d)] for x in range(d)]
-    P = [[K.to_sympy(sum((Ql[x][y] * Rl[y][j] for y in range(k)), K.zero)) for j in range(d)] for x in range(d)]
-    variances_u = []
+    S = [[sum((Ql[x][y] * Rl[y][j] ** 2 for y in range(k)), K.zero) for j in range(d)] for x in range(d)]
+    P = [[sum((Ql[x][y] * Rl[y][j] for y in range(k)), K.zero) for j in range(d)] for x in range(d)]
+    # n·Var p̂_j as polynomials in p over the exact field K of the channel's entries
+    unit = [tuple(int(i == x) for i in range(d)) for x in range(d)]
+
+    def linear(coefficients):  # Σ_x c_x p_x
+        return sp.Poly.from_dict(dict(zip(unit, coefficients)), *p, domain=K)
+
+    variance_polys = []
     for j in range(d):
-        first = sum((p[x] * S[x][j] for x in range(d)), sp.Integer(0))
+        first = linear([S[x][j] for x in range(d)])
         if model == "iid":
-            second = sum((p[x] * P[x][j] for x in range(d)), sp.Integer(0)) ** 2
+            second = linear([P[x][j] for x in range(d)]) ** 2
         else:
-            second = sum((p[x] * P[x][j] ** 2 for x in range(d)), sp.Integer(0))
-        variances_u.append(sp.expand(first - second) / n)
-    total_u = sp.expand(sum(variances_u, sp.Integer(0)))
+            second = linear([P[x][j] ** 2 for x in range(d)])
+        variance_polys.append(first - second)
+    variances_u = [v.as_expr() / n for v in variance_polys]
+    total_poly = sum(variance_polys[1:], variance_polys[0])
+    total_u = total_poly.as_expr() / n
     uniform = {pi: sp.Rational(1, d) for pi in p}
 
     def out(e):
@@ -197,11 +205,21 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
 
     variances = tuple(out(v) for v in variances_u)
     total = out(total_u)
-    hessian = sp.hessian(total_u, p)
-    diag_h = sp.cancel(hessian[0, 0])
-    isotropic = all(sp.cancel(hessian[i, j] - (diag_h if i == j else 0)) == 0 for i in range(d) for j in range(d))
-    grad_u = [sp.cancel(sp.diff(total_u, pi).subs(uniform)) for pi in p]
-    equal_grad = all(sp.cancel(g - grad_u[0]) == 0 for g in grad_u[1:])
+    # the total is quadratic in p: its Hessian and its gradient at the uniform p, exactly in K
+    coeff = {m: c for m, c in total_poly.terms()}
+
+    def second_derivative(i, j):
+        mono = tuple((i == t) + (j == t) for t in range(d))
+        return coeff.get(mono, K.zero) * (2 if i == j else 1)
+
+    diag = second_derivative(0, 0)
+    diag_h = sp.cancel(K.to_sympy(diag) / n)
+    isotropic = all(second_derivative(i, j) == (diag if i == j else K.zero) for i in range(d) for j in range(d))
+    at_uniform = [K.convert(sp.Rational(1, d))] * d
+    gradient = [total_poly.diff(pi) for pi in p]
+    grad_k = [g.eval(dict(zip(p, at_uniform))) if not g.is_zero else K.zero for g in gradient]
+    grad_k = [g.LC() if isinstance(g, sp.Poly) else g for g in grad_k]
+    equal_grad = all(g == grad_k[0] for g in grad_k[1:])
     sign = _sign(out(diag_h)) if isotropic else None
     if isotropic and sign is not None and sign <= 0 and equal_grad:
         l2 = out(total_u.subs(uniform))
