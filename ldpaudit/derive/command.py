@@ -67,12 +67,12 @@ def _cache_key(args) -> str | None:
 
 
 def run(args) -> int:
-    from ldpaudit.derive import cache
-
     if args.json:
         args.format = "json"
 
     key = _cache_key(args)  # from the spec's bytes: a hit needs neither sympy nor the spec loaded
+    if key is not None:
+        from ldpaudit.derive import cache
     cached = None if key is None else cache.get(key)
     if cached is not None:
         print(cached, end="")
