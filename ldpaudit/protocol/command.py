@@ -88,7 +88,7 @@ def run(args) -> int:
 
             progress(f"{args.protocol}: verifying {len(protocol.rounds)} round(s) (z3)")
             report = privacy_report(protocol)
-            payload["privacy"] = report.as_dict()
+            payload["privacy"] = report.verdict_dict()
             verdict = report.verdict
     if args.json:
         from ldpaudit.schema import envelope

@@ -64,9 +64,13 @@ class PrivacyReport:
                     f"{sp.sstr(self.epsilon)} > {sp.sstr(self.claim)} (basic composition)")
         return self.summary()
 
+    def verdict_dict(self) -> dict:
+        """:meth:`as_dict` with the protocol's verdict, its reason and the claim it checks."""
+        return {"verdict": self.verdict, "reason": self.reason(), "claimed_epsilon": sp.sstr(self.claim),
+                **self.as_dict()}
+
     def as_dict(self) -> dict:
-        return {"protocol": self.protocol, "verdict": self.verdict, "reason": self.reason(),
-                "claimed_epsilon": sp.sstr(self.claim), "status": self.status, "epsilon": sp.sstr(self.epsilon),
+        return {"protocol": self.protocol, "status": self.status, "epsilon": sp.sstr(self.epsilon),
                 "sequentially_interactive": self.sequential, "witness_rounds": list(self.witness),
                 "interaction_rounds": self.interaction_rounds,
                 "rounds": [{"round": r.round, "randomizer": r.randomizer, "status": r.status,
