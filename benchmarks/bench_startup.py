@@ -9,6 +9,12 @@ Targets (issue 11): ``--help`` <= 0.3 s CPU, ``verify specs/krr.toml`` <= 1 s CP
 ``derive`` <= 2 s CPU per bundled spec on a cold process (``--no-cache``); the warm-cache
 derive is reported beside it. Each figure is the median of ``--repeat`` runs; CPU time, not
 wall time, so a shared machine's load matters less (it still slows caches and memory).
+
+Bytecode: an installed package has its ``.pyc`` files (pip compiles them); a source checkout
+run with ``PYTHONDONTWRITEBYTECODE=1`` (as on the shared development machine) recompiles every
+ldpaudit module in every process. The table is measured as installed (``compileall`` of
+``ldpaudit/`` first, into its ``__pycache__``, which git ignores); the ``verify`` rows are also
+measured from source only, before compiling, to show what the recompilation costs.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import argparse
 import os
 import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -85,6 +92,14 @@ def main() -> int:
     bare, _, _ = median_cpu([py, "-c", "pass"], env, opts.repeat)
     print(f"baseline: python -c 'import numpy' {baseline:.3f} s CPU ({baseline_wall:.3f} s wall); "
           f"python -c pass {bare:.3f} s CPU\n")
+    for cached in (ROOT / "ldpaudit").rglob("__pycache__"):  # measure from source first
+        shutil.rmtree(cached, ignore_errors=True)
+    source_only = {label: median_cpu(argv, env, opts.repeat)[0] for label, argv in (
+        ("ldpaudit verify specs/krr.toml", [*cli, "verify", "specs/krr.toml"]),
+        ("ldpaudit verify krr (catalog name)", [*cli, "verify", "krr"]),
+    )}
+    subprocess.run([py, "-m", "compileall", "-q", str(ROOT / "ldpaudit")], cwd=ROOT, env=env,
+                   stdout=subprocess.DEVNULL, check=True)
     print("| command | CPU s | wall s | × import numpy | target | exit |")
     print("|---|---|---|---|---|---|")
     rows = [
@@ -105,6 +120,8 @@ def main() -> int:
 
     for label, argv, target in rows:
         report(label, argv, target)
+    for label, cpu in source_only.items():
+        print(f"| {label}, from source (no .pyc) | {cpu:.3f} | | {cpu / baseline:.1f} | | |", flush=True)
     for spec in specs:
         rel = spec.relative_to(ROOT).as_posix()
         report(f"derive {rel} --no-cache (cold)", [*cli, "derive", rel, "--no-cache"], 2.0)

@@ -1,28 +1,20 @@
-"""Mechanisms: the model, the safe spec-file loader and the catalog."""
+"""Mechanisms: the model, the safe spec-file loader and the catalog.
 
-from ldpaudit.spec.catalog import CATALOG, k_rappor, k_rr, k_subset, laplace_histogram, laplace_mean, o_rr, oue, rr_bit, wrr
-from ldpaudit.spec.loader import dumps_spec, load_spec, loads_spec, spec_sha256
-from ldpaudit.spec.model import (
-    X,
-    Z,
-    CohortSpace,
-    CoordinateLaw,
-    DensityChannel,
-    ElementSpace,
-    ExplicitChannel,
-    FiniteDomain,
-    IntervalDomain,
-    Mechanism,
-    OutputClass,
-    Parameter,
-    ProductChannel,
-    StructuredChannel,
-    SubsetSpace,
-)
+The names below are imported on first use, so that a command which only needs a submodule
+without sympy (``ldpaudit.spec.options`` parsing ``--epsilon 1`` for the auditor) does not pay
+for sympy through this package."""
 
-__all__ = [
-    "CATALOG", "k_rappor", "k_rr", "k_subset", "laplace_histogram", "laplace_mean", "o_rr", "oue", "rr_bit", "wrr",
-    "dumps_spec", "load_spec", "loads_spec", "spec_sha256", "X", "Z", "CohortSpace", "CoordinateLaw",
-    "DensityChannel", "ElementSpace", "ExplicitChannel", "FiniteDomain", "IntervalDomain", "Mechanism",
-    "OutputClass", "Parameter", "ProductChannel", "StructuredChannel", "SubsetSpace",
-]
+from ldpaudit._callable import lazy_names
+
+#: public name -> the module that defines it
+_API = {
+    **{name: "ldpaudit.spec.catalog" for name in (
+        "CATALOG", "k_rappor", "k_rr", "k_subset", "laplace_histogram", "laplace_mean", "o_rr", "oue", "rr_bit", "wrr")},
+    **{name: "ldpaudit.spec.loader" for name in ("dumps_spec", "load_spec", "loads_spec", "spec_sha256")},
+    **{name: "ldpaudit.spec.model" for name in (
+        "X", "Z", "CohortSpace", "CoordinateLaw", "DensityChannel", "ElementSpace", "ExplicitChannel", "FiniteDomain",
+        "IntervalDomain", "Mechanism", "OutputClass", "Parameter", "ProductChannel", "StructuredChannel",
+        "SubsetSpace")},
+}
+__getattr__ = lazy_names(__name__, _API)
+__all__ = list(_API)
