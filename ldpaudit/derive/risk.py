@@ -175,11 +175,8 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
     back = est.back
     Ru = est.Ru
     K = Ru.domain
-    Rl = Ru.to_list()
-    Ql = DomainMatrix.from_Matrix(est.Qu).convert_to(K).to_list()
-    k = len(Rl)
-    S = [[sum((Ql[x][y] * Rl[y][j] ** 2 for y in range(k)), K.zero) for j in range(d)] for x in range(d)]
-    P = [[sum((Ql[x][y] * Rl[y][j] for y in range(k)), K.zero) for j in range(d)] for x in range(d)]
+    Qk = DomainMatrix.from_Matrix(est.Qu).convert_to(K)
+    S, P = _products(Qk, Ru)
     # n·Var p̂_j as polynomials in p over the exact field K of the channel's entries
     unit = [tuple(int(i == x) for i in range(d)) for x in range(d)]
 
@@ -203,8 +200,12 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
         e = sp.factor(sp.cancel(sp.together(e)))
         return e.xreplace(back) if back else e
 
-    variances = tuple(out(v) for v in variances_u)
-    total = out(total_u)
+    def out_poly(v):  # out(v.as_expr()/n), from v with its denominators cleared first
+        e = sp.factor(sp.cancel(_cleared(v, K) / n))
+        return e.xreplace(back) if back else e
+
+    variances = tuple(out_poly(v) for v in variance_polys)
+    total = out_poly(total_poly)
     # the total is quadratic in p: its Hessian and its gradient at the uniform p, exactly in K
     coeff = {m: c for m, c in total_poly.terms()}
 
@@ -271,6 +272,37 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
         l1, l1_arg, exact = None, "", False
         l1_why = "the worst-case ℓ1 risk of this explicit channel needs numeric parameters (bind them with -p)"
     return Risk(model, variances[0], total, l2, arg, why, l1, l1_arg, l1_why, variances=variances, exact_l1=exact)
+
+
+def _products(Qk: DomainMatrix, Ru: DomainMatrix) -> tuple[list, list]:
+    """S = Q·(R∘R) and P = QR as lists of field elements. Over a field of rational functions
+    both are formed over the polynomial ring from Q = Q'/a and R = R'/b (one gcd per entry at
+    the end instead of one per operation): S = Q'(R'∘R')/(a b²), P = Q'R'/(a b)."""
+    K = Ru.domain
+    if getattr(K, "is_FractionField", False):
+        ring = K.get_ring()
+        a, Qp = Qk.clear_denoms()
+        b, Rp = Ru.clear_denoms()
+        Qp, Rp = Qp.convert_to(ring), Rp.convert_to(ring)
+        a, b = (K.convert_from(getattr(v, "element", v), ring) if not K.of_type(getattr(v, "element", v))
+                else getattr(v, "element", v) for v in (a, b))
+        squares = DomainMatrix([[e * e for e in row] for row in Rp.to_list()], Rp.shape, ring)
+        S = (Qp * squares).convert_to(K).mul(K.one / (a * b * b)).to_list()
+        P = (Qp * Rp).convert_to(K).mul(K.one / (a * b)).to_list()
+        return S, P
+    Rl, Ql = Ru.to_list(), Qk.to_list()
+    d, k = len(Ql), len(Rl)
+    S = [[sum((Ql[x][y] * Rl[y][j] ** 2 for y in range(k)), K.zero) for j in range(d)] for x in range(d)]
+    P = [[sum((Ql[x][y] * Rl[y][j] for y in range(k)), K.zero) for j in range(d)] for x in range(d)]
+    return S, P
+
+
+def _cleared(v: sp.Poly, K) -> sp.Basic:
+    """A polynomial over a field of fractions as one fraction numerator/denominator."""
+    if not getattr(K, "is_FractionField", False):
+        return v.as_expr()
+    den, cleared = v.clear_denoms()
+    return cleared.as_expr() / K.to_sympy(K.convert(den)) if den != 1 else cleared.as_expr()
 
 
 def _numerically_equal(a, b, back) -> bool:
