@@ -44,7 +44,8 @@ def _simplify(expr: sp.Basic) -> sp.Basic:
         return combsimp(expr) if expr.has(sp.binomial) else expr
     expr_u, back = to_exp_base(expr)
     if expr_u.has(sp.binomial, sp.factorial, sp.gamma):
-        expr_u = combsimp(expr_u)
+        ratios = _binomial_ratios(expr_u)
+        expr_u = combsimp(expr_u) if ratios is None else ratios
     out = sp.cancel(sp.together(expr_u))
     try:
         factored = sp.factor(out)
@@ -69,6 +70,38 @@ def combsimp(expr: sp.Basic) -> sp.Basic:
         lambda a: sp.binomial(D + (a.args[0] - top), a.args[1]),
     )
     return sp.combsimp(general).subs(D, top)
+
+
+def _binomial_ratios(expr: sp.Basic) -> sp.Basic | None:
+    """``expr`` as a rational function when its binomials all have the form C(N + p, K + q) for
+    one pair of symbols N, K and integers p, q, and cancel out: each is C(N, K) times
+    (N+p)!/N! · K!/(K+q)! · (N-K)!/(N-K+p-q)!, products of p, q, p-q linear factors, so
+    C(N, K) becomes one symbol B; when B cancels the result is exact (the identity holds
+    for every integer N, K where the binomials are defined). None otherwise (use combsimp)."""
+    if expr.has(sp.factorial, sp.gamma):
+        return None
+    pair, ratios = None, {}
+    for b in expr.atoms(sp.binomial):
+        (p, n), (q, k) = b.args[0].as_coeff_Add(), b.args[1].as_coeff_Add()
+        if not (p.is_Integer and q.is_Integer and n.is_Symbol and k.is_Symbol):
+            return None
+        if pair is None:
+            pair = (n, k)
+        elif pair != (n, k):
+            return None
+        ratios[b] = _shift(n, int(p)) / _shift(k, int(q)) * (1 / _shift(n - k, int(p - q)))
+    if pair is None:
+        return None
+    B = sp.Dummy("B", positive=True)
+    value = sp.cancel(sp.together(expr.xreplace({b: B * r for b, r in ratios.items()})))
+    return None if value.has(B) else value
+
+
+def _shift(x: sp.Basic, m: int) -> sp.Basic:
+    """(x + m)!/x! for an integer m (a product of |m| linear factors, inverted when m < 0)."""
+    if m >= 0:
+        return sp.Mul(*[x + i for i in range(1, m + 1)])
+    return 1 / sp.Mul(*[x - i for i in range(0, -m)])
 
 
 _U = sp.Symbol("u_exp", positive=True)
@@ -107,7 +140,8 @@ def positive_sqrt(expr: sp.Basic) -> sp.Basic:
     expr = sp.sympify(expr)
     expr_u, back = to_exp_base(expr)
     if expr_u.has(sp.binomial):
-        expr_u = combsimp(expr_u)
+        ratios = _binomial_ratios(expr_u)
+        expr_u = combsimp(expr_u) if ratios is None else ratios
     num, den = sp.fraction(sp.cancel(sp.together(expr_u)))
     outside, inside = sp.Integer(1), sp.Integer(1)
     for part, power in ((num, 1), (den, -1)):
