@@ -93,6 +93,11 @@ def test_cli_isolated_identical_on_cluster(cluster):
     _same(a, b)
     assert b["cluster"]["workers"] == 2 and b["cluster"]["chunks_replayed"] == 0
     assert b["sandbox"]["level"] == a["sandbox"]["level"]   # confined on the workers as it is locally
+    # the workers time the calls as a local run does: the same fields, the slowest call measured
+    assert set(b["timeouts"]) == set(a["timeouts"])
+    assert {k: v for k, v in b["timeouts"].items() if k != "slowest_call_s"} == \
+        {k: v for k, v in a["timeouts"].items() if k != "slowest_call_s"}
+    assert 0 < a["timeouts"]["slowest_call_s"] < 5 and 0 < b["timeouts"]["slowest_call_s"] < 5
 
 
 def test_command_program_runs_on_workers(cluster):

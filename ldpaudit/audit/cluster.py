@@ -212,9 +212,17 @@ def _close(sampler) -> None:
         close()
 
 
-def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> Outputs:
-    """The task: draw one chunk from its seed, exactly as a local audit does."""
-    return _sampler(recipe).draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+def _draw(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Outputs, float | None]:
+    """One chunk drawn from its seed, exactly as a local audit does, and the slowest call of
+    the randomizer on this worker so far (an isolated target or a program; None otherwise)."""
+    sampler = _sampler(recipe)
+    out = sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+    return out, getattr(sampler.randomizer, "slowest", None)
+
+
+def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Outputs, float | None]:
+    """The exploration task: (the chunk's outputs, the slowest call so far)."""
+    return _draw(recipe, x, n, entropy, spawn_key)
 
 
 _TALLIES: dict = {}             # on a worker: (recipe token, hash of the pickled tally) -> engine.Tally
@@ -222,19 +230,19 @@ _TALLIES: dict = {}             # on a worker: (recipe token, hash of the pickle
 
 def tally_chunk(recipe: Recipe, blob: bytes, x, n: int, entropy: int, spawn_key: tuple, index: int):
     """The confirmation task: draw one chunk and return (draws, its counts, the digest to
-    compare across workers or None); the outputs stay on the worker."""
+    compare across workers or None, the slowest call so far); the outputs stay on the worker."""
     import cloudpickle
 
     from ldpaudit.audit.engine import repeat_digest
 
-    out = sample_chunk(recipe, x, n, entropy, spawn_key)
+    out, slowest = _draw(recipe, x, n, entropy, spawn_key)
     key = (recipe.token, hash(blob))
     tally = _TALLIES.get(key)
     if tally is None:
         for old in [k for k in list(_TALLIES) if k[0] == recipe.token]:
             _TALLIES.pop(old, None)     # an earlier phase of the same audit
         tally = _TALLIES[key] = cloudpickle.loads(blob)
-    return out.n, tally(out, index), repeat_digest(out)
+    return out.n, tally(out, index), repeat_digest(out), slowest
 
 
 def probe(recipe: Recipe) -> dict:
@@ -400,6 +408,7 @@ class ClusterDraws(Draws):
         self.client, self.local_cluster, self.own_client = _connect(self.connection.address)
         self.futures: collections.deque = collections.deque()
         self.submitted = self.replayed = 0
+        self.slowest: float | None = None      # the slowest randomizer call any worker reported
         self.started = time.perf_counter()
         try:
             self.workers = self._probe()
@@ -530,13 +539,16 @@ class ClusterDraws(Draws):
                 self.futures.remove(future)
                 future.release()
                 in_flight -= 1
+                if result[-1] is not None:     # the slowest call on that worker so far
+                    self.slowest = max(self.slowest or 0.0, float(result[-1]))
                 if tally is None:
+                    result = result[0]
                     if key is not None:
                         self._record(key, result)
                     if self.recipe.digest:
                         self._check_duplicate(x, result)
                 else:
-                    n, result, digest = result
+                    n, result, digest, _ = result
                     if key is not None:
                         self.journal.store_tally(key, result)
                     if self.recipe.digest:
@@ -561,7 +573,7 @@ class ClusterDraws(Draws):
         futures, self.futures = list(self.futures), collections.deque()
         seconds = time.perf_counter() - self.started
         self.connection.stats.update(chunks_submitted=self.submitted, chunks_replayed=self.replayed,
-                                     seconds=seconds)
+                                     seconds=seconds, slowest_call_s=self.slowest)
         client = getattr(self, "client", None)
         if client is None:
             return
