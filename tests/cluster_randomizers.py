@@ -27,3 +27,8 @@ def slow_krr(*, d="4", epsilon="1", micros="0"):
 
 
 krr_eps15 = slow_krr(d="4", epsilon="1.5")      # audited at a claimed ε = 1: a violation
+
+
+def is_zero(y):
+    """A feature (--feature): whether a k-RR report is 0, a post-processing of the report."""
+    return int(y == 0)

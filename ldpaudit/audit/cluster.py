@@ -102,6 +102,15 @@ def _build(recipe: Recipe):
         randomizer = ExternalRandomizer(argv, policy=TimeoutPolicy(*p["policy"]), memory_mb=p["memory_mb"],
                                         chunk=p["chunk"], name=recipe.name, env=env, sandbox=p["sandbox"],
                                         worker=p["worker"])
+        if p.get("feature") is not None:    # --feature: the same composition as projection.project
+            from ldpaudit.audit.projection import project
+
+            try:
+                feature = cloudpickle.loads(p["feature"])
+            except BaseException:
+                randomizer.close()
+                raise
+            randomizer = project(randomizer, feature, batch=True)
         return Sampler(randomizer, batch=True, output_space=space, digest=recipe.digest)
     return Sampler(cloudpickle.loads(recipe.payload), batch=recipe.batch, output_space=space, digest=recipe.digest)
 
@@ -194,6 +203,11 @@ def child_main() -> None:
             reply("error", RandomizerError(f"{type(exc).__name__}: {exc}"))
 
 
+def _unprojected(randomizer):
+    """The randomizer under a --feature projection (projection.project), or itself."""
+    return getattr(randomizer, "parts", (randomizer,))[0]
+
+
 def _sampler(recipe: Recipe):
     key = (recipe.token, threading.get_ident())
     now = time.monotonic()
@@ -217,7 +231,7 @@ def _draw(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Ou
     the randomizer on this worker so far (an isolated target or a program; None otherwise)."""
     sampler = _sampler(recipe)
     out = sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
-    return out, getattr(sampler.randomizer, "slowest", None)
+    return out, getattr(_unprojected(sampler.randomizer), "slowest", None)
 
 
 def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Outputs, float | None]:
@@ -257,7 +271,7 @@ def probe(recipe: Recipe) -> dict:
     except Exception as exc:
         text = f"{type(exc).__name__}: {exc}"
         return {**out, "error": text, "module": _missing_module(text)}
-    randomizer = sampler.randomizer
+    randomizer = _unprojected(sampler.randomizer)
     if recipe.kind == "external":
         if randomizer.worker:
             error = randomizer.load_error()
@@ -299,13 +313,21 @@ def recipe_of(sampler: Sampler, token: str) -> Recipe:
 
     r = sampler.randomizer
     space = cloudpickle.dumps(sampler.output_space) if sampler.output_space is not None else None
+    feature = None
+    if isinstance(_unprojected(r), ExternalRandomizer) and _unprojected(r) is not r:
+        r, feature = r.parts
+        try:
+            feature = cloudpickle.dumps(feature)
+        except Exception as exc:
+            raise InvalidParameter(f"feature {_name(feature)!r} cannot be sent to a cluster: {type(exc).__name__}: "
+                                   f"{exc}; define it at module level in an importable module") from None
     if isinstance(r, ExternalRandomizer):
         # files the command names (that exist here, or look like a path to a script)
         files = [] if r.worker else [a for a in r.argv[1:]
                                      if os.path.isfile(a) or (os.sep in a and os.path.splitext(a)[1])]
         payload = {"argv": r.argv, "policy": (r.policy.warmup, r.policy.floor, r.policy.factor),
                    "memory_mb": r.memory_mb, "chunk": r.chunk, "sandbox": r.sandbox, "worker": r.worker,
-                   "hashseed": (r.env or {}).get("PYTHONHASHSEED"), "files": files}
+                   "hashseed": (r.env or {}).get("PYTHONHASHSEED"), "files": files, "feature": feature}
         return Recipe(token, "external", payload, r.name, True, space, False)
     try:
         payload = cloudpickle.dumps(r)

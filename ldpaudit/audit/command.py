@@ -263,7 +263,12 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
         from ldpaudit.audit.adapters import load_target
         from ldpaudit.audit.projection import per_output
 
-        feature = load_target(args.feature)
+        if getattr(args, "cluster", None):  # loaded again by name on the workers
+            from ldpaudit.audit.cluster import TargetFunction
+
+            feature = TargetFunction(args.feature)
+        else:
+            feature = load_target(args.feature)
         # The feature follows the target's own convention (--batch or not), whatever the transport.
         options["feature"] = per_output(feature) if batch and not args.batch else feature
     if connection is not None:
