@@ -52,6 +52,7 @@ TASKS_PER_THREAD = 2
 CONNECT_TIMEOUT = 10.0          # seconds to reach a scheduler
 WORKERS_TIMEOUT = 60.0          # seconds to wait for a first worker to join
 IDLE_CLOSE = 600.0              # a worker closes samplers unused this long (their client died)
+WORKERS_LOOK = 1.0              # seconds between looks at the cluster's threads (late workers)
 
 
 @dataclass
@@ -215,6 +216,7 @@ def _sampler(recipe: Recipe):
     if entry is None:
         for old in [k for k, (_, used) in list(_SAMPLERS.items()) if now - used > IDLE_CLOSE]:
             _close(_SAMPLERS.pop(old, (None, 0))[0])     # left by a client that died
+            _PROBED.pop(old[0], None)
         entry = (_build(recipe) if recipe.kind == "external" else _Child(recipe), now)
     _SAMPLERS[key] = (entry[0], now)
     return entry[0]
@@ -226,10 +228,47 @@ def _close(sampler) -> None:
         close()
 
 
+_PROBED: dict = {}              # on a worker: recipe token -> this process's probe result
+
+
+def _checked(recipe: Recipe):
+    """The sampler of this worker thread, after this worker process passed the probe: the
+    first task of an audit on a worker that joined after the start-up probe (or that Dask
+    restarted) probes it here, and a worker that cannot load the randomizer fails every task
+    of the audit with the start-up probe's one-line message, before drawing anything."""
+    found = _PROBED.get(recipe.token)
+    if found is None:
+        found = _PROBED[recipe.token] = probe(recipe)
+    if found["error"] is not None:
+        try:
+            from distributed import get_worker
+
+            worker = get_worker()
+            address, name = worker.address, worker.name
+        except (ImportError, ValueError):   # not in a Dask worker (a direct call)
+            address, name = f"pid {os.getpid()}", None
+        raise RandomizerError(unfit_message(recipe.name, address, name, found))
+    return _sampler(recipe)
+
+
+def unfit_message(randomizer: str, address: str, name, found: dict) -> str:
+    """The one line naming the worker that cannot load the randomizer, and why."""
+    label = address if name is None or str(name) == address else f"{address} ({name})"
+    module = found.get("module")
+    if module:
+        text = (f"randomizer {randomizer!r} is not importable on Dask worker {label}: no module "
+                f"named {module!r} there; install it on every worker (the same Python environment) "
+                f"or put its directory on the workers' PYTHONPATH")
+    else:
+        text = (f"randomizer {randomizer!r} cannot be loaded on Dask worker {label}: "
+                f"{_one_line(found['error'], 400)}")
+    return _one_line(text, 600)
+
+
 def _draw(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Outputs, float | None]:
     """One chunk drawn from its seed, exactly as a local audit does, and the slowest call of
     the randomizer on this worker so far (an isolated target or a program; None otherwise)."""
-    sampler = _sampler(recipe)
+    sampler = _checked(recipe)
     out = sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
     return out, getattr(_unprojected(sampler.randomizer), "slowest", None)
 
@@ -262,7 +301,12 @@ def tally_chunk(recipe: Recipe, blob: bytes, x, n: int, entropy: int, spawn_key:
 def probe(recipe: Recipe) -> dict:
     """The probe task: can this worker build the sampler (and load the target)? Nothing is
     drawn. Returns {"error": None or a one-line reason, "module": the missing module or None,
-    "sandbox": how an isolated target is confined here}."""
+    "sandbox": how an isolated target is confined here}, remembered for this audit's tasks."""
+    found = _PROBED[recipe.token] = _probe_here(recipe)
+    return found
+
+
+def _probe_here(recipe: Recipe) -> dict:
     out = {"error": None, "module": None, "sandbox": None}
     try:
         sampler = _sampler(recipe)
@@ -296,6 +340,7 @@ def release(token: str) -> None:
         _close(_SAMPLERS.pop(key, (None, 0))[0])
     for key in [k for k in list(_TALLIES) if k[0] == token]:
         _TALLIES.pop(key, None)
+    _PROBED.pop(token, None)
 
 
 def _missing_module(text: str) -> str | None:
@@ -439,6 +484,7 @@ class ClusterDraws(Draws):
             raise
         threads = sum(int(w.get("nthreads", 1)) for w in self.workers.values())
         self.window = max(2, TASKS_PER_THREAD * threads)
+        self.next_look = time.monotonic() + WORKERS_LOOK
         progress.note = f" across {len(self.workers)} worker{'s' if len(self.workers) != 1 else ''}"
         self.connection.stats.update(address=self._address(), workers=len(self.workers), threads=threads)
 
@@ -464,20 +510,27 @@ class ClusterDraws(Draws):
                 missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
                 found = {"error": f"{type(exc).__name__}: {exc}", "module": missing}
             if found["error"] is not None:
-                name = workers[addr].get("name", addr)
-                label = addr if str(name) == addr else f"{addr} ({name})"
-                module = found.get("module")
-                if module:
-                    text = (f"randomizer {self.recipe.name!r} is not importable on Dask worker {label}: no module "
-                            f"named {module!r} there; install it on every worker (the same Python environment) "
-                            f"or put its directory on the workers' PYTHONPATH")
-                else:
-                    text = (f"randomizer {self.recipe.name!r} cannot be loaded on Dask worker {label}: "
-                            f"{_one_line(found['error'], 400)}")
-                raise RandomizerError(_one_line(text, 600))
+                raise RandomizerError(unfit_message(self.recipe.name, addr, workers[addr].get("name"), found))
             if found.get("sandbox"):
                 self.connection.stats["sandbox"] = found["sandbox"]
         return workers
+
+    def _follow_workers(self) -> None:
+        """Every WORKERS_LOOK seconds, size the window to the threads the cluster has now:
+        workers that join later (adaptive clusters, job queues) get tasks too; each probes
+        itself on its first task (_checked)."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return
+        self.next_look = now + WORKERS_LOOK
+        try:
+            nthreads = self.client.nthreads()
+        except Exception:   # the scheduler is gone: the next result says so
+            return
+        self.window = max(2, TASKS_PER_THREAD * sum(nthreads.values()))
+        stats = self.connection.stats     # the most workers and threads seen during the audit
+        stats["workers"] = max(stats.get("workers", 0), len(nthreads))
+        stats["threads"] = max(stats.get("threads", 0), sum(nthreads.values()))
 
     def _key(self, task) -> str | None:
         if self.journal is None:
@@ -521,6 +574,7 @@ class ClusterDraws(Draws):
 
         def fill():
             nonlocal in_flight
+            self._follow_workers()
             while in_flight < self.window:
                 item = next(source, None)
                 if item is None:
