@@ -9,7 +9,6 @@ process when the worker is spawned: worker processes inherit it (and so do the p
 sample the randomizer on them)."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys

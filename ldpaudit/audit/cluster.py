@@ -18,7 +18,12 @@ workers or a cluster.
 - Probe: before any sampling, one task per worker loads the randomizer there (for an isolated
   target: starts its isolation worker and waits for the target to load, without calling it;
   for a ``--command`` program: finds the program). A worker that cannot is named in a
-  one-line RandomizerError (exit 2).
+  one-line RandomizerError (exit 2). A worker that joins later probes itself on its first
+  task of the audit (once per worker process) and fails it with the same message, before
+  drawing; the number of tasks in flight follows the threads the cluster has.
+- Each task also sends back the slowest randomizer call its worker has timed (the
+  ``timeouts`` entry of the JSON, as a local run reports it). A ``--feature`` projection of
+  an isolated target is rebuilt on the workers around their isolation worker.
 - Journal: a chunk is written to the journal when its result arrives (journal.py: its
   outputs' counts, or a confirmation chunk's event counts); a resumed audit replays the stored
   chunks and submits only the missing ones. Every chunk has one task, keyed by
