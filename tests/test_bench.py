@@ -26,6 +26,12 @@ _SUE_P, _SUE_Q = math.exp(0.5) / (1 + math.exp(0.5)), 1 / (1 + math.exp(0.5))
 _OUE_Q = 1 / (E + 1)
 _KRR_KEEP = E / (E + 3)
 
+
+def _rsfd(amp, k=(8, 2, 2)):
+    """RS+FD[GRR], x and x' differing in attribute 0: (Σ a_i + (e^ε' - 1) a_0) / Σ a_i, a_i = k_i/(e^ε' + k_i - 1)."""
+    a = [ki / (amp + ki - 1) for ki in k]
+    return math.log(1 + (amp - 1) * a[0] / sum(a))
+
 #: bug key -> its true ε, computed here from the bug's description (not from the spec text)
 REFERENCE = {
     "pure-ldp-sue": _ue_ratio(_SUE_P + (1 - _SUE_P) * _SUE_Q, _SUE_Q),
@@ -43,7 +49,25 @@ REFERENCE = {
     "unary-float-laplace": math.inf,
     "geometric-rounding": 25 / 24,                # 1/b for round(Laplace(b)), b = 24/25
     "olh-binary-p": math.log(3 * E),              # p/((1-p)/(g-1)), p = e/(e+1), g = 4
+    "rsfd-unequal-domains": _rsfd(3 * E - 2),     # e^ε' = d(e^ε - 1) + 1, d = 3
 }
+
+
+def test_rsfd_amplification_is_tight_on_equal_domains_only():
+    """The reference formula itself: ε exactly when the domains are equal, more when they are not."""
+    for k in ((2, 2, 2), (8, 8, 8)):
+        assert _rsfd(3 * E - 2, k) == pytest.approx(1.0, rel=1e-12)
+    assert _rsfd(3 * E - 2, (8, 2, 2)) > 1.3
+
+
+def test_rsfd_counterpart_is_private_by_verify(tmp_path, capsys):
+    bug = next(b for b in suite.bugs() if b.key == "rsfd-unequal-domains")
+    path = tmp_path / "fixed.toml"
+    path.write_text(bug.fixed_spec)
+    assert cli.main(["verify", str(path), "--tight", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["verdict"] == "PROVED" and out["tight_epsilon"] == "log(957067/352125)"
+    assert math.log(957067 / 352125) == pytest.approx(_rsfd(4.512), rel=1e-12) and 0.9998 < _rsfd(4.512) < 1
 
 
 @pytest.fixture(scope="module")
@@ -88,6 +112,8 @@ def test_quick_run_detection_sizes(quick):
     for key in ("subset-order", "float-laplace", "krr-error-output"):
         assert bugs[key]["baseline"]["flagged_at"] is None, key
     assert bugs["opendp-rr-bool-2022"]["baseline"]["flagged_at"] == 10**3
+    assert bugs["rsfd-unequal-domains"]["blackbox"]["flagged_at"] == 10**4
+    assert bugs["rsfd-unequal-domains"]["baseline"]["flagged_at"] is None
 
 
 @pytest.mark.parametrize("bug", [b for b in suite.bugs() if b.true_spec is not None], ids=lambda b: b.key)

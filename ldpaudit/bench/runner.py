@@ -135,6 +135,8 @@ def supports(bug: suite.Bug, y, x) -> int:
     if fam == "lh":
         y = np.asarray(y)
         return int(np.count_nonzero(suite._lh_hash(y[:, 0], x, suite.G_LH) == y[:, 1]))
+    if fam == "fd":                            # RS+FD: the first attribute's report equals x
+        return int(np.count_nonzero(np.asarray(y)[:, 0] == x))
     y = np.asarray(y, dtype=float)             # real outputs: threshold halfway
     col = y if y.ndim == 1 else y[:, int(x)]
     return int(np.count_nonzero(col < 0.5 if y.ndim == 1 else col > 0.5))

@@ -37,6 +37,7 @@ class Bug:
     true_note: str = ""                 # why the true ε is what it is when there is no spec
     true_value: float | None = None     # that ε (math.inf, or a closed form) when there is no spec
     intended: Callable | None = None    # () -> bound catalog Mechanism, for conformance
+    fixed_spec: str | None = None       # TOML of the correct counterpart's channel, where it is exact
     feature: Callable | None = None
     epsilon: float = EPS
     extra: dict = field(default_factory=dict)
@@ -316,6 +317,62 @@ def lh_support(outputs):
     return np.stack([_lh_hash(out[:, 0], v, G_LH) == out[:, 1] for v in range(D_LH)], axis=1).astype(np.int8)
 
 
+# -- RS+FD on unequal domains --------------------------------------------------------------
+
+# RS+FD[GRR] (Arcolezi et al., CIKM 2021; multi-freq-ldpy 0.2.4, RSpFD_GRR_Client): a user with
+# d attributes samples one uniformly, reports it through GRR at the amplified budget
+# ε' = ln(d(e^ε - 1) + 1) and every other attribute as a uniform fake value. For x, x' that
+# differ in attribute j, the exact ratio is (Σ_i a_i + (e^ε' - 1) a_j) / Σ_i a_i with
+# a_i = k_i / (e^ε' + k_i - 1): e^ε exactly when every k_i is equal, above e^ε for the attribute
+# with the largest domain when they are not. Inputs here are attribute 0's value v in 0..7 with
+# the two binary attributes fixed at 0, so every audited pair differs in attribute 0 only.
+K_FD = (8, 2, 2)
+D_FD = len(K_FD)
+AMP_FD = D_FD * (math.exp(EPS) - 1) + 1             # e^ε' = 3e - 2
+AMP_FD_TXT = "(3*exp(1) - 2)"
+# the counterpart calibrates e^ε' = E to the largest domain: 1 + 2(E² - 1)/(3E + 9) = e^ε for
+# K = (8, 2, 2) at E = 4.51254, the positive root of 2E² - 3(e-1)E - (2 + 9(e-1)) = 0; rounded
+# down to 4.512 (true ε 0.99989, a rational channel verify orders exactly)
+AMP_FD_FIXED = 4.512
+AMP_FD_FIXED_TXT = "(4512/1000)"
+
+
+def _rsfd_grr(amp: float):
+    def sample(v, n, rng):
+        x = (int(v),) + (0,) * (D_FD - 1)
+        sampled = rng.integers(0, D_FD, size=n)
+        y = np.stack([rng.integers(0, k, size=n) for k in K_FD], axis=1)     # fake values
+        for a, k in enumerate(K_FD):
+            rows = np.flatnonzero(sampled == a)
+            keep = rng.random(len(rows)) < amp / (amp + k - 1)
+            other = rng.integers(0, k - 1, size=len(rows))
+            y[rows, a] = np.where(keep, x[a], other + (other >= x[a]))
+        return y
+
+    return sample
+
+
+def _rsfd_rows(amp_txt: str) -> tuple[list, list]:
+    """Exact law of RS+FD[GRR] at inputs (v, 0, 0): output code y0·4 + y1·2 + y2."""
+    def grr(k, y, x):
+        return f"{amp_txt}/({amp_txt} + {k - 1})" if y == x else f"1/({amp_txt} + {k - 1})"
+
+    outputs = [y0 * 4 + y1 * 2 + y2 for y0 in range(K_FD[0]) for y1 in range(2) for y2 in range(2)]
+    rows = []
+    for v in range(K_FD[0]):
+        row = []
+        for code in outputs:
+            y = (code // 4, (code // 2) % 2, code % 2)
+            x = (v, 0, 0)
+            terms = []
+            for a in range(D_FD):
+                fake = " * ".join(f"(1/{K_FD[i]})" for i in range(D_FD) if i != a)
+                terms.append(f"{grr(K_FD[a], y[a], x[a])} * {fake}")
+            row.append(f"(1/{D_FD})*(" + " + ".join(terms) + ")")
+        rows.append(row)
+    return outputs, rows
+
+
 # -- the suite ------------------------------------------------------------------------------
 
 def bugs() -> list[Bug]:
@@ -403,4 +460,11 @@ def bugs() -> list[Bug]:
             true_note=f"ln(p(g-1)/(1-p)) with p = e/(e+1), g = {G_LH} (formula)",
             true_value=math.log(math.e / (math.e + 1) * (G_LH - 1) / (1 / (math.e + 1))),
             feature=lh_support),
+        Bug("rsfd-unequal-domains", "RS+FD[GRR] on unequal domains (8, 2, 2): amplified ε' for equal ones",
+            "Arcolezi et al., CIKM 2021 (RS+FD); multi-freq-ldpy 0.2.4 RSpFD_GRR_Client uses "
+            "ε' = ln(d(e^ε-1)+1) whatever the domain sizes, tight only when they are equal (our analysis: "
+            "neighbors differing in the largest-domain attribute)",
+            _rsfd_grr(AMP_FD), _rsfd_grr(AMP_FD_FIXED), list(range(K_FD[0])), "fd",
+            true_spec=_explicit("RS+FD GRR unequal domains", list(range(K_FD[0])), *_rsfd_rows(AMP_FD_TXT)),
+            fixed_spec=_explicit("RS+FD GRR calibrated", list(range(K_FD[0])), *_rsfd_rows(AMP_FD_FIXED_TXT))),
     ]
