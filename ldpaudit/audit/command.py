@@ -268,7 +268,12 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
         from ldpaudit.audit.adapters import load_target
         from ldpaudit.audit.projection import per_output
 
-        feature = load_target(args.feature)
+        if getattr(args, "cluster", None):  # loaded again by name on the workers
+            from ldpaudit.audit.cluster import TargetFunction
+
+            feature = TargetFunction(args.feature)
+        else:
+            feature = load_target(args.feature)
         # The feature follows the target's own convention (--batch or not), whatever the transport.
         options["feature"] = per_output(feature) if batch and not args.batch else feature
     if connection is not None:
@@ -279,15 +284,19 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     else:
         result = audit(randomizer, samples=args.samples, **options)
     payload = result.to_json()
-    payload.update(_isolation(source, closable))
+    isolation = _isolation(source, closable)
     if connection is not None:
         stats = dict(connection.stats)
+        slowest = stats.pop("slowest_call_s", None)
+        if isolation.get("timeouts") and slowest is not None:    # measured by the workers
+            isolation["timeouts"] = {**isolation["timeouts"], "slowest_call_s": slowest}
         if stats.get("sandbox"):   # as confined on the workers
-            payload["sandbox"] = stats.pop("sandbox")
+            isolation["sandbox"] = stats.pop("sandbox")
         elif not closable:
-            payload["sandbox"] = {**payload["sandbox"], "fallback": "the randomizer ran unconfined in a child "
-                                  "process of each Dask worker (--no-isolate); drop --no-isolate to sandbox it there"}
+            isolation["sandbox"] = {**isolation["sandbox"], "fallback": "the randomizer ran unconfined in a child "
+                                    "process of each Dask worker (--no-isolate); drop --no-isolate to sandbox it there"}
         payload["cluster"] = stats
+    payload.update(isolation)
     if rounds is not None:
         payload["rounds"] = rounds_json(rounds)
     if args.report:
@@ -295,7 +304,7 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
 
         files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
                              seed=args.seed, target=args.target or args.command or "", spec=mech,
-                             rounds=rounds, alpha=args.alpha, isolation=_isolation(source, closable))
+                             rounds=rounds, alpha=args.alpha, isolation=isolation)
         payload["report"] = {k: str(v) for k, v in files.items()}
     nonconforming = _conformance_failed(result.conformance)
     payload["alpha"] = args.alpha

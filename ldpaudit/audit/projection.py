@@ -44,6 +44,7 @@ def project(randomizer: Callable, feature: Callable, *, batch: bool) -> Callable
             return apply(x, randomizer(x))
 
     projected.__name__ = f"{name}∘{getattr(randomizer, '__name__', 'randomizer')}"
+    projected.parts = (randomizer, feature)     # a cluster rebuilds the composition on its workers
     close = getattr(randomizer, "close", None)
     if close is not None:
         projected.close = close
