@@ -327,7 +327,12 @@ def _hash_feature(args, mech, domain, batch: bool):
     if getattr(args, "feature", None):
         raise InvalidParameter("give either --hash (the local-hashing projection) or --feature, not both")
     try:
-        h = load_target(args.hash)
+        if getattr(args, "cluster", None):  # loaded again by name on the workers, like --feature
+            from ldpaudit.audit.cluster import TargetFunction
+
+            h = TargetFunction(args.hash)
+        else:
+            h = load_target(args.hash)
     except LdpAuditError as exc:
         raise InvalidParameter(f"--hash {args.hash}: {' '.join(str(exc).split())}") from None
     inputs = list(mech.inputs.enumerate()) if mech is not None and hasattr(mech.inputs, "enumerate") else domain
