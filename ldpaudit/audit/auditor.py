@@ -143,7 +143,8 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
 
         return guided_audit(sampler, inputs=inputs, pairs=ordered, epsilon=eps, samples=int(samples),
                             alpha=alpha, seed=seed, spec=spec, events=events, workers=workers,
-                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster)
+                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster,
+                            supports=bool(getattr(feature, "hash_support", False)))
     used = sorted({i for p in ordered for i in p}, key=inputs.index)
     index = {x: i for i, x in enumerate(inputs)}
     prog = Progress(progress)
