@@ -79,6 +79,17 @@ def test_a_wrong_g_is_flagged_by_conformance():
     assert d["observed_frequency"] == pytest.approx(1 / 3, abs=0.005)
 
 
+def test_an_olh_that_ignores_its_seed_is_flagged_by_conformance():
+    """Hashing with a fixed seed while reporting a fresh one: still ε-LDP (k-RR on h_0(x)), so no
+    ε violation, but the reported value equals h(seed, x) only 1/4 of the time, not p = e/(e+3)."""
+    r = _audit(H.olh_seed_ignored, H.hash4)
+    assert r.verdict == "NO_EVIDENCE" and not r.conformance["passed"]
+    d = r.conformance["discrepancy"]
+    assert "h(seed" in d["event"]
+    assert d["observed_frequency"] == pytest.approx(1 / 4, abs=0.02)
+    assert d["expected_probability"] == pytest.approx(math.e / (math.e + 3), rel=1e-12)
+
+
 def test_a_hash_that_is_not_the_implementations_is_flagged():
     r = _audit(H.olh_ok, H.hash3)
     assert not r.conformance["passed"]

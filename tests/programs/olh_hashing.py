@@ -52,6 +52,7 @@ def _olh(hash_function, g, g_perturb):
 
 
 olh_ok = _olh(hash4, 4, 4)             # correct OLH, g = 4
+olh_seed_ignored = _olh(lambda seed, x: hash4(np.zeros_like(seed), x), 4, 4)  # reports its seed, hashes with seed 0
 olh_binary_p = _olh(hash4, 4, 2)       # hit probability of g = 2 while hashing into 4 buckets
 olh_g3 = _olh(hash3, 3, 3)             # a correct OLH for g = 3, audited against g = 4
 
