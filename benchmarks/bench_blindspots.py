@@ -3,6 +3,7 @@ same run (``--baseline DIR``, default /work/main or $LDPAUDIT_BASELINE: the audi
 these changes), each case in a fresh subprocess so the two never share state.
 
     python benchmarks/bench_blindspots.py [--baseline DIR] [--quick]
+    python benchmarks/bench_blindspots.py rate [--seeds 200] [--first-seed 1000] [--draws 2000000] [--alpha 0.01 ...]
 
 Cases (α as stated, fixed seeds):
 - rare: k-RR d=4, ε=1 plus an error output 2e-4 vs 4e-5, 2·10^6 draws per input, 20 seeds,
@@ -93,7 +94,52 @@ def _n(n) -> str:
     return "not flagged" if n is None else f"{n:,}"
 
 
+def false_alarm_rate(argv) -> int:
+    """``rate [--seeds N] [--first-seed S] [--draws N] [--alpha A ...]``: the correct twin of the
+    rare-output randomizer (k-RR d = 4, ε = 1, tight, plus an error output 1e-4 under every
+    input) audited at its tight ε with seeds S.. (default 1000, disjoint from the tests' seeds),
+    on this code; the false-alarm rate with its exact 95% Clopper-Pearson interval, and which
+    events raised the alarms."""
+    import collections
+    import time
+
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(TESTS))
+    import blindspot_randomizers as B
+    from scipy import stats
+
+    from ldpaudit.audit import audit
+
+    def opt(name, default, cast):
+        values = [cast(argv[i + 1]) for i, a in enumerate(argv) if a == name]
+        return values or default
+
+    seeds = opt("--seeds", [200], int)[0]
+    first = opt("--first-seed", [1000], int)[0]
+    draws = opt("--draws", [2_000_000], int)[0]
+    alphas = opt("--alpha", [0.01, 0.05], float)
+    f = B.krr_rare_error(p_bad=1e-4, p_good=1e-4)
+    print(f"correct twin of the rare-output k-RR, {draws:,} draws per input, seeds {first}..{first + seeds - 1}")
+    print("\n| α | false alarms | rate | 95% CI (Clopper-Pearson) | events that alarmed | CPU s |\n|---|---|---|---|---|---|")
+    for alpha in alphas:
+        t = time.process_time()
+        events = collections.Counter()
+        alarms = 0
+        for s in range(first, first + seeds):
+            r = audit(f, domain=range(4), epsilon=1, samples=draws, alpha=alpha, seed=s, batch=True)
+            if r.verdict == "VIOLATION":
+                alarms += 1
+                events[r.witness["event"] if r.witness else "?"] += 1
+        lo, hi = stats.binomtest(alarms, seeds).proportion_ci(0.95, method="exact")
+        what = "; ".join(f"{e} ×{c}" for e, c in events.most_common()) or "—"
+        print(f"| {alpha:g} | {alarms}/{seeds} | {alarms / seeds:.4f} | [{lo:.4f}, {hi:.4f}] | {what} | "
+              f"{time.process_time() - t:.0f} |", flush=True)
+    return 0
+
+
 def main(argv) -> int:
+    if argv[:1] == ["rate"]:
+        return false_alarm_rate(argv[1:])
     quick = "--quick" in argv
     base = Path(os.environ.get("LDPAUDIT_BASELINE", "/work/main"))
     if "--baseline" in argv:

@@ -27,3 +27,27 @@ def slow_krr(*, d="4", epsilon="1", micros="0"):
 
 
 krr_eps15 = slow_krr(d="4", epsilon="1.5")      # audited at a claimed ε = 1: a violation
+
+
+def is_zero(y):
+    """A feature (--feature): whether a k-RR report is 0, a post-processing of the report."""
+    return int(y == 0)
+
+
+def work_krr(*, d="4", epsilon="1", loops="0"):
+    """Per-call k-RR at ``epsilon`` on 0..d-1 that does ``loops`` iterations of arithmetic per
+    draw: a fixed amount of CPU work, so that its CPU time (unlike a busy-wait's) does not
+    depend on how busy the machine is (benchmarks/bench_cluster.py calibrates ``loops``)."""
+    d, epsilon, loops = int(d), float(epsilon), int(loops)
+    keep = math.exp(epsilon) / (math.exp(epsilon) + d - 1)
+
+    def sample(x):
+        acc = 0
+        for i in range(loops):
+            acc = (acc + i * i) % 1000003
+        if random.random() < keep:
+            return x
+        y = random.randrange(d - 1)
+        return y + (y >= x) + 0 * acc
+
+    return sample

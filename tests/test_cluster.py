@@ -93,6 +93,30 @@ def test_cli_isolated_identical_on_cluster(cluster):
     _same(a, b)
     assert b["cluster"]["workers"] == 2 and b["cluster"]["chunks_replayed"] == 0
     assert b["sandbox"]["level"] == a["sandbox"]["level"]   # confined on the workers as it is locally
+    # the workers time the calls as a local run does: the same fields, the slowest call measured
+    assert set(b["timeouts"]) == set(a["timeouts"])
+    assert {k: v for k, v in b["timeouts"].items() if k != "slowest_call_s"} == \
+        {k: v for k, v in a["timeouts"].items() if k != "slowest_call_s"}
+    assert 0 < a["timeouts"]["slowest_call_s"] < 5 and 0 < b["timeouts"]["slowest_call_s"] < 5
+
+
+def test_feature_on_isolated_target_identical_on_cluster():
+    """--feature with an isolated target: the workers compose feature ∘ randomizer as a local
+    run does (the feature loaded there by name, file.py:function included)."""
+    args = ["audit", TARGET, "--target-arg", "epsilon=1.5", "--domain", "0..3", "--epsilon", "1",
+            "--samples", "12000", "--seed", "3", "--json", "--feature", "tests/cluster_randomizers.py:is_zero"]
+    local = cli(*args)
+    remote = cli(*args, "--cluster", "local:2")
+    assert local.returncode == remote.returncode == 1, remote.stderr
+    a, b = json.loads(local.stdout), json.loads(remote.stdout)
+    result = _same(a, b)
+    # the audit saw the projected outputs: only "is the report 0" tells inputs apart, so the
+    # witness pair holds input 0 and its event is a set of feature values (0 or 1)
+    w = result["witness"]
+    assert 0 in w["pair"] and w["event"] in ("y in {0}", "y in {1}")
+    assert 1.0 < result["epsilon_lower_bound"] < 1.5 and w["counts"][0] > 0
+    assert b["cluster"]["workers"] == 2 and b["sandbox"]["level"] == a["sandbox"]["level"]
+    assert 0 < b["timeouts"]["slowest_call_s"] < 5
 
 
 def test_command_program_runs_on_workers(cluster):

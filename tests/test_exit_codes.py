@@ -21,6 +21,7 @@ COMMANDS = {
     "derive": (["derive", KRR], ("ldpaudit.spec.model", "_validate")),
     "reproduce": (["reproduce", "duchi2013", "--out", "{tmp}"], ("ldpaudit.report.golden", "write_toolchain")),
     "simulate": (["simulate", "kv2", "--n", "1000", "--trials", "2"], ("ldpaudit.protocol.command", "run")),
+    "bench": (["bench", "--only", "rr-8bit-coin", "--quick"], ("ldpaudit.bench.runner", "score")),
     "audit": (
         ["audit", "ldpaudit.spec.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),

@@ -153,7 +153,7 @@ def test_rr1_law_catches_a_shifted_quantization():
 def test_sign_laws_match_per_user_sampling():
     z = _law_vs_users(joseph.KVRR2, {"epsilon": 0.7, "mu1": 1.9, "sigma": 1.0}, np.array([3000]))
     assert z.max() < 4.5
-    z = _law_vs_users(joseph.GRID_SIGN, {"epsilon": 1.0, "offset": np.arange(5) / 5, "spacing": 3.0},
+    z = _law_vs_users(joseph.GRID_SIGN, {"epsilon": 1.0, "g": np.arange(5) / 5, "rho": 3, "sigma": 1.0},
                       np.full(5, 1500))
     assert z.max() < 4.5
 

@@ -171,3 +171,60 @@ def test_uvrr2_sampler_clips_around_the_public_estimate():
         # Laplace(centre, 4): mean centre (sd 4*sqrt(2)), median absolute deviation from centre 4*ln 2
         assert abs(z.mean() - centre) < 5 * scale * np.sqrt(2) / np.sqrt(n)
         assert abs(np.median(np.abs(z - centre)) - scale * np.log(2)) < 0.05
+
+
+# -- inputs for the quick audit of `ldpaudit check` ---------------------------------------------
+
+def test_evaluate_keeps_an_exact_rational_exact():
+    """The double nearest -59/5 is below it; nsimplify would have rounded it back to -59/5."""
+    below = sp.Rational(*Fraction(-11.8).as_integer_ratio())
+    assert below < sp.Rational(-59, 5)
+    assert evaluate(X - sp.Rational(-59, 5), below) == below + sp.Rational(59, 5) != 0
+    assert evaluate(X - sp.Rational(-59, 5), sp.Rational(-59, 5)) == 0
+
+
+@pytest.mark.parametrize("stem", ["joseph_rr1", "joseph_kvrr2", "duchi_binary_mean", "joseph_kvrr2_oneround"])
+def test_audit_inputs_are_distinct_rows_at_the_doubles_the_randomizer_receives(stem):
+    """Each chosen input is a distinct row Q(.|x) evaluated at the exact value of float(x), and
+    the reference randomizer, which receives that double, reports the row's likeliest output."""
+    from ldpaudit.spec.realinput import audit_inputs
+
+    mech = load_spec(f"specs/{stem}.toml").bind_example()
+    rows = [mech.channel.probability(y) for y in mech.channel.outputs]
+    xs = audit_inputs(mech)
+    keys = [tuple(evaluate(r, sp.Rational(*Fraction(x).as_integer_ratio())) for r in rows) for x in xs]
+    assert len(set(keys)) == len(xs) >= 2
+    if stem == "duchi_binary_mean":
+        return
+    sample = reference_for(mech)
+    for x, key in zip(xs, keys):
+        likeliest = mech.channel.outputs[max(range(len(key)), key=lambda i: float(key[i]))]
+        draws = sample(x, 2000, np.random.default_rng(1))
+        assert np.bincount(np.searchsorted(mech.channel.outputs, draws)).argmax() == \
+            list(mech.channel.outputs).index(likeliest), (stem, x)
+
+
+def test_check_audits_the_witness_pair_of_the_one_round_grid_randomizer():
+    """The two inputs picked by class alone fell on one side of the grid in floats (ε_lb 0.000);
+    verify's witness pair (x = 0, x' = 1/5) is on both sides, so the audit certifies most of ε = 1."""
+    from ldpaudit.report.check import _audit_stage, _witness_inputs
+    from ldpaudit.spec.realinput import audit_inputs
+
+    mech = load_spec("specs/joseph_kvrr2_oneround.toml").bind_example()
+    assert _witness_inputs(mech) == (0, sp.Rational(1, 5))
+    assert audit_inputs(mech, extra=_witness_inputs(mech))[:2] == [0.0, 0.2]
+    out = _audit_stage(mech, samples=20_000)
+    assert out["verdict"] == "NO_EVIDENCE"
+    assert 0.8 < out["epsilon_lower_bound"] <= 1.0
+
+
+def test_the_one_round_grid_spec_is_one_file_shipped_with_the_package():
+    from pathlib import Path
+
+    from ldpaudit.protocol import joseph
+
+    shipped = Path(joseph.__file__).parent / "specs" / "joseph_kvrr2_oneround.toml"
+    assert joseph.GRID_SIGN.spec == shipped and shipped.is_file() and not shipped.is_symlink()
+    assert Path("specs/joseph_kvrr2_oneround.toml").resolve() == shipped.resolve()
+    assert not (shipped.parent / "joseph_kvrr2_grid.toml").exists()
+    assert joseph.GRID_SIGN.mechanism().name == load_spec("specs/joseph_kvrr2_oneround.toml").name

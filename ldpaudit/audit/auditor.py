@@ -28,7 +28,7 @@ from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
-from ldpaudit.audit.features import Featurizer, concat_views
+from ldpaudit.audit.features import Featurizer, compact, concat_views
 from ldpaudit.audit.floats import float_candidates
 from ldpaudit.audit.pool import relation_candidates
 from ldpaudit.audit.rare import add_rare, rare_candidates
@@ -143,7 +143,8 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
 
         return guided_audit(sampler, inputs=inputs, pairs=ordered, epsilon=eps, samples=int(samples),
                             alpha=alpha, seed=seed, spec=spec, events=events, workers=workers,
-                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster)
+                            progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster,
+                            supports=bool(getattr(feature, "hash_support", False)))
     used = sorted({i for p in ordered for i in p}, key=inputs.index)
     index = {x: i for i, x in enumerate(inputs)}
     prog = Progress(progress)
@@ -172,7 +173,9 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     half = max(half, pilot_n)
     n_confirm = samples - 2 * half
 
-    views_a: dict = {x: [feat.transform(pilots[index[x]], x)] for x in inputs}
+    # Exploration views are kept compacted (distinct rows and counts, features.compact): the
+    # search sees the same counts while the client's memory stops growing with the draws.
+    views_a: dict = {x: [compact(feat.transform(pilots[index[x]], x))] for x in inputs}
     del pilots
     views_b: dict = {x: [] for x in inputs}
     jobs_a = [(index[x], x, n, _PHASE_A) for x in inputs for n in chunks(half - pilot_n)]
@@ -180,13 +183,13 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     prog.add_total(sum(j[2] for j in jobs_a + jobs_b))
     by_index = {index[x]: x for x in inputs}
     for i, out in engine.draw(jobs_a):
-        views_a[by_index[i]].append(feat.transform(out, by_index[i]))
-    half_a = {x: concat_views(v) for x, v in views_a.items()}
+        views_a[by_index[i]].append(compact(feat.transform(out, by_index[i])))
+    half_a = {x: compact(concat_views(v)) for x, v in views_a.items()}
     del views_a
     feat.freeze(list(half_a.values()))
     for i, out in engine.draw(jobs_b):
-        views_b[by_index[i]].append(feat.transform(out, by_index[i]))
-    half_b = {x: concat_views(v) for x, v in views_b.items()}
+        views_b[by_index[i]].append(compact(feat.transform(out, by_index[i])))
+    half_b = {x: compact(concat_views(v)) for x, v in views_b.items()}
     del views_b
 
     z_select = bounds.z_value(alpha / (2 * max_confirm))

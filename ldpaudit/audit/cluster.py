@@ -18,7 +18,12 @@ workers or a cluster.
 - Probe: before any sampling, one task per worker loads the randomizer there (for an isolated
   target: starts its isolation worker and waits for the target to load, without calling it;
   for a ``--command`` program: finds the program). A worker that cannot is named in a
-  one-line RandomizerError (exit 2).
+  one-line RandomizerError (exit 2). A worker that joins later probes itself on its first
+  task of the audit (once per worker process) and fails it with the same message, before
+  drawing; the number of tasks in flight follows the threads the cluster has.
+- Each task also sends back the slowest randomizer call its worker has timed (the
+  ``timeouts`` entry of the JSON, as a local run reports it). A ``--feature`` projection of
+  an isolated target is rebuilt on the workers around their isolation worker.
 - Journal: a chunk is written to the journal when its result arrives (journal.py: its
   outputs' counts, or a confirmation chunk's event counts); a resumed audit replays the stored
   chunks and submits only the missing ones. Every chunk has one task, keyed by
@@ -52,6 +57,7 @@ TASKS_PER_THREAD = 2
 CONNECT_TIMEOUT = 10.0          # seconds to reach a scheduler
 WORKERS_TIMEOUT = 60.0          # seconds to wait for a first worker to join
 IDLE_CLOSE = 600.0              # a worker closes samplers unused this long (their client died)
+WORKERS_LOOK = 1.0              # seconds between looks at the cluster's threads (late workers)
 
 
 @dataclass
@@ -102,6 +108,15 @@ def _build(recipe: Recipe):
         randomizer = ExternalRandomizer(argv, policy=TimeoutPolicy(*p["policy"]), memory_mb=p["memory_mb"],
                                         chunk=p["chunk"], name=recipe.name, env=env, sandbox=p["sandbox"],
                                         worker=p["worker"])
+        if p.get("feature") is not None:    # --feature: the same composition as projection.project
+            from ldpaudit.audit.projection import project
+
+            try:
+                feature = cloudpickle.loads(p["feature"])
+            except BaseException:
+                randomizer.close()
+                raise
+            randomizer = project(randomizer, feature, batch=True)
         return Sampler(randomizer, batch=True, output_space=space, digest=recipe.digest)
     return Sampler(cloudpickle.loads(recipe.payload), batch=recipe.batch, output_space=space, digest=recipe.digest)
 
@@ -194,6 +209,11 @@ def child_main() -> None:
             reply("error", RandomizerError(f"{type(exc).__name__}: {exc}"))
 
 
+def _unprojected(randomizer):
+    """The randomizer under a --feature projection (projection.project), or itself."""
+    return getattr(randomizer, "parts", (randomizer,))[0]
+
+
 def _sampler(recipe: Recipe):
     key = (recipe.token, threading.get_ident())
     now = time.monotonic()
@@ -201,6 +221,7 @@ def _sampler(recipe: Recipe):
     if entry is None:
         for old in [k for k, (_, used) in list(_SAMPLERS.items()) if now - used > IDLE_CLOSE]:
             _close(_SAMPLERS.pop(old, (None, 0))[0])     # left by a client that died
+            _PROBED.pop(old[0], None)
         entry = (_build(recipe) if recipe.kind == "external" else _Child(recipe), now)
     _SAMPLERS[key] = (entry[0], now)
     return entry[0]
@@ -212,9 +233,54 @@ def _close(sampler) -> None:
         close()
 
 
-def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> Outputs:
-    """The task: draw one chunk from its seed, exactly as a local audit does."""
-    return _sampler(recipe).draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+_PROBED: dict = {}              # on a worker: recipe token -> this process's probe result
+
+
+def _checked(recipe: Recipe):
+    """The sampler of this worker thread, after this worker process passed the probe: the
+    first task of an audit on a worker that joined after the start-up probe (or that Dask
+    restarted) probes it here, and a worker that cannot load the randomizer fails every task
+    of the audit with the start-up probe's one-line message, before drawing anything."""
+    found = _PROBED.get(recipe.token)
+    if found is None:
+        found = _PROBED[recipe.token] = probe(recipe)
+    if found["error"] is not None:
+        try:
+            from distributed import get_worker
+
+            worker = get_worker()
+            address, name = worker.address, worker.name
+        except (ImportError, ValueError):   # not in a Dask worker (a direct call)
+            address, name = f"pid {os.getpid()}", None
+        raise RandomizerError(unfit_message(recipe.name, address, name, found))
+    return _sampler(recipe)
+
+
+def unfit_message(randomizer: str, address: str, name, found: dict) -> str:
+    """The one line naming the worker that cannot load the randomizer, and why."""
+    label = address if name is None or str(name) == address else f"{address} ({name})"
+    module = found.get("module")
+    if module:
+        text = (f"randomizer {randomizer!r} is not importable on Dask worker {label}: no module "
+                f"named {module!r} there; install it on every worker (the same Python environment) "
+                f"or put its directory on the workers' PYTHONPATH")
+    else:
+        text = (f"randomizer {randomizer!r} cannot be loaded on Dask worker {label}: "
+                f"{_one_line(found['error'], 400)}")
+    return _one_line(text, 600)
+
+
+def _draw(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Outputs, float | None]:
+    """One chunk drawn from its seed, exactly as a local audit does, and the slowest call of
+    the randomizer on this worker so far (an isolated target or a program; None otherwise)."""
+    sampler = _checked(recipe)
+    out = sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+    return out, getattr(_unprojected(sampler.randomizer), "slowest", None)
+
+
+def sample_chunk(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Outputs, float | None]:
+    """The exploration task: (the chunk's outputs, the slowest call so far)."""
+    return _draw(recipe, x, n, entropy, spawn_key)
 
 
 _TALLIES: dict = {}             # on a worker: (recipe token, hash of the pickled tally) -> engine.Tally
@@ -222,25 +288,30 @@ _TALLIES: dict = {}             # on a worker: (recipe token, hash of the pickle
 
 def tally_chunk(recipe: Recipe, blob: bytes, x, n: int, entropy: int, spawn_key: tuple, index: int):
     """The confirmation task: draw one chunk and return (draws, its counts, the digest to
-    compare across workers or None); the outputs stay on the worker."""
+    compare across workers or None, the slowest call so far); the outputs stay on the worker."""
     import cloudpickle
 
     from ldpaudit.audit.engine import repeat_digest
 
-    out = sample_chunk(recipe, x, n, entropy, spawn_key)
+    out, slowest = _draw(recipe, x, n, entropy, spawn_key)
     key = (recipe.token, hash(blob))
     tally = _TALLIES.get(key)
     if tally is None:
         for old in [k for k in list(_TALLIES) if k[0] == recipe.token]:
             _TALLIES.pop(old, None)     # an earlier phase of the same audit
         tally = _TALLIES[key] = cloudpickle.loads(blob)
-    return out.n, tally(out, index), repeat_digest(out)
+    return out.n, tally(out, index), repeat_digest(out), slowest
 
 
 def probe(recipe: Recipe) -> dict:
     """The probe task: can this worker build the sampler (and load the target)? Nothing is
     drawn. Returns {"error": None or a one-line reason, "module": the missing module or None,
-    "sandbox": how an isolated target is confined here}."""
+    "sandbox": how an isolated target is confined here}, remembered for this audit's tasks."""
+    found = _PROBED[recipe.token] = _probe_here(recipe)
+    return found
+
+
+def _probe_here(recipe: Recipe) -> dict:
     out = {"error": None, "module": None, "sandbox": None}
     try:
         sampler = _sampler(recipe)
@@ -249,7 +320,7 @@ def probe(recipe: Recipe) -> dict:
     except Exception as exc:
         text = f"{type(exc).__name__}: {exc}"
         return {**out, "error": text, "module": _missing_module(text)}
-    randomizer = sampler.randomizer
+    randomizer = _unprojected(sampler.randomizer)
     if recipe.kind == "external":
         if randomizer.worker:
             error = randomizer.load_error()
@@ -274,6 +345,7 @@ def release(token: str) -> None:
         _close(_SAMPLERS.pop(key, (None, 0))[0])
     for key in [k for k in list(_TALLIES) if k[0] == token]:
         _TALLIES.pop(key, None)
+    _PROBED.pop(token, None)
 
 
 def _missing_module(text: str) -> str | None:
@@ -291,13 +363,21 @@ def recipe_of(sampler: Sampler, token: str) -> Recipe:
 
     r = sampler.randomizer
     space = cloudpickle.dumps(sampler.output_space) if sampler.output_space is not None else None
+    feature = None
+    if isinstance(_unprojected(r), ExternalRandomizer) and _unprojected(r) is not r:
+        r, feature = r.parts
+        try:
+            feature = cloudpickle.dumps(feature)
+        except Exception as exc:
+            raise InvalidParameter(f"feature {_name(feature)!r} cannot be sent to a cluster: {type(exc).__name__}: "
+                                   f"{exc}; define it at module level in an importable module") from None
     if isinstance(r, ExternalRandomizer):
         # files the command names (that exist here, or look like a path to a script)
         files = [] if r.worker else [a for a in r.argv[1:]
                                      if os.path.isfile(a) or (os.sep in a and os.path.splitext(a)[1])]
         payload = {"argv": r.argv, "policy": (r.policy.warmup, r.policy.floor, r.policy.factor),
                    "memory_mb": r.memory_mb, "chunk": r.chunk, "sandbox": r.sandbox, "worker": r.worker,
-                   "hashseed": (r.env or {}).get("PYTHONHASHSEED"), "files": files}
+                   "hashseed": (r.env or {}).get("PYTHONHASHSEED"), "files": files, "feature": feature}
         return Recipe(token, "external", payload, r.name, True, space, False)
     try:
         payload = cloudpickle.dumps(r)
@@ -400,6 +480,7 @@ class ClusterDraws(Draws):
         self.client, self.local_cluster, self.own_client = _connect(self.connection.address)
         self.futures: collections.deque = collections.deque()
         self.submitted = self.replayed = 0
+        self.slowest: float | None = None      # the slowest randomizer call any worker reported
         self.started = time.perf_counter()
         try:
             self.workers = self._probe()
@@ -408,6 +489,7 @@ class ClusterDraws(Draws):
             raise
         threads = sum(int(w.get("nthreads", 1)) for w in self.workers.values())
         self.window = max(2, TASKS_PER_THREAD * threads)
+        self.next_look = time.monotonic() + WORKERS_LOOK
         progress.note = f" across {len(self.workers)} worker{'s' if len(self.workers) != 1 else ''}"
         self.connection.stats.update(address=self._address(), workers=len(self.workers), threads=threads)
 
@@ -433,20 +515,27 @@ class ClusterDraws(Draws):
                 missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
                 found = {"error": f"{type(exc).__name__}: {exc}", "module": missing}
             if found["error"] is not None:
-                name = workers[addr].get("name", addr)
-                label = addr if str(name) == addr else f"{addr} ({name})"
-                module = found.get("module")
-                if module:
-                    text = (f"randomizer {self.recipe.name!r} is not importable on Dask worker {label}: no module "
-                            f"named {module!r} there; install it on every worker (the same Python environment) "
-                            f"or put its directory on the workers' PYTHONPATH")
-                else:
-                    text = (f"randomizer {self.recipe.name!r} cannot be loaded on Dask worker {label}: "
-                            f"{_one_line(found['error'], 400)}")
-                raise RandomizerError(_one_line(text, 600))
+                raise RandomizerError(unfit_message(self.recipe.name, addr, workers[addr].get("name"), found))
             if found.get("sandbox"):
                 self.connection.stats["sandbox"] = found["sandbox"]
         return workers
+
+    def _follow_workers(self) -> None:
+        """Every WORKERS_LOOK seconds, size the window to the threads the cluster has now:
+        workers that join later (adaptive clusters, job queues) get tasks too; each probes
+        itself on its first task (_checked)."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return
+        self.next_look = now + WORKERS_LOOK
+        try:
+            nthreads = self.client.nthreads()
+        except Exception:   # the scheduler is gone: the next result says so
+            return
+        self.window = max(2, TASKS_PER_THREAD * sum(nthreads.values()))
+        stats = self.connection.stats     # the most workers and threads seen during the audit
+        stats["workers"] = max(stats.get("workers", 0), len(nthreads))
+        stats["threads"] = max(stats.get("threads", 0), sum(nthreads.values()))
 
     def _key(self, task) -> str | None:
         if self.journal is None:
@@ -490,6 +579,7 @@ class ClusterDraws(Draws):
 
         def fill():
             nonlocal in_flight
+            self._follow_workers()
             while in_flight < self.window:
                 item = next(source, None)
                 if item is None:
@@ -530,13 +620,16 @@ class ClusterDraws(Draws):
                 self.futures.remove(future)
                 future.release()
                 in_flight -= 1
+                if result[-1] is not None:     # the slowest call on that worker so far
+                    self.slowest = max(self.slowest or 0.0, float(result[-1]))
                 if tally is None:
+                    result = result[0]
                     if key is not None:
                         self._record(key, result)
                     if self.recipe.digest:
                         self._check_duplicate(x, result)
                 else:
-                    n, result, digest = result
+                    n, result, digest, _ = result
                     if key is not None:
                         self.journal.store_tally(key, result)
                     if self.recipe.digest:
@@ -561,7 +654,7 @@ class ClusterDraws(Draws):
         futures, self.futures = list(self.futures), collections.deque()
         seconds = time.perf_counter() - self.started
         self.connection.stats.update(chunks_submitted=self.submitted, chunks_replayed=self.replayed,
-                                     seconds=seconds)
+                                     seconds=seconds, slowest_call_s=self.slowest)
         client = getattr(self, "client", None)
         if client is None:
             return

@@ -5,7 +5,7 @@
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
                    [--until-confident [--budget N]] [--report DIR] [--workers N]
-                   [--feature MODULE:FUNC] [--cluster ADDRESS]
+                   [--feature MODULE:FUNC] [--hash MODULE:FUNC] [--cluster ADDRESS]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
@@ -133,6 +133,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--feature", metavar="MODULE:FUNC",
                    help="project each output (each batch with --batch) before auditing, e.g. OLH's "
                         "(seed, value) to the inputs it supports; runs in this process")
+    p.add_argument("--hash", metavar="MODULE:FUNC",
+                   help="local hashing: your hash h(seed, x); each output (seed, value) is projected to the inputs "
+                        "it supports (value == h(seed, x)); with --spec specs/olh.toml the audit is spec-guided")
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
                         "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")
@@ -143,7 +146,7 @@ def add_parser(subparsers) -> None:
 
 _RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
               "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
-              "feature")
+              "feature", "hash")
 
 
 def run(args) -> int:
@@ -259,11 +262,18 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
-    if getattr(args, "feature", None):
+    if getattr(args, "hash", None):
+        options["feature"] = _hash_feature(args, mech, domain, batch)
+    elif getattr(args, "feature", None):
         from ldpaudit.audit.adapters import load_target
         from ldpaudit.audit.projection import per_output
 
-        feature = load_target(args.feature)
+        if getattr(args, "cluster", None):  # loaded again by name on the workers
+            from ldpaudit.audit.cluster import TargetFunction
+
+            feature = TargetFunction(args.feature)
+        else:
+            feature = load_target(args.feature)
         # The feature follows the target's own convention (--batch or not), whatever the transport.
         options["feature"] = per_output(feature) if batch and not args.batch else feature
     if connection is not None:
@@ -274,15 +284,19 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     else:
         result = audit(randomizer, samples=args.samples, **options)
     payload = result.to_json()
-    payload.update(_isolation(source, closable))
+    isolation = _isolation(source, closable)
     if connection is not None:
         stats = dict(connection.stats)
+        slowest = stats.pop("slowest_call_s", None)
+        if isolation.get("timeouts") and slowest is not None:    # measured by the workers
+            isolation["timeouts"] = {**isolation["timeouts"], "slowest_call_s": slowest}
         if stats.get("sandbox"):   # as confined on the workers
-            payload["sandbox"] = stats.pop("sandbox")
+            isolation["sandbox"] = stats.pop("sandbox")
         elif not closable:
-            payload["sandbox"] = {**payload["sandbox"], "fallback": "the randomizer ran unconfined in a child "
-                                  "process of each Dask worker (--no-isolate); drop --no-isolate to sandbox it there"}
+            isolation["sandbox"] = {**isolation["sandbox"], "fallback": "the randomizer ran unconfined in a child "
+                                    "process of each Dask worker (--no-isolate); drop --no-isolate to sandbox it there"}
         payload["cluster"] = stats
+    payload.update(isolation)
     if rounds is not None:
         payload["rounds"] = rounds_json(rounds)
     if args.report:
@@ -290,7 +304,7 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
 
         files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
                              seed=args.seed, target=args.target or args.command or "", spec=mech,
-                             rounds=rounds, alpha=args.alpha, isolation=_isolation(source, closable))
+                             rounds=rounds, alpha=args.alpha, isolation=isolation)
         payload["report"] = {k: str(v) for k, v in files.items()}
     nonconforming = _conformance_failed(result.conformance)
     payload["alpha"] = args.alpha
@@ -301,6 +315,29 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
 
     verdict = "VIOLATION" if nonconforming else result.verdict
     return envelope("audit", verdict, payload), VERDICTS[verdict]
+
+
+def _hash_feature(args, mech, domain, batch: bool):
+    """``--hash MODULE:FUNC``: the support projection (value == h(seed, x) for every input of the
+    spec's domain, else of --domain), batch-wise or per output like the randomizer."""
+    from ldpaudit.audit.adapters import load_target
+    from ldpaudit.audit.projection import hash_support
+    from ldpaudit.errors import LdpAuditError
+
+    if getattr(args, "feature", None):
+        raise InvalidParameter("give either --hash (the local-hashing projection) or --feature, not both")
+    try:
+        if getattr(args, "cluster", None):  # loaded again by name on the workers, like --feature
+            from ldpaudit.audit.cluster import TargetFunction
+
+            h = TargetFunction(args.hash)
+        else:
+            h = load_target(args.hash)
+    except LdpAuditError as exc:
+        raise InvalidParameter(f"--hash {args.hash}: {' '.join(str(exc).split())}") from None
+    inputs = list(mech.inputs.enumerate()) if mech is not None and hasattr(mech.inputs, "enumerate") else domain
+    support = hash_support(h, inputs)
+    return support if batch else support.per_output
 
 
 def _isolation(source, isolated: bool) -> dict:

@@ -68,6 +68,31 @@ def concat_views(views: list[View]) -> View:
     return View(cat("codes"), cat("cats"), weights, cat("keys"), sum(v.n for v in views), cat("fbits"), cat("raw"))
 
 
+def compact(view: View) -> View:
+    """The same draws of scalar (discrete or real) outputs as their distinct rows (row code and
+    float features) with multiplicities, in the order each row first occurs, each row keeping
+    the raw output of that first draw: every count the event search takes (code histograms,
+    float-feature sums, masks) is unchanged, and so is the example it quotes (the first draw
+    in an event), while the size no longer grows with the draws (at most codes x 2^features
+    rows). Vector and set outputs are kept as they are."""
+    if view.cats is not None or not len(view.codes):
+        return view
+    key = view.codes.astype(np.int64)
+    if view.fbits is not None and view.fbits.shape[1]:
+        width = view.fbits.shape[1]
+        if width > 40 or int(key.max(initial=0)) >= 1 << (62 - width):
+            return view
+        key = (key << width) | (view.fbits.astype(np.int64) @ (np.int64(1) << np.arange(width, dtype=np.int64)))
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if len(first) == len(key) and view.weights is None:
+        return view
+    counts = np.bincount(inverse.ravel(), weights=view.weights, minlength=len(first))
+    order = np.argsort(first, kind="stable")
+    rows = first[order]
+    return View(view.codes[rows], None, counts[order].astype(np.int64), None, view.n,
+                None if view.fbits is None else view.fbits[rows], None if view.raw is None else view.raw[rows])
+
+
 def _weighted_quantiles(values: np.ndarray, weights: np.ndarray | None, levels) -> np.ndarray:
     order = np.argsort(values, kind="stable")
     v = values[order]

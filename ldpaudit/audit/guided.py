@@ -154,7 +154,7 @@ class PredicateEvent(Event):
 class Plan:
     """Exact events of one bound mechanism."""
 
-    def __init__(self, mech, inputs: list):
+    def __init__(self, mech, inputs: list, *, supports: bool = False):
         if mech.parameters:
             raise InvalidParameter(
                 f"spec {mech.name!r} still has free parameters {', '.join(mech.parameter_names)}; "
@@ -164,7 +164,10 @@ class Plan:
         ch = mech.channel
         form = ch.form
         self.space = ""
-        if form == "structured" and type(ch.outputs).__name__ == "SubsetSpace":
+        if supports:  # outputs (seed, value) projected by the user's hash (projection.hash_support)
+            self.kind = "hashed"
+            self._hashed_setup()
+        elif form == "structured" and type(ch.outputs).__name__ == "SubsetSpace":
             self.kind = "subset"
             self.d = int(ch.outputs.universe)
             self.k = int(ch.outputs.k)
@@ -181,7 +184,10 @@ class Plan:
             try:
                 explicit = mech.materialize(max_entries=MAX_ENTRIES)
             except NotMaterializable as exc:
-                raise InvalidParameter(f"spec-guided audit of {mech.name!r}: {exc}") from None
+                hint = ("; for local hashing give the hash function (--hash module:func, or "
+                        "feature=projection.hash_support(h, domain)) to audit the relation value == h(seed, x)"
+                        if type(getattr(ch, "outputs", None)).__name__ == "CohortSpace" else "")
+                raise InvalidParameter(f"spec-guided audit of {mech.name!r}: {exc}{hint}") from None
             self.labels = list(explicit.outputs)
             self.label_index = {y: i for i, y in enumerate(self.labels)}
             cache: dict = {}
@@ -225,6 +231,48 @@ class Plan:
             for x in self.inputs:
                 if not low <= float(x) <= high:
                     raise InvalidParameter(f"input {x!r} is not in the spec's domain {dom.describe()}")
+
+    # local hashing read through the user's hash
+    def _hashed_setup(self):
+        """Exact laws of the support rows [v == h(c, u)] of a cohort channel (spec/hashing.py):
+        under input x the cohort is uniform, v = h(c, x) with probability p = C·w_hit and any one
+        other value with q = C·w_miss (the class weights of the spec); with the all-functions
+        family, h(c, x') for x' != x is uniform and independent of h(c, x) and of every other
+        input's hash, so two inputs collide with probability κ = 1/k and the other inputs'
+        supports are independent Bernoulli(1/k) draws."""
+        from ldpaudit.errors import InvalidSpec
+        from ldpaudit.spec.hashing import cohort_class, cohort_literals
+
+        mech, ch = self.mech, self.mech.channel
+        space = getattr(ch, "outputs", None)
+        if ch.form != "structured" or type(space).__name__ != "CohortSpace":
+            raise InvalidParameter(f"a hash projection needs a local-hashing spec (cohort outputs (c, v), e.g. "
+                                   f"specs/olh.toml); {mech.name!r} has {ch.form} outputs")
+        family = getattr(space, "family", None)
+        if family is None or family.name != "all-functions" or getattr(space, "permutation", False):
+            raise InvalidParameter(f"a hash projection needs the all-functions family (collision rate exactly 1/k) "
+                                   f"in the spec; {mech.name!r} declares {family.describe() if family else 'a table'}")
+        if cohort_literals(ch):
+            raise InvalidParameter(f"{mech.name!r} has cohort-specific classes; a hash projection needs "
+                                   f"exchangeable cohorts")
+        try:
+            hit = ch.classes[cohort_class(mech, ch, None, True)]
+            miss = ch.classes[cohort_class(mech, ch, None, False)]
+        except InvalidSpec as exc:
+            raise InvalidParameter(f"a hash projection cannot read {mech.name!r}: {exc}") from None
+        C, k = sp.sympify(space.C), sp.sympify(space.k)
+        self.k = int(k)
+        self.p_hit = float(sp.N(sp.simplify(C * hit.weight), 17))
+        self.q_miss = float(sp.N(sp.simplify(C * miss.weight), 17))
+        self.kappa = 1.0 / self.k
+        self.d = len(mech.inputs.enumerate())
+        self.space = f"support rows {{0, 1}}^{self.d} of (seed, value) under the user's hash"
+
+    def _hashed_cells(self) -> dict:
+        """P((v == h(c, x), v == h(c, x')) = (a, b) | x) for x != x'."""
+        p, q, kap = self.p_hit, self.q_miss, self.kappa
+        return {(1, 1): kap * p, (1, 0): (1 - kap) * p, (0, 1): (1 - kap) * q,
+                (0, 0): (1 - kap) * (1 - p - q) + kap * (1 - p)}
 
     # subset structure
     def _subset_setup(self):
@@ -303,6 +351,8 @@ class Plan:
             v.mat = self._membership(values, x)
         elif self.kind in ("product", "cproduct"):
             v.mat = self._matrix(values, x, self.d, continuous=self.kind == "cproduct")
+        elif self.kind == "hashed":
+            v.mat = self._supports(values, x)
         else:
             vals = values if isinstance(values, np.ndarray) else np.array(values, dtype=float)
             if vals.ndim != 1 or vals.dtype.kind not in "iuf":
@@ -358,6 +408,12 @@ class Plan:
             raise _space_error(x, sorted(np.flatnonzero(mat[r]).tolist()), self.space)
         return mat
 
+    def _supports(self, values, x) -> np.ndarray:
+        mat = values if isinstance(values, np.ndarray) else np.array(values)
+        if mat.ndim != 2 or mat.shape[1] != self.d or not np.isin(mat, (0, 1)).all():
+            raise _space_error(x, values[0], self.space)
+        return mat
+
     def _matrix(self, values, x, d, *, continuous) -> np.ndarray:
         mat = values if isinstance(values, np.ndarray) else np.array(values)
         if mat.ndim != 2 or mat.shape[1] != d or mat.dtype.kind not in "biuf":
@@ -404,6 +460,19 @@ class Plan:
                 cells = tuple((a, b) for a, b, *_ in chosen)
                 desc = " or ".join(f"({_member(x, a)} and {_member(xp, b)})" for a, b in cells)
                 cands.append((CellsEvent(x, xp, cells, desc), sum(t[3] for t in chosen), sum(t[4] for t in chosen)))
+            return self._best(cands, x, xp, n, z)
+        if self.kind == "hashed":
+            i, j = self.position[x], self.position[xp]
+            law = self._hashed_cells()
+            cells = [((a, b), law[(a, b)], law[(b, a)]) for (a, b) in law if law[(a, b)] > 0]
+            cells.sort(key=lambda c: -(c[1] / c[2] if c[2] > 0 else math.inf))
+            cands = []
+            for m in range(1, len(cells) + 1):
+                chosen = cells[:m]
+                desc = " or ".join(f"(v {'==' if a else '!='} h(seed, {x!r}) and v {'==' if b else '!='} "
+                                   f"h(seed, {xp!r}))" for (a, b), *_ in chosen)
+                cands.append((CellsEvent(i, j, tuple(c[0] for c in chosen), desc),
+                              sum(c[1] for c in chosen), sum(c[2] for c in chosen)))
             return self._best(cands, x, xp, n, z)
         if self.kind == "product":
             i, j = self.position[x], self.position[xp]
@@ -471,6 +540,13 @@ class Plan:
                 out.append((_PooledRelation(column=column, value=v, off=True,
                                             description=f"y[j] = {v} for j != x under every x (pooled)"),
                             self.off.get(v, 0.0), self.d - 1))
+        elif self.kind == "hashed":
+            column = {u: self.position[u] for u in used}
+            out.append((_PooledRelation(column=column, value=1, description="v == h(seed, x) under every x (pooled)"),
+                        self.p_hit, 1))
+            out.append((_PooledRelation(column=column, value=1, off=True,
+                                        description="v == h(seed, j) for j != x under every x (pooled)"),
+                        self.kappa * self.p_hit + (1 - self.kappa) * self.q_miss, self.d - 1))
         elif self.kind == "subset":
             column = {u: u for u in used}
             g = [sum(t[3] for t in self._subset_patterns(u, next(e for e in range(self.d) if e != u)) if t[0] == 1)
@@ -514,6 +590,11 @@ class Plan:
         if self.kind == "subset":
             g = sum(t[3] for t in self._subset_patterns(x, next(e for e in range(self.d) if e != x)) if t[0] == 1)
             out.append((ColumnValueEvent(x, True, f"{x} in y"), g, 1))
+        if self.kind == "hashed":
+            i = self.position[x]
+            out.append((ColumnValueEvent(i, 1, f"v == h(seed, {x!r})"), self.p_hit, 1))
+            out.append((_OffColumns(i, 1, f"v == h(seed, j) for j != {x!r} (pooled)"),
+                        self.kappa * self.p_hit + (1 - self.kappa) * self.q_miss, self.d - 1))
         if self.kind == "product":
             i = self.position[x]
             for v in self.values[1:]:
@@ -640,14 +721,14 @@ def _holm(pvalues: list[float], alpha: float) -> list[bool]:
 
 
 def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, seed, spec, events,
-                 workers, progress, max_confirm, t0, looks=None, cluster=None):
+                 workers, progress, max_confirm, t0, looks=None, cluster=None, supports: bool = False):
     """Audit with candidate events fixed before sampling. ``looks`` (cumulative draws per
     input, α of that look) lets a sequential audit stop at the first look that certifies a
     violation; by default there is one look at (samples, alpha)."""
     index = {x: i for i, x in enumerate(inputs)}
     n = samples
     z = bounds.z_value(alpha / (2 * max_confirm))
-    plan = Plan(spec, inputs) if spec is not None else None
+    plan = Plan(spec, inputs, supports=supports) if spec is not None else None
     candidates: list[Candidate] = []
     if events is not None:
         for item in events:

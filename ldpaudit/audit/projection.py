@@ -44,6 +44,7 @@ def project(randomizer: Callable, feature: Callable, *, batch: bool) -> Callable
             return apply(x, randomizer(x))
 
     projected.__name__ = f"{name}∘{getattr(randomizer, '__name__', 'randomizer')}"
+    projected.parts = (randomizer, feature)     # a cluster rebuilds the composition on its workers
     close = getattr(randomizer, "close", None)
     if close is not None:
         projected.close = close
@@ -64,3 +65,72 @@ def per_output(feature: Callable) -> Callable:
 
     batched.__name__ = getattr(feature, "__name__", "feature")
     return batched
+
+
+def hash_support(hash_function: Callable, domain) -> Callable:
+    """The projection of local hashing: each output ``(seed, value)`` to the 0/1 row
+    ``[value == h(seed, x) for x in domain]`` of the inputs it supports, for a batch of outputs
+    (an (n, 2) array or n pairs), returning an (n, len(domain)) int8 matrix.
+
+    ``h(seed, x)`` is the user's hash (the function their randomizer hashes with). It is first
+    called with the whole array of seeds and one input (vectorized); if that raises or does
+    not return one integer per seed, once per seed. With a spec of the local-hashing form
+    (a cohort channel of the all-functions family, e.g. specs/olh.toml) the spec-guided audit
+    reads these rows: the exact probabilities of hits, collisions and misses come from the
+    spec, only the hash comes from the user. ``.per_output`` is the same projection of one
+    output, for per-call randomizers."""
+    import numpy as np
+
+    if not callable(hash_function):
+        raise InvalidParameter(f"hash={hash_function!r} is not callable; give a function h(seed, x) -> value")
+    xs = list(domain)
+    name = getattr(hash_function, "__name__", repr(hash_function))
+
+    def column(seeds, x):
+        try:
+            out = np.asarray(hash_function(seeds, x))
+            if out.shape == seeds.shape and out.dtype.kind in "iu":
+                return out
+        except LdpAuditError:
+            raise
+        except Exception:  # noqa: BLE001 - not vectorized: call it once per seed below
+            pass
+        values = np.empty(len(seeds), dtype=np.int64)
+        for r, s in enumerate(seeds.tolist()):
+            try:
+                v = hash_function(s, x)
+            except Exception as exc:
+                raise RandomizerError(f"hash function {name} raised {type(exc).__name__} on seed {s!r}, input "
+                                      f"{x!r}: {exc}") from exc
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise RandomizerError(f"hash function {name} returned {v!r} for seed {s!r}, input {x!r}; "
+                                      f"it must return an integer hash value")
+            values[r] = v
+        return values
+
+    def support(outputs):
+        pairs = outputs if isinstance(outputs, np.ndarray) else np.array(list(outputs), dtype=object)
+        if pairs.ndim != 2 or pairs.shape[1] != 2:
+            first = outputs[0] if len(outputs) else None
+            raise RandomizerError(f"randomizer returned {first!r}; with a hash projection every output must be "
+                                  f"a pair (seed, value)")
+        if pairs.dtype == object:
+            try:
+                pairs = pairs.astype(np.int64)
+            except (TypeError, ValueError, OverflowError):
+                pairs = np.array([(int(s), int(v)) for s, v in pairs.tolist()], dtype=np.uint64)
+        seeds, values = pairs[:, 0], pairs[:, 1]
+        out = np.empty((len(pairs), len(xs)), dtype=np.int8)
+        for j, x in enumerate(xs):
+            out[:, j] = column(seeds, x) == values
+        return out
+
+    def support_one(y):
+        return tuple(support(np.array([y], dtype=object))[0].tolist())
+
+    support.__name__ = f"support[{name}]"
+    support_one.__name__ = support.__name__
+    support.per_output = support_one
+    support.hash_support = True
+    support_one.hash_support = True
+    return support

@@ -360,7 +360,8 @@ def _maximize_numeric(expr, p):
                        constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}])
         if best is None or res.fun < best.fun:
             best = res
-    return sp.Float(-best.fun, 15), [float(v) for v in best.x]
+    # coordinates at the bound come back as round-off (1e-16 with one scipy, 0 with another)
+    return sp.Float(-best.fun, 15), [0.0 if abs(v) < 1e-9 else float(v) for v in best.x]
 
 
 # --- effective samples and asymptotics --------------------------------------------------------

@@ -140,15 +140,15 @@ def law_kvrr2(population, sizes, rng, trials, *, epsilon, mu1, sigma):
     return _binary_counts(ndtr((population.mu - mu1) / population.sigma), sizes, epsilon, rng)
 
 
-def sample_grid_sign(x, rng, *, epsilon, offset, spacing):
-    z = nearest_grid_point(x, offset, spacing)
+def sample_grid_sign(x, rng, *, epsilon, g, rho, sigma):
+    z = nearest_grid_point(x, g, np.asarray(rho) * np.asarray(sigma))
     return 2 * _rr((x >= z).astype(np.int64), 2, epsilon, rng) - 1
 
 
-def law_grid_sign(population, sizes, rng, trials, *, epsilon, offset, spacing):
-    """P(x ≥ nearest grid point) = P((x - offset + spacing/2) mod spacing ≥ spacing/2), exactly."""
-    off = np.broadcast_to(np.asarray(offset, dtype=float), (trials, len(sizes)))
-    sp_ = np.broadcast_to(np.asarray(spacing, dtype=float), (trials, len(sizes)))
+def law_grid_sign(population, sizes, rng, trials, *, epsilon, g, rho, sigma):
+    """P(x ≥ nearest grid point) = P((x - g + ρσ/2) mod ρσ ≥ ρσ/2), exactly (offset g, spacing ρσ)."""
+    off = np.broadcast_to(np.asarray(g, dtype=float), (trials, len(sizes)))
+    sp_ = np.broadcast_to(np.asarray(rho, dtype=float) * np.asarray(sigma, dtype=float), (trials, len(sizes)))
     p_plus = np.empty((trials, len(sizes)))
     cache = {}
     for t in range(trials):
@@ -173,7 +173,8 @@ def sample_grid_laplace(x, rng, *, epsilon, offset, spacing):
 
 RR1 = Randomizer("RR1", sample_rr1, spec=REPO_SPECS / "joseph_rr1.toml", outputs=(0, 1, 2, 3), law=law_rr1)
 KVRR2 = Randomizer("KVRR2", sample_kvrr2, spec=REPO_SPECS / "joseph_kvrr2.toml", outputs=(-1, 1), law=law_kvrr2)
-GRID_SIGN = Randomizer("1RoundKVRR2", sample_grid_sign, spec=SPECS / "joseph_kvrr2_grid.toml", outputs=(-1, 1),
+# the catalog's specs/joseph_kvrr2_oneround.toml is a link to this package file (one spec, shipped)
+GRID_SIGN = Randomizer("1RoundKVRR2", sample_grid_sign, spec=SPECS / "joseph_kvrr2_oneround.toml", outputs=(-1, 1),
                        law=law_grid_sign)
 CLIPPED_LAPLACE = Randomizer("UVRR2", sample_clipped_laplace, spec=SPECS / "joseph_uvrr2.toml")
 GRID_LAPLACE = Randomizer("1RoundUVRR2", sample_grid_laplace, spec=SPECS / "joseph_uvrr2_grid.toml")
@@ -229,7 +230,7 @@ def _kv_round2(stat, ctx):
 
 def _kv1_round2(stat, ctx):
     mu1 = ctx.estimates["mu1"][:, None]
-    offset, spacing = ctx.public["offset"], ctx.public["spacing"]
+    offset, spacing = ctx.public["g"], np.asarray(ctx.public["rho"]) * np.asarray(ctx.public["sigma"])
     z = nearest_grid_point(mu1, offset, spacing)                      # (T, S)
     best = np.argmin(np.abs(z - mu1), axis=1)
     rows = np.arange(stat.shape[0])
@@ -290,8 +291,8 @@ def kv_one_round() -> Protocol:
               bind={"epsilon": lambda epsilon: epsilon, "s": lambda sigma: sigma, "j": lambda subgroup: subgroup}),
         Round("1RoundKVRR2", GRID_SIGN, _kv1_round2, produces=("mu_hat",), share="1/2",
               subgroups=lambda n: 5 * kv_rho(n),
-              bind={"epsilon": lambda epsilon: epsilon, "offset": lambda subgroup, sigma: subgroup * sigma / 5,
-                    "spacing": lambda n, sigma: kv_rho(n) * sigma}),
+              bind={"epsilon": lambda epsilon: epsilon, "g": lambda subgroup, sigma: subgroup * sigma / 5,
+                    "rho": lambda n: kv_rho(n), "sigma": lambda sigma: sigma}),
     ), output="mu_hat", constants=("n", "epsilon", "sigma", "R"),
         description="known variance, one round (nonadaptive)")
 

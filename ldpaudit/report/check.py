@@ -133,7 +133,8 @@ def _audit_stage(mech, *, samples) -> dict:
     else:
         from ldpaudit.spec.realinput import audit_inputs
 
-        domain, spec = audit_inputs(mech), None  # one input per distinct row Q(.|x), every class exercised
+        # verify's witness pair, then one input per distinct row Q(.|x): every class exercised
+        domain, spec = audit_inputs(mech, extra=_witness_inputs(mech)), None
     eps = float(mech.claimed_epsilon)
     result = audit(randomizer, domain=domain, epsilon=eps, samples=samples, alpha=CHECK_ALPHA, seed=0, batch=True,
                    spec=spec)
@@ -148,6 +149,21 @@ def _audit_stage(mech, *, samples) -> dict:
             out["verdict"] = "VIOLATION"
     out["text"] = f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f} (n={samples:,}, α={CHECK_ALPHA}){conf}"
     return out
+
+
+def _witness_inputs(mech) -> tuple:
+    """The two real inputs of verify's tightest-ε witness (where Q(y|x)/Q(y|x') attains ε*),
+    so the audit probes the pair that separates the classes most; () when there is none."""
+    from ldpaudit.errors import LdpAuditError
+    from ldpaudit.verify.core import tight_epsilon
+
+    try:
+        witness = tight_epsilon(mech).witness
+    except LdpAuditError:
+        return ()
+    if witness is None or getattr(witness, "kind", "Q") != "Q":
+        return ()
+    return tuple(v for v in (witness.x, witness.x_prime) if getattr(v, "is_Rational", False) or isinstance(v, int))
 
 
 def cmd_check(args) -> int:

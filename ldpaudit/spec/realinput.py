@@ -156,8 +156,11 @@ def representative_inputs(domain, expressions: Iterable[sp.Basic], params: Mappi
 
 
 def evaluate(expr: sp.Basic, x) -> sp.Basic:
-    """An expression in x (parameters already bound) at an exact input value."""
-    out = sp.sympify(expr).xreplace({X: sp.nsimplify(x)})
+    """An expression in x (parameters already bound) at an exact input value (a sympy
+    Rational or an int is used as it is: nsimplify would round -3321404725185741/2^48, the
+    double nearest -59/5, to -59/5, across the boundary the double is on)."""
+    value = sp.Integer(x) if isinstance(x, int) else x if isinstance(x, sp.Rational) else sp.nsimplify(x)
+    out = sp.sympify(expr).xreplace({X: value})
     if isinstance(out, sp.Piecewise) or out.has(sp.Piecewise):
         out = sp.piecewise_fold(out).doit()
     return out
@@ -212,24 +215,37 @@ def _floor_points(arg, ks) -> set:
     return out
 
 
-def audit_inputs(mech, *, limit: int = 6) -> list[float]:
-    """A few real inputs for a black-box audit of a bound real-input mechanism: one per
-    distinct row Q(.|x) among the representative inputs (so every class is exercised), then
-    the extremes; for a density channel on a bounded interval, its two ends."""
+def audit_inputs(mech, *, limit: int = 6, extra: Iterable = ()) -> list[float]:
+    """A few real inputs for a black-box audit of a bound real-input mechanism: ``extra`` first
+    (e.g. the witness pair of verify's tightest ε), then one per distinct row Q(.|x) among the
+    representative inputs (so every class is exercised), then the extremes; for a density
+    channel on a bounded interval, its two ends.
+
+    An input is passed to the randomizer as a double, so its row is evaluated at the exact
+    value of that double: a representative on a class boundary (x = -59/5 next to a grid
+    point) whose double falls on the other side is not counted as a new class."""
+    from fractions import Fraction
+
     from ldpaudit.spec.model import RealInputChannel
 
     dom = mech.inputs
     ch = mech.channel
+    first = [float(v) for v in extra]
     if not isinstance(ch, RealInputChannel):
         if not dom.bounded:
-            return [float(v) for v in representative_inputs(dom, ch.expressions())[::3][:limit]]
-        return [float(dom.low), float(dom.high)]
+            rest = [float(v) for v in representative_inputs(dom, ch.expressions())[::3]]
+        else:
+            rest = [float(dom.low), float(dom.high)]
+        return list(dict.fromkeys(first + rest))[:max(limit, len(first))]
     rows = [ch.probability(y) for y in ch.outputs]
     chosen: dict = {}
-    for x in representative_inputs(dom, rows):
-        key = tuple(evaluate(r, x) for r in rows)
-        chosen.setdefault(key, x)
-    xs = sorted(chosen.values())
-    if len(xs) > limit:  # keep both extremes and spread the rest
-        xs = sorted({xs[round(i * (len(xs) - 1) / (limit - 1))] for i in range(limit)})
-    return [float(x) for x in xs]
+    for x in [*first, *representative_inputs(dom, rows)]:
+        exact = sp.Rational(*Fraction(float(x)).as_integer_ratio())
+        key = tuple(evaluate(r, exact) for r in rows)
+        chosen.setdefault(key, float(x))
+    kept = [x for x in chosen.values() if x in first]
+    others = sorted(x for x in chosen.values() if x not in first)
+    room = max(limit - len(kept), 0)
+    if len(others) > room:  # keep both extremes and spread the rest
+        others = sorted({others[round(i * (len(others) - 1) / max(room - 1, 1))] for i in range(room)}) if room else []
+    return sorted(kept + others)

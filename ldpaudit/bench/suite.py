@@ -1,4 +1,5 @@
-"""A public suite of real LDP bugs, reproduced in our own code (issue 12, item 5).
+"""A public suite of real LDP bugs, reproduced in our own code (issue 12, item 5); run it with
+``ldpaudit bench`` (ldpaudit/bench/runner.py).
 
 Each ``Bug`` is a batch randomizer f(x, n, rng) that reproduces a bug reported in a public
 tracker or paper, with its correct counterpart, the ε it claims, a note on its source, the
@@ -25,6 +26,7 @@ E = "exp(1)"
 
 @dataclass
 class Bug:
+    key: str                            # short name for ``ldpaudit bench --only``
     name: str
     source: str
     buggy: Callable
@@ -33,7 +35,9 @@ class Bug:
     family: str                         # baseline attack: grr, ue, subset, hr, real, lh
     true_spec: str | None = None        # TOML of the buggy channel (true ε by ldpaudit verify)
     true_note: str = ""                 # why the true ε is what it is when there is no spec
+    true_value: float | None = None     # that ε (math.inf, or a closed form) when there is no spec
     intended: Callable | None = None    # () -> bound catalog Mechanism, for conformance
+    fixed_spec: str | None = None       # TOML of the correct counterpart's channel, where it is exact
     feature: Callable | None = None
     epsilon: float = EPS
     extra: dict = field(default_factory=dict)
@@ -313,6 +317,62 @@ def lh_support(outputs):
     return np.stack([_lh_hash(out[:, 0], v, G_LH) == out[:, 1] for v in range(D_LH)], axis=1).astype(np.int8)
 
 
+# -- RS+FD on unequal domains --------------------------------------------------------------
+
+# RS+FD[GRR] (Arcolezi et al., CIKM 2021; multi-freq-ldpy 0.2.4, RSpFD_GRR_Client): a user with
+# d attributes samples one uniformly, reports it through GRR at the amplified budget
+# ε' = ln(d(e^ε - 1) + 1) and every other attribute as a uniform fake value. For x, x' that
+# differ in attribute j, the exact ratio is (Σ_i a_i + (e^ε' - 1) a_j) / Σ_i a_i with
+# a_i = k_i / (e^ε' + k_i - 1): e^ε exactly when every k_i is equal, above e^ε for the attribute
+# with the largest domain when they are not. Inputs here are attribute 0's value v in 0..7 with
+# the two binary attributes fixed at 0, so every audited pair differs in attribute 0 only.
+K_FD = (8, 2, 2)
+D_FD = len(K_FD)
+AMP_FD = D_FD * (math.exp(EPS) - 1) + 1             # e^ε' = 3e - 2
+AMP_FD_TXT = "(3*exp(1) - 2)"
+# the counterpart calibrates e^ε' = E to the largest domain: 1 + 2(E² - 1)/(3E + 9) = e^ε for
+# K = (8, 2, 2) at E = 4.51254, the positive root of 2E² - 3(e-1)E - (2 + 9(e-1)) = 0; rounded
+# down to 4.512 (true ε 0.99989, a rational channel verify orders exactly)
+AMP_FD_FIXED = 4.512
+AMP_FD_FIXED_TXT = "(4512/1000)"
+
+
+def _rsfd_grr(amp: float):
+    def sample(v, n, rng):
+        x = (int(v),) + (0,) * (D_FD - 1)
+        sampled = rng.integers(0, D_FD, size=n)
+        y = np.stack([rng.integers(0, k, size=n) for k in K_FD], axis=1)     # fake values
+        for a, k in enumerate(K_FD):
+            rows = np.flatnonzero(sampled == a)
+            keep = rng.random(len(rows)) < amp / (amp + k - 1)
+            other = rng.integers(0, k - 1, size=len(rows))
+            y[rows, a] = np.where(keep, x[a], other + (other >= x[a]))
+        return y
+
+    return sample
+
+
+def _rsfd_rows(amp_txt: str) -> tuple[list, list]:
+    """Exact law of RS+FD[GRR] at inputs (v, 0, 0): output code y0·4 + y1·2 + y2."""
+    def grr(k, y, x):
+        return f"{amp_txt}/({amp_txt} + {k - 1})" if y == x else f"1/({amp_txt} + {k - 1})"
+
+    outputs = [y0 * 4 + y1 * 2 + y2 for y0 in range(K_FD[0]) for y1 in range(2) for y2 in range(2)]
+    rows = []
+    for v in range(K_FD[0]):
+        row = []
+        for code in outputs:
+            y = (code // 4, (code // 2) % 2, code % 2)
+            x = (v, 0, 0)
+            terms = []
+            for a in range(D_FD):
+                fake = " * ".join(f"(1/{K_FD[i]})" for i in range(D_FD) if i != a)
+                terms.append(f"{grr(K_FD[a], y[a], x[a])} * {fake}")
+            row.append(f"(1/{D_FD})*(" + " + ".join(terms) + ")")
+        rows.append(row)
+    return outputs, rows
+
+
 # -- the suite ------------------------------------------------------------------------------
 
 def bugs() -> list[Bug]:
@@ -322,81 +382,89 @@ def bugs() -> list[Bug]:
     oue_keep = f"1/2 + (1/2)*{OUE_Q_TXT}"
     geo_b = "24/25"
     return [
-        Bug("pure-LDP 1.1.2 SUE: true bit kept w.p. p+(1-p)q",
+        Bug("pure-ldp-sue", "pure-LDP 1.1.2 SUE: true bit kept w.p. p+(1-p)q",
             "pure-LDP (Cormode et al.) v1.1.2 unary encoding client, issue 12 item 4",
             _unary(D_UE, SUE_P + (1 - SUE_P) * SUE_Q, SUE_Q), _unary(D_UE, SUE_P, SUE_Q), ue, "ue",
             true_spec=_product("SUE true-bit bug", D_UE, sue_keep, SUE_Q_TXT),
             intended=_catalog("k_rappor", d=D_UE, epsilon=1)),
-        Bug("pure-LDP 1.1.2 OUE: true bit kept w.p. p+(1-p)q",
+        Bug("pure-ldp-oue", "pure-LDP 1.1.2 OUE: true bit kept w.p. p+(1-p)q",
             "pure-LDP v1.1.2 unary encoding client (OUE parameters)",
             _unary(D_UE, OUE_P + (1 - OUE_P) * OUE_Q, OUE_Q), _unary(D_UE, OUE_P, OUE_Q), ue, "ue",
             true_spec=_product("OUE true-bit bug", D_UE, oue_keep, OUE_Q_TXT),
             intended=_catalog("oue", d=D_UE, epsilon=1)),
-        Bug("pure-LDP RAPPOR: the true bit is never cleared",
+        Bug("rappor-never-clears", "pure-LDP RAPPOR: the true bit is never cleared",
             "pure-LDP RAPPOR client: permanent response sets the true bit and never flips it to 0",
             _unary(D_UE, 1.0, SUE_Q), _unary(D_UE, SUE_P, SUE_Q), ue, "ue",
             true_spec=_product("RAPPOR never clears", D_UE, "1", SUE_Q_TXT),
             intended=_catalog("k_rappor", d=D_UE, epsilon=1)),
-        Bug("OUE with a wrong q (e^-ε/2 for 1/(e^ε+1))",
+        Bug("oue-wrong-q", "OUE with a wrong q (e^-ε/2 for 1/(e^ε+1))",
             "OUE client with a mistyped flip probability (LDP-Auditor's planted-bug class)",
             _unary(D_UE, OUE_P, math.exp(-EPS) / 2), _unary(D_UE, OUE_P, OUE_Q), ue, "ue",
             true_spec=_product("OUE wrong q", D_UE, "1/2", "exp(-1)/2"),
             intended=_catalog("oue", d=D_UE, epsilon=1)),
-        Bug("k-RAPPOR flipping with ε instead of ε/2",
+        Bug("krappor-full-epsilon", "k-RAPPOR flipping with ε instead of ε/2",
             "RAPPOR (Erlingsson et al. 2014) budget split: each of the two changed bits needs ε/2",
             _unary(D_UE, math.e / (1 + math.e), 1 / (1 + math.e)), _unary(D_UE, SUE_P, SUE_Q), ue, "ue",
             true_spec=_product("k-RAPPOR full-eps flips", D_UE, "exp(1)/(1 + exp(1))", "1/(1 + exp(1))"),
             intended=_catalog("k_rappor", d=D_UE, epsilon=1)),
-        Bug("opendp make_randomized_response_bool before the 2022 fix",
+        Bug("opendp-rr-bool-2022", "opendp make_randomized_response_bool before the 2022 fix",
             "OpenDP issue (2022): P(X|X) = p + (1-p)p instead of p",
             _rr_bool_opendp_2022, _rr_bool(RR_P), [0, 1], "grr",
             true_spec=_explicit("opendp rr bool 2022", [0, 1], [0, 1],
                                 [["exp(1)*(2 + exp(1))/(1 + exp(1))**2", "1/(1 + exp(1))**2"],
                                  ["1/(1 + exp(1))**2", "exp(1)*(2 + exp(1))/(1 + exp(1))**2"]]),
             intended=_catalog("wrr", epsilon="1")),
-        Bug("randomized response with an 8-bit uniform (biased mantissa)",
+        Bug("rr-8bit-coin", "randomized response with an 8-bit uniform (biased mantissa)",
             "Bernoulli sampler comparing p with a coarse uniform (Mironov 2012; Jin et al. 2022 'Are we there yet?')",
             _rr_bool_8bit_uniform, _rr_bool(RR_P), [0, 1], "grr",
             true_spec=_explicit("rr 8-bit coin", [0, 1], [0, 1],
                                 [[str(KEEP_8BIT), str(1 - KEEP_8BIT)], [str(1 - KEEP_8BIT), str(KEEP_8BIT)]]),
             intended=_catalog("wrr", epsilon="1")),
-        Bug("k-RR whose fallback is uniform over all d values",
+        Bug("krr-uniform-fallback", "k-RR whose fallback is uniform over all d values",
             "GRR client drawing the lie from the whole domain (a frequent pattern in LDP code; planted in LDP-Auditor)",
             _grr(D_GRR, GRR_KEEP, uniform_over_all=True), _grr(D_GRR, GRR_KEEP), grr, "grr",
             true_spec=_explicit("k-RR normalizer d", grr, grr,
                                 _grr_rows(D_GRR, f"{GRR_KEEP_TXT} + (1 - {GRR_KEEP_TXT})/{D_GRR}",
                                           f"(1 - {GRR_KEEP_TXT})/{D_GRR}")),
             intended=_catalog("k_rr", d=D_GRR, epsilon=1)),
-        Bug("k-RR emitting an error output more often for one input",
+        Bug("krr-error-output", "k-RR emitting an error output more often for one input",
             "issue 12 item 2: an error sentinel with probability 2e-4 under one input, 4e-5 under the others",
             _krr_error(2e-4, 4e-5), _krr_error(1e-4, 1e-4), grr, "grr",
             true_spec=_explicit("k-RR with error output", grr, [-1] + grr, _krr_error_rows())),
-        Bug("k-subset selection leaking through order (true item first)",
+        Bug("subset-order", "k-subset selection leaking through order (true item first)",
             "subset selection client returning the true item first when sampled (order of a tuple)",
             _subset(D_SS, K_SS, order_leak=True), _subset(D_SS, K_SS, order_leak=False), list(range(D_SS)), "subset",
-            true_note="∞: a tuple (x, a) with x > a is reachable only from x",
+            true_note="∞: a tuple (x, a) with x > a is reachable only from x", true_value=math.inf,
             intended=None),
-        Bug("Hadamard response leaking through its return type",
+        Bug("hadamard-type", "Hadamard response leaking through its return type",
             "binary Hadamard response returning a bool in the truthful branch and an int otherwise",
             _hr(type_leak=True), _hr(type_leak=False), list(range(D_HR)), "hr",
             true_note="∞: a bool-typed coefficient equals H[x+1, j], impossible for x' with H[x'+1, j] != H[x+1, j]",
+            true_value=math.inf,
             feature=hr_type_feature),
-        Bug("naive float Laplace x + Laplace(1/ε)",
+        Bug("float-laplace", "naive float Laplace x + Laplace(1/ε)",
             "Mironov, CCS 2012: doubles reachable from one input only",
             _naive_laplace, _snapped_laplace, [0.0, 1.0], "real",
-            true_note="∞: float64 outputs of x = 0 that fl(1 + L) never produces"),
-        Bug("unary encoding + float Laplace ('HE' clients)",
+            true_note="∞: float64 outputs of x = 0 that fl(1 + L) never produces", true_value=math.inf),
+        Bug("unary-float-laplace", "unary encoding + float Laplace ('HE' clients)",
             "unary-encoding-plus-Laplace clients in two PyPI packages (issue 12 item 1)",
             _naive_unary_laplace, _snapped_unary_laplace, list(range(4)), "real",
-            true_note="∞: coordinate x is 1 + L on a coarser grid near 0 than the others' L"),
-        Bug("geometric mechanism built by rounding Laplace (variance-matched scale)",
+            true_note="∞: coordinate x is 1 + L on a coarser grid near 0 than the others' L", true_value=math.inf),
+        Bug("geometric-rounding", "geometric mechanism built by rounding Laplace (variance-matched scale)",
             "two-sided geometric replaced by round(Laplace(b)) with b matched to its variance",
             _geometric_by_rounding(SCALE_VARIANCE_MATCHED), _geometric_by_rounding(1 / EPS), [0, 1], "real",
             true_spec=_explicit("rounded Laplace", [0, 1], *_rounded_laplace_rows(geo_b))),
-        Bug("OLH with the perturbation probability of g = 2 (hash range g = 4)",
+        Bug("olh-binary-p", "OLH with the perturbation probability of g = 2 (hash range g = 4)",
             "local hashing client computing p for binary LH while hashing into g = e^ε + 1 buckets",
             _olh(2), _olh(G_LH), list(range(D_LH)), "lh",
-            true_note=f"ln(p(g-1)/(1-p)) with p = e/(e+1), g = {G_LH}: "
-                      f"{math.log(math.e / (math.e + 1) * (G_LH - 1) / (1 / (math.e + 1))):.4f} (formula)",
+            true_note=f"ln(p(g-1)/(1-p)) with p = e/(e+1), g = {G_LH} (formula)",
+            true_value=math.log(math.e / (math.e + 1) * (G_LH - 1) / (1 / (math.e + 1))),
             feature=lh_support),
+        Bug("rsfd-unequal-domains", "RS+FD[GRR] on unequal domains (8, 2, 2): amplified ε' for equal ones",
+            "Arcolezi et al., CIKM 2021 (RS+FD); multi-freq-ldpy 0.2.4 RSpFD_GRR_Client uses "
+            "ε' = ln(d(e^ε-1)+1) whatever the domain sizes, tight only when they are equal (our analysis: "
+            "neighbors differing in the largest-domain attribute)",
+            _rsfd_grr(AMP_FD), _rsfd_grr(AMP_FD_FIXED), list(range(K_FD[0])), "fd",
+            true_spec=_explicit("RS+FD GRR unequal domains", list(range(K_FD[0])), *_rsfd_rows(AMP_FD_TXT)),
+            fixed_spec=_explicit("RS+FD GRR calibrated", list(range(K_FD[0])), *_rsfd_rows(AMP_FD_FIXED_TXT))),
     ]
