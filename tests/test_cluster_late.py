@@ -23,6 +23,7 @@ from ldpaudit.audit import audit  # noqa: E402
 from ldpaudit.audit.cluster import Connection  # noqa: E402
 
 from cluster_randomizers import krr_eps15, slow_krr  # noqa: E402
+from test_cluster import _same  # noqa: E402  (the JSON results without the wall-clock fields)
 
 ROOT = Path(__file__).resolve().parents[1]
 MODULE = '''
@@ -35,15 +36,6 @@ krr = slow_krr(d="4", epsilon="1.5", micros="150")
 def _one_worker_cluster():
     return distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                                     silence_logs=40)
-
-
-def _same(a: dict, b: dict) -> dict:
-    a, b = dict(a), dict(b)
-    for d in (a, b):
-        for key in ("seconds", "timeouts", "cluster"):
-            d.pop(key, None)
-    assert a == b
-    return a
 
 
 def test_late_worker_that_cannot_import_the_target_exits_2(tmp_path, monkeypatch):
