@@ -22,7 +22,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of every audit and baseline draw (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="false-alarm probability of each audit (default 0.05)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.set_defaults(func=run)
 
 
