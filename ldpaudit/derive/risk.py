@@ -360,8 +360,10 @@ def _maximize_numeric(expr, p):
                        constraints=[{"type": "eq", "fun": lambda v: v.sum() - 1}])
         if best is None or res.fun < best.fun:
             best = res
-    # coordinates at the bound come back as round-off (1e-16 with one scipy, 0 with another)
-    return sp.Float(-best.fun, 15), [0.0 if abs(v) < 1e-9 else float(v) for v in best.x]
+    # SLSQP stops at a relative tolerance of about 1e-6: the maximum is given to 6 significant
+    # digits (its 12th digit moves with the algebraic form of the objective and the scipy release),
+    # and coordinates at the bound come back as round-off (1e-16 with one scipy, 0 with another)
+    return sp.Float(f"{-best.fun:.6g}", 6), [0.0 if abs(v) < 1e-9 else float(v) for v in best.x]
 
 
 # --- effective samples and asymptotics --------------------------------------------------------
