@@ -46,6 +46,12 @@ def _simplify(expr: sp.Basic) -> sp.Basic:
     if expr_u.has(sp.binomial, sp.factorial, sp.gamma):
         ratios = _binomial_ratios(expr_u)
         expr_u = combsimp(expr_u) if ratios is None else ratios
+    fast = cancel_factor(expr_u)
+    if fast is not None:
+        out, factored = fast
+        if sp.count_ops(factored) <= sp.count_ops(out):
+            out = factored
+        return out.xreplace(back) if back else out
     out = sp.cancel(sp.together(expr_u))
     try:
         factored = sp.factor(out)
@@ -54,6 +60,36 @@ def _simplify(expr: sp.Basic) -> sp.Basic:
     except (sp.PolynomialError, NotImplementedError, TypeError):
         pass
     return out.xreplace(back) if back else out
+
+
+def cancel_factor(expr: sp.Basic, together=True):
+    """``(sp.cancel(expr), sp.factor(sp.cancel(expr)))`` computed in one polynomial ring.
+
+    cancel and factor are canonical on a rational function once its generators are fixed
+    (sympy sorts them): cancel returns P/Q in lowest terms with its signs normalized, factor the
+    content and the irreducible factors of P and Q. So both are taken from the ring elements
+    P, Q directly, instead of sympy bringing the expression together (gcd_terms) again at each
+    call. None when the expression is not a rational function of its generators (the caller
+    then asks sympy)."""
+    try:
+        p, q = (expr if not together else sp.together(expr)).as_numer_denom()
+        ring, (F, G) = sp.sring((p, q))
+    except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded, NotImplementedError, TypeError):
+        return None
+    if not ring.ngens:
+        return None
+    P, Q = F.cancel(G)
+    out = P.as_expr() / Q.as_expr()
+    to_sympy = ring.domain.to_sympy
+    coeff, factors = sp.Integer(1), []
+    for part, sign in ((P, 1), (Q, -1)):
+        c, fs = part.factor_list()
+        coeff *= to_sympy(c) ** sign
+        factors += [(f.as_expr(), k * sign) for f, k in fs]
+    from sympy.core.mul import _keep_coeff
+
+    factored = _keep_coeff(coeff, sp.Mul(*[f if k == 1 else f**k for f, k in factors]))
+    return out, factored
 
 
 def combsimp(expr: sp.Basic) -> sp.Basic:
