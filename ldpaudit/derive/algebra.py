@@ -46,12 +46,9 @@ def _simplify(expr: sp.Basic) -> sp.Basic:
     if expr_u.has(sp.binomial, sp.factorial, sp.gamma):
         ratios = _binomial_ratios(expr_u)
         expr_u = combsimp(expr_u) if ratios is None else ratios
-    fast = cancel_factor(expr_u)
+    fast = rational_simplify(expr_u)
     if fast is not None:
-        out, factored = fast
-        if sp.count_ops(factored) <= sp.count_ops(out):
-            out = factored
-        return out.xreplace(back) if back else out
+        return fast.xreplace(back) if back else fast
     out = sp.cancel(sp.together(expr_u))
     try:
         factored = sp.factor(out)
@@ -60,6 +57,25 @@ def _simplify(expr: sp.Basic) -> sp.Basic:
     except (sp.PolynomialError, NotImplementedError, TypeError):
         pass
     return out.xreplace(back) if back else out
+
+
+def rational_simplify(expr: sp.Basic, together: bool = True) -> sp.Basic | None:
+    """What :func:`simplify` makes of a rational function ``expr`` with no exponentials or
+    binomials left: the factored form when it is no longer than the cancelled one."""
+    fast = cancel_factor(expr, together)
+    if fast is None:
+        return None
+    out, factored = fast
+    return factored if sp.count_ops(factored) <= sp.count_ops(out) else out
+
+
+def factor_cancelled(expr: sp.Basic, together: bool = True) -> sp.Basic:
+    """``sp.factor(sp.cancel(sp.together(expr)))`` (without ``together`` when it is False),
+    computed by :func:`cancel_factor` when it applies."""
+    fast = cancel_factor(expr, together)
+    if fast is None:
+        return sp.factor(sp.cancel(sp.together(expr) if together else expr))
+    return fast[1]
 
 
 def cancel_factor(expr: sp.Basic, together=True):
