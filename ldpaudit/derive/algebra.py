@@ -85,15 +85,15 @@ def cancel_factor(expr: sp.Basic, together=True):
     (sympy sorts them): cancel returns P/Q in lowest terms with its signs normalized, factor the
     content and the irreducible factors of P and Q. So both are taken from the ring elements
     P, Q directly, instead of sympy bringing the expression together (gcd_terms) again at each
-    call. None when the expression is not a rational function of its generators (the caller
+    call. None when the expression is not a rational function of its symbols (the caller
     then asks sympy)."""
     try:
         p, q = (expr if not together else sp.together(expr)).as_numer_denom()
         ring, (F, G) = sp.sring((p, q))
     except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded, NotImplementedError, TypeError):
         return None
-    if not ring.ngens:
-        return None
+    if not ring.ngens or not all(isinstance(g, sp.Symbol) for g in ring.symbols):
+        return None  # generators such as x**(d - w): sympy's cancel may choose others
     P, Q = F.cancel(G)
     out = P.as_expr() / Q.as_expr()
     to_sympy = ring.domain.to_sympy
