@@ -87,13 +87,17 @@ def cancel_factor(expr: sp.Basic, together=True):
     P, Q directly, instead of sympy bringing the expression together (gcd_terms) again at each
     call. None when the expression is not a rational function of its symbols (the caller
     then asks sympy)."""
-    try:
-        p, q = (expr if not together else sp.together(expr)).as_numer_denom()
-        ring, (F, G) = sp.sring((p, q))
-    except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded, NotImplementedError, TypeError):
-        return None
-    if not ring.ngens or not all(isinstance(g, sp.Symbol) for g in ring.symbols):
-        return None  # generators such as x**(d - w): sympy's cancel may choose others
+    fraction = _fraction(expr)
+    if fraction is not None:
+        ring, (F, G) = fraction
+    else:
+        try:
+            p, q = (expr if not together else sp.together(expr)).as_numer_denom()
+            ring, (F, G) = sp.sring((p, q))
+        except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded, NotImplementedError, TypeError):
+            return None
+        if not ring.ngens or not all(isinstance(g, sp.Symbol) for g in ring.symbols):
+            return None  # generators such as x**(d - w): sympy's cancel may choose others
     P, Q = F.cancel(G)
     out = P.as_expr() / Q.as_expr()
     to_sympy = ring.domain.to_sympy
@@ -154,6 +158,40 @@ def _shift(x: sp.Basic, m: int) -> sp.Basic:
     if m >= 0:
         return sp.Mul(*[x + i for i in range(1, m + 1)])
     return 1 / sp.Mul(*[x - i for i in range(0, -m)])
+
+
+def _fraction(expr: sp.Basic):
+    """``(ring, (numerator, denominator))`` of ``expr`` over ZZ[its symbols, in sympy's order]
+    when it is built from symbols and rationals by +, · and integer powers: the fraction is
+    formed by exact arithmetic in the field of fractions (each step in lowest terms), not by
+    bringing the expression together symbolically. None otherwise."""
+    if not _rational_in_symbols(expr) or not expr.free_symbols:
+        return None
+    from sympy.polys.polyutils import _sort_gens
+
+    field = _fraction_field(tuple(_sort_gens(list(expr.free_symbols))))
+    try:
+        f = field.from_expr(expr)
+    except (ValueError, sp.polys.polyerrors.CoercionFailed):
+        return None
+    return field.ring, (f.numer, f.denom)
+
+
+@lru_cache(maxsize=256)
+def _fraction_field(gens):
+    from sympy.polys.fields import FracField
+
+    return FracField(gens, sp.ZZ, sp.polys.orderings.lex)
+
+
+def _rational_in_symbols(expr: sp.Basic) -> bool:
+    if expr.is_Symbol or expr.is_Rational:
+        return True
+    if expr.is_Add or expr.is_Mul:
+        return all(_rational_in_symbols(a) for a in expr.args)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and _rational_in_symbols(expr.base)
+    return False
 
 
 _U = sp.Symbol("u_exp", positive=True)
