@@ -87,18 +87,10 @@ def cancel_factor(expr: sp.Basic, together=True):
     P, Q directly, instead of sympy bringing the expression together (gcd_terms) again at each
     call. None when the expression is not a rational function of its symbols (the caller
     then asks sympy)."""
-    fraction = _fraction(expr)
-    if fraction is not None:
-        ring, (F, G) = fraction
-    else:
-        try:
-            p, q = (expr if not together else sp.together(expr)).as_numer_denom()
-            ring, (F, G) = sp.sring((p, q))
-        except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded, NotImplementedError, TypeError):
-            return None
-        if not ring.ngens or not all(isinstance(g, sp.Symbol) for g in ring.symbols):
-            return None  # generators such as x**(d - w): sympy's cancel may choose others
-    P, Q = F.cancel(G)
+    cancelled = _cancelled(expr, together)
+    if cancelled is None:
+        return None
+    ring, P, Q = cancelled
     out = P.as_expr() / Q.as_expr()
     to_sympy = ring.domain.to_sympy
     coeff, factors = sp.Integer(1), []
@@ -149,7 +141,7 @@ def _binomial_ratios(expr: sp.Basic) -> sp.Basic | None:
     if pair is None:
         return None
     B = sp.Dummy("B", positive=True)
-    value = sp.cancel(sp.together(expr.xreplace({b: B * r for b, r in ratios.items()})))
+    value = cancel(expr.xreplace({b: B * r for b, r in ratios.items()}))
     return None if value.has(B) else value
 
 
@@ -158,6 +150,32 @@ def _shift(x: sp.Basic, m: int) -> sp.Basic:
     if m >= 0:
         return sp.Mul(*[x + i for i in range(1, m + 1)])
     return 1 / sp.Mul(*[x - i for i in range(0, -m)])
+
+
+def cancel(expr: sp.Basic) -> sp.Basic:
+    """``sp.cancel(sp.together(expr))``, from the ring when :func:`cancel_factor` applies."""
+    cancelled = _cancelled(expr, True)
+    if cancelled is None:
+        return sp.cancel(sp.together(expr))
+    _, P, Q = cancelled
+    return P.as_expr() / Q.as_expr()
+
+
+def _cancelled(expr: sp.Basic, together: bool):
+    """``(ring, P, Q)`` with P/Q = expr in lowest terms, normalized as sympy's cancel does."""
+    fraction = _fraction(expr)
+    if fraction is not None:
+        ring, (F, G) = fraction
+    else:
+        try:
+            p, q = (expr if not together else sp.together(expr)).as_numer_denom()
+            ring, (F, G) = sp.sring((p, q))
+        except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded, NotImplementedError, TypeError):
+            return None
+        if not ring.ngens or not all(isinstance(g, sp.Symbol) for g in ring.symbols):
+            return None  # generators such as x**(d - w): sympy's cancel may choose others
+    P, Q = F.cancel(G)
+    return ring, P, Q
 
 
 def _fraction(expr: sp.Basic):
@@ -232,7 +250,7 @@ def positive_sqrt(expr: sp.Basic) -> sp.Basic:
     if expr_u.has(sp.binomial):
         ratios = _binomial_ratios(expr_u)
         expr_u = combsimp(expr_u) if ratios is None else ratios
-    num, den = sp.fraction(sp.cancel(sp.together(expr_u)))
+    num, den = sp.fraction(cancel(expr_u))
     outside, inside = sp.Integer(1), sp.Integer(1)
     for part, power in ((num, 1), (den, -1)):
         coeff, factors = sp.factor_list(part)
