@@ -95,7 +95,7 @@ def cancel_factor(expr: sp.Basic, together=True):
     to_sympy = ring.domain.to_sympy
     coeff, factors = sp.Integer(1), []
     for part, sign in ((P, 1), (Q, -1)):
-        c, fs = part.factor_list()
+        c, fs = _factor_list(part)
         coeff *= to_sympy(c) ** sign
         factors += [(f.as_expr(), k * sign) for f, k in fs]
     from sympy.core.mul import _keep_coeff
@@ -152,6 +152,36 @@ def _shift(x: sp.Basic, m: int) -> sp.Basic:
     return 1 / sp.Mul(*[x - i for i in range(0, -m)])
 
 
+def _factor_list(P):
+    """``P.factor_list()``, read off without factoring when P has degree 1 in a set V of its
+    generators (a column estimator: linear in the m̂'s): P = g·L with g the gcd of its
+    coefficients in the other generators and L primitive of degree 1 in V, hence irreducible
+    (a factorization would put a factor of degree 0 in V, a common divisor of L's
+    coefficients). So the factors are those of g and L, each with a positive leading
+    coefficient as sympy normalizes them."""
+    ring = P.ring
+    if P.is_ground or ring.ngens < 2:
+        return P.factor_list()
+    monoms = P.itermonoms()
+    linear = [i for i in range(ring.ngens) if max(m[i] for m in P.itermonoms()) == 1]
+    if not linear or any(sum(m[i] for i in linear) > 1 for m in monoms):
+        return P.factor_list()
+    coefficients = {}
+    for m, c in P.iterterms():
+        at = next((i for i in linear if m[i]), None)
+        rest = tuple(0 if i == at else e for i, e in enumerate(m))
+        coefficients.setdefault(at, ring.zero)
+        coefficients[at] += ring({rest: c})
+    g = ring.zero
+    for c in coefficients.values():
+        g = g.gcd(c)
+    L = P.exquo(g)
+    coeff, factors = g.factor_list()
+    if ring.domain.is_negative(L.LC):
+        L, coeff = -L, -coeff
+    return coeff, factors + [(L, 1)]
+
+
 def cancel(expr: sp.Basic) -> sp.Basic:
     """``sp.cancel(sp.together(expr))``, from the ring when :func:`cancel_factor` applies."""
     cancelled = _cancelled(expr, True)
@@ -188,6 +218,15 @@ def _fraction(expr: sp.Basic):
     from sympy.polys.polyutils import _sort_gens
 
     field = _fraction_field(tuple(_sort_gens(list(expr.free_symbols))))
+    parts = expr.args if expr.is_Mul else (expr,)
+    if all(_polynomial_in_symbols(a.base if a.is_Pow and a.exp.is_negative else a) for a in parts):
+        # a product of polynomials and their inverses: numerator and denominator are products
+        # in the polynomial ring (no fraction arithmetic term by term)
+        num, den = expr.as_numer_denom()
+        try:
+            return field.ring, (field.ring.from_expr(num), field.ring.from_expr(den))
+        except (ValueError, sp.polys.polyerrors.CoercionFailed):
+            pass
     try:
         f = field.from_expr(expr)
     except (ValueError, sp.polys.polyerrors.CoercionFailed):
@@ -200,6 +239,16 @@ def _fraction_field(gens):
     from sympy.polys.fields import FracField
 
     return FracField(gens, sp.ZZ, sp.polys.orderings.lex)
+
+
+def _polynomial_in_symbols(expr: sp.Basic) -> bool:
+    if expr.is_Symbol or expr.is_Rational:
+        return True
+    if expr.is_Add or expr.is_Mul:
+        return all(_polynomial_in_symbols(a) for a in expr.args)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and expr.exp > 0 and _polynomial_in_symbols(expr.base)
+    return False
 
 
 def _rational_in_symbols(expr: sp.Basic) -> bool:
