@@ -162,9 +162,13 @@ def _factor_list(P):
     ring = P.ring
     if P.is_ground or ring.ngens < 2:
         return P.factor_list()
-    monoms = P.itermonoms()
-    linear = [i for i in range(ring.ngens) if max(m[i] for m in P.itermonoms()) == 1]
-    if not linear or any(sum(m[i] for i in linear) > 1 for m in monoms):
+    monoms = list(P.itermonoms())
+    candidates = [i for i in range(ring.ngens) if max(m[i] for m in monoms) == 1]
+    linear = []  # no monomial has two of them (greedily, the rarest first)
+    for i in sorted(candidates, key=lambda i: sum(1 for m in monoms if m[i])):
+        if not any(m[i] and m[j] for m in monoms for j in linear):
+            linear.append(i)
+    if not linear:
         return P.factor_list()
     coefficients = {}
     for m, c in P.iterterms():
