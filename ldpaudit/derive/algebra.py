@@ -46,6 +46,9 @@ def _simplify(expr: sp.Basic) -> sp.Basic:
     if expr_u.has(sp.binomial, sp.factorial, sp.gamma):
         ratios = _binomial_ratios(expr_u)
         expr_u = combsimp(expr_u) if ratios is None else ratios
+    fast = rational_simplify(expr_u)
+    if fast is not None:
+        return fast.xreplace(back) if back else fast
     out = sp.cancel(sp.together(expr_u))
     try:
         factored = sp.factor(out)
@@ -54,6 +57,51 @@ def _simplify(expr: sp.Basic) -> sp.Basic:
     except (sp.PolynomialError, NotImplementedError, TypeError):
         pass
     return out.xreplace(back) if back else out
+
+
+def rational_simplify(expr: sp.Basic, together: bool = True) -> sp.Basic | None:
+    """What :func:`simplify` makes of a rational function ``expr`` with no exponentials or
+    binomials left: the factored form when it is no longer than the cancelled one."""
+    fast = cancel_factor(expr, together)
+    if fast is None:
+        return None
+    out, factored = fast
+    return factored if sp.count_ops(factored) <= sp.count_ops(out) else out
+
+
+def factor_cancelled(expr: sp.Basic, together: bool = True) -> sp.Basic:
+    """``sp.factor(sp.cancel(sp.together(expr)))`` (without ``together`` when it is False),
+    computed by :func:`cancel_factor` when it applies."""
+    fast = cancel_factor(expr, together)
+    if fast is None:
+        return sp.factor(sp.cancel(sp.together(expr) if together else expr))
+    return fast[1]
+
+
+def cancel_factor(expr: sp.Basic, together=True):
+    """``(sp.cancel(expr), sp.factor(sp.cancel(expr)))`` computed in one polynomial ring.
+
+    cancel and factor are canonical on a rational function once its generators are fixed
+    (sympy sorts them): cancel returns P/Q in lowest terms with its signs normalized, factor the
+    content and the irreducible factors of P and Q. So both are taken from the ring elements
+    P, Q directly, instead of sympy bringing the expression together (gcd_terms) again at each
+    call. None when the expression is not a rational function of its symbols (the caller
+    then asks sympy)."""
+    cancelled = _cancelled(expr, together)
+    if cancelled is None:
+        return None
+    ring, P, Q = cancelled
+    out = P.as_expr() / Q.as_expr()
+    to_sympy = ring.domain.to_sympy
+    coeff, factors = sp.Integer(1), []
+    for part, sign in ((P, 1), (Q, -1)):
+        c, fs = _factor_list(part)
+        coeff *= to_sympy(c) ** sign
+        factors += [(f.as_expr(), k * sign) for f, k in fs]
+    from sympy.core.mul import _keep_coeff
+
+    factored = _keep_coeff(coeff, sp.Mul(*[f if k == 1 else f**k for f, k in factors]))
+    return out, factored
 
 
 def combsimp(expr: sp.Basic) -> sp.Basic:
@@ -93,7 +141,7 @@ def _binomial_ratios(expr: sp.Basic) -> sp.Basic | None:
     if pair is None:
         return None
     B = sp.Dummy("B", positive=True)
-    value = sp.cancel(sp.together(expr.xreplace({b: B * r for b, r in ratios.items()})))
+    value = cancel(expr.xreplace({b: B * r for b, r in ratios.items()}))
     return None if value.has(B) else value
 
 
@@ -102,6 +150,119 @@ def _shift(x: sp.Basic, m: int) -> sp.Basic:
     if m >= 0:
         return sp.Mul(*[x + i for i in range(1, m + 1)])
     return 1 / sp.Mul(*[x - i for i in range(0, -m)])
+
+
+def _factor_list(P):
+    """``P.factor_list()``, read off without factoring when P has degree 1 in a set V of its
+    generators (a column estimator: linear in the m̂'s): P = g·L with g the gcd of its
+    coefficients in the other generators and L primitive of degree 1 in V, hence irreducible
+    (a factorization would put a factor of degree 0 in V, a common divisor of L's
+    coefficients). So the factors are those of g and L, each with a positive leading
+    coefficient as sympy normalizes them."""
+    ring = P.ring
+    if P.is_ground or ring.ngens < 2:
+        return P.factor_list()
+    monoms = list(P.itermonoms())
+    candidates = [i for i in range(ring.ngens) if max(m[i] for m in monoms) == 1]
+    linear = []  # no monomial has two of them (greedily, the rarest first)
+    for i in sorted(candidates, key=lambda i: sum(1 for m in monoms if m[i])):
+        if not any(m[i] and m[j] for m in monoms for j in linear):
+            linear.append(i)
+    if not linear:
+        return P.factor_list()
+    coefficients = {}
+    for m, c in P.iterterms():
+        at = next((i for i in linear if m[i]), None)
+        rest = tuple(0 if i == at else e for i, e in enumerate(m))
+        coefficients.setdefault(at, ring.zero)
+        coefficients[at] += ring({rest: c})
+    g = ring.zero
+    for c in coefficients.values():
+        g = g.gcd(c)
+    L = P.exquo(g)
+    coeff, factors = g.factor_list()
+    if ring.domain.is_negative(L.LC):
+        L, coeff = -L, -coeff
+    return coeff, factors + [(L, 1)]
+
+
+def cancel(expr: sp.Basic) -> sp.Basic:
+    """``sp.cancel(sp.together(expr))``, from the ring when :func:`cancel_factor` applies."""
+    cancelled = _cancelled(expr, True)
+    if cancelled is None:
+        return sp.cancel(sp.together(expr))
+    _, P, Q = cancelled
+    return P.as_expr() / Q.as_expr()
+
+
+def _cancelled(expr: sp.Basic, together: bool):
+    """``(ring, P, Q)`` with P/Q = expr in lowest terms, normalized as sympy's cancel does."""
+    fraction = _fraction(expr)
+    if fraction is not None:
+        ring, (F, G) = fraction
+    else:
+        try:
+            p, q = (expr if not together else sp.together(expr)).as_numer_denom()
+            ring, (F, G) = sp.sring((p, q))
+        except (sp.PolynomialError, sp.polys.polyerrors.GeneratorsNeeded, NotImplementedError, TypeError):
+            return None
+        if not ring.ngens or not all(isinstance(g, sp.Symbol) for g in ring.symbols):
+            return None  # generators such as x**(d - w): sympy's cancel may choose others
+    P, Q = F.cancel(G)
+    return ring, P, Q
+
+
+def _fraction(expr: sp.Basic):
+    """``(ring, (numerator, denominator))`` of ``expr`` over ZZ[its symbols, in sympy's order]
+    when it is built from symbols and rationals by +, · and integer powers: the fraction is
+    formed by exact arithmetic in the field of fractions (each step in lowest terms), not by
+    bringing the expression together symbolically. None otherwise."""
+    if not _rational_in_symbols(expr) or not expr.free_symbols:
+        return None
+    from sympy.polys.polyutils import _sort_gens
+
+    field = _fraction_field(tuple(_sort_gens(list(expr.free_symbols))))
+    parts = expr.args if expr.is_Mul else (expr,)
+    if all(_polynomial_in_symbols(a.base if a.is_Pow and a.exp.is_negative else a) for a in parts):
+        # a product of polynomials and their inverses: numerator and denominator are products
+        # in the polynomial ring (no fraction arithmetic term by term)
+        num, den = expr.as_numer_denom()
+        try:
+            return field.ring, (field.ring.from_expr(num), field.ring.from_expr(den))
+        except (ValueError, sp.polys.polyerrors.CoercionFailed):
+            pass
+    try:
+        f = field.from_expr(expr)
+    except (ValueError, sp.polys.polyerrors.CoercionFailed):
+        return None
+    return field.ring, (f.numer, f.denom)
+
+
+@lru_cache(maxsize=256)
+def _fraction_field(gens):
+    from sympy.polys.fields import FracField
+
+    return FracField(gens, sp.ZZ, sp.polys.orderings.lex)
+
+
+def _polynomial_in_symbols(expr: sp.Basic) -> bool:
+    if expr.is_Symbol or expr.is_Rational:
+        return True
+    if expr.is_Add or expr.is_Mul:
+        return all(_polynomial_in_symbols(a) for a in expr.args)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and expr.exp > 0 and _polynomial_in_symbols(expr.base)
+    return False
+
+
+def _rational_in_symbols(expr: sp.Basic) -> bool:
+    if expr.is_Symbol or expr.is_Rational:
+        return True
+    if expr.is_Add or expr.is_Mul:
+        return all(_rational_in_symbols(a) for a in expr.args)
+    if expr.is_Pow:
+        return expr.exp.is_Integer and _rational_in_symbols(expr.base)
+    return False
 
 
 _U = sp.Symbol("u_exp", positive=True)
@@ -142,7 +303,7 @@ def positive_sqrt(expr: sp.Basic) -> sp.Basic:
     if expr_u.has(sp.binomial):
         ratios = _binomial_ratios(expr_u)
         expr_u = combsimp(expr_u) if ratios is None else ratios
-    num, den = sp.fraction(sp.cancel(sp.together(expr_u)))
+    num, den = sp.fraction(cancel(expr_u))
     outside, inside = sp.Integer(1), sp.Integer(1)
     for part, power in ((num, 1), (den, -1)):
         coeff, factors = sp.factor_list(part)

@@ -385,14 +385,15 @@ def _column_estimator(est: MatrixEstimator, m_hat, j: int) -> sp.Basic:
     column = sum((m_hat[i] * est.R[i, j] for i in range(len(m_hat))), sp.Integer(0))
     if est.Ru is None or not est.back:
         return simplify(column)
-    from ldpaudit.derive.algebra import to_exp_base
+    from ldpaudit.derive.algebra import rational_simplify, to_exp_base
 
     _, back = to_exp_base(column)
     if back != est.back or column.has(sp.binomial, sp.factorial, sp.gamma):
         return simplify(column)
     K, rows = est.Ru.domain, est.Ru.to_list()
     over_u = sum((m_hat[i] * K.to_sympy(rows[i][j]) for i in range(len(m_hat))), sp.Integer(0))
-    return simplify(over_u).xreplace(back)
+    fast = rational_simplify(over_u, together=False)  # what simplify gives, without together's gcd_terms
+    return (simplify(over_u) if fast is None else fast).xreplace(back)
 
 
 # --- optimal integer parameters ---------------------------------------------------------------

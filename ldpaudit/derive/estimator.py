@@ -20,7 +20,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
-from ldpaudit.derive.algebra import F_J, P_J, is_zero, simplify, to_exp_base
+from ldpaudit.derive.algebra import F_J, P_J, factor_cancelled, is_zero, simplify, to_exp_base
 from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
 from ldpaudit.derive.memo import per_channel
@@ -160,7 +160,7 @@ def _back(e, back):
 
 @lru_cache(maxsize=1024)
 def _factored(e):
-    return sp.factor(sp.cancel(e))
+    return factor_cancelled(e, together=False)
 
 
 def _explicit(mech: Mechanism) -> ExplicitChannel:

@@ -25,6 +25,7 @@ import sympy as sp
 from sympy.polys.matrices import DomainMatrix
 
 from ldpaudit.derive.algebra import (
+    factor_cancelled,
     F_J,
     N_USERS,
     P_J,
@@ -197,11 +198,11 @@ def matrix_risk(est: MatrixEstimator, model: str) -> Risk:
     uniform = {pi: sp.Rational(1, d) for pi in p}
 
     def out(e):
-        e = sp.factor(sp.cancel(sp.together(e)))
+        e = factor_cancelled(e)
         return e.xreplace(back) if back else e
 
     def out_poly(v):  # out(v.as_expr()/n), from v with its denominators cleared first
-        e = sp.factor(sp.cancel(_cleared(v, K) / n))
+        e = factor_cancelled(_cleared(v, K) / n, together=False)
         return e.xreplace(back) if back else e
 
     variances = tuple(out_poly(v) for v in variance_polys)
