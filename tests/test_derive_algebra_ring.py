@@ -1,0 +1,69 @@
+"""The polynomial-ring fast paths of ldpaudit.derive.algebra give exactly sympy's own forms:
+``cancel_factor(e) == (sp.cancel(sp.together(e)), sp.factor(sp.cancel(sp.together(e))))``,
+structurally (the printed derivations depend on it), on random rational functions, including
+the products of linear forms for which ``_factor_list`` skips the multivariate factorizer."""
+
+from __future__ import annotations
+
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ldpaudit.derive import algebra
+
+SYMS = sp.symbols("a m1 m2 t")
+coefficient = st.integers(-3, 3)
+
+
+@st.composite
+def polynomials(draw, max_terms=4):
+    terms = draw(st.lists(st.tuples(coefficient, *[st.integers(0, 2) for _ in SYMS]), min_size=1, max_size=max_terms))
+    return sum((c * sp.Mul(*[s**e for s, e in zip(SYMS, exps)]) for c, *exps in terms), sp.Integer(0))
+
+
+@st.composite
+def linear_forms(draw):
+    """c0 + Σ c_i·m_i with coefficients polynomial in (a, t): degree 1 in (m1, m2)."""
+    a, m1, m2, t = SYMS
+    c = [draw(coefficient) + draw(coefficient) * a + draw(coefficient) * t for _ in range(3)]
+    g = draw(coefficient) * a + draw(coefficient) * t + draw(st.integers(1, 3))
+    return sp.expand(g * (c[0] + c[1] * m1 + c[2] * m2))
+
+
+def _sympy_forms(expr):
+    cancelled = sp.cancel(sp.together(expr))
+    return cancelled, sp.factor(cancelled)
+
+
+def _check(expr):
+    fast = algebra.cancel_factor(expr)
+    if fast is None:  # not a rational function of its symbols: the callers ask sympy
+        return
+    assert fast == _sympy_forms(expr), expr
+    assert algebra.cancel(expr) == fast[0]
+    assert algebra.factor_cancelled(expr) == fast[1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(polynomials(), polynomials())
+def test_rational_functions_match_sympy(p, q):
+    if q == 0:
+        return
+    _check(p / q + p / (q + 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(linear_forms(), polynomials(max_terms=2))
+def test_linear_forms_match_sympy(linear, q):
+    if q == 0:
+        return
+    _check(linear / q)
+    _check(linear)
+
+
+def test_linear_shortcut_returns_the_content_and_one_irreducible_factor():
+    a, m1, m2, t = SYMS
+    expr = sp.expand((2 * a + 2) * (t * m1 - 3 * m2 + a))
+    fast = algebra.cancel_factor(expr)
+    assert fast is not None and fast[1] == sp.factor(expr)
+    assert sp.factor_list(fast[1]) == (2, [(a + 1, 1), (a + m1 * t - 3 * m2, 1)])
