@@ -246,22 +246,22 @@ def _fraction_field(gens):
 
 
 def _polynomial_in_symbols(expr: sp.Basic) -> bool:
-    if expr.is_Symbol or expr.is_Rational:
-        return True
-    if expr.is_Add or expr.is_Mul:
-        return all(_polynomial_in_symbols(a) for a in expr.args)
-    if expr.is_Pow:
-        return expr.exp.is_Integer and expr.exp > 0 and _polynomial_in_symbols(expr.base)
-    return False
+    return _in_symbols(expr, inverses=False)
 
 
 def _rational_in_symbols(expr: sp.Basic) -> bool:
+    return _in_symbols(expr, inverses=True)
+
+
+def _in_symbols(expr: sp.Basic, *, inverses: bool) -> bool:
+    """Built from symbols and rationals by +, · and integer powers (positive only unless
+    ``inverses``): a polynomial, or a rational function, of its symbols."""
     if expr.is_Symbol or expr.is_Rational:
         return True
     if expr.is_Add or expr.is_Mul:
-        return all(_rational_in_symbols(a) for a in expr.args)
+        return all(_in_symbols(a, inverses=inverses) for a in expr.args)
     if expr.is_Pow:
-        return expr.exp.is_Integer and _rational_in_symbols(expr.base)
+        return expr.exp.is_Integer and (inverses or expr.exp > 0) and _in_symbols(expr.base, inverses=inverses)
     return False
 
 
