@@ -44,6 +44,14 @@ def _run(argv, tmp_path=None):
     return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
 
 
+def _one_line_error(proc) -> str:
+    """Exit 2 (bad input) with exactly one line on stderr: that line."""
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
 def _run_process(argv):
     return subprocess.run([sys.executable, "-m", "ldpaudit.cli", *argv], capture_output=True, text=True, timeout=300)
 
@@ -182,9 +190,7 @@ def test_a_factory_without_target_args_says_so(isolate):
     for batch, other in (([], "add --batch"), (["--batch"], "drop --batch")):
         proc = _run(["audit", "ldpaudit.spec.randomizers:krr", *batch, "--domain", "0..3", "--epsilon", "1",
                      "--samples", "1000", isolate])
-        assert proc.returncode == 2
-        lines = proc.stderr.strip().splitlines()
-        assert len(lines) == 1, proc.stderr
+        lines = [_one_line_error(proc)]
         assert "'ldpaudit.spec.randomizers:krr'" in lines[0]
         assert "--target-arg d=VALUE --target-arg epsilon=VALUE" in lines[0] and other in lines[0]
         assert "positional argument" not in lines[0] and "on input" not in lines[0]
@@ -195,9 +201,7 @@ def test_an_import_error_names_the_module(isolate, tmp_path):
     target = tmp_path / "broken.py"
     target.write_text(BROKEN)
     proc = _run(["audit", f"{target}:rand", "--domain", "0..3", "--epsilon", "1", "--samples", "1000", isolate])
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
+    lines = [_one_line_error(proc)]
     assert f"the module '{target}' could not be imported" in lines[0]
     assert "No module named 'no_such_module_for_ldpaudit_tests'" in lines[0]
     assert "on input" not in lines[0]
@@ -212,9 +216,7 @@ def test_a_missing_attribute_lists_what_is_there(isolate, tmp_path):
     target = tmp_path / "good.py"
     target.write_text(GOOD)
     proc = _run(["audit", f"{target}:rnad", "--domain", "0..3", "--epsilon", "1", "--samples", "1000", isolate])
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1, proc.stderr
+    lines = [_one_line_error(proc)]
     assert f"has no attribute 'rnad' (its functions: helper, rand); fix the name after ':'" in lines[0]
     assert "on input" not in lines[0]
 
