@@ -2,11 +2,14 @@
 projected time of 10^9 draws on 100 workers, and the client's peak memory at 10^6 and 10^7 draws.
 
     python benchmarks/bench_cluster.py [--quick] [overhead] [memory] [speed] [--draws N] [--micros 50]
+                                       [--dask-defaults]
 
 The cluster is a scheduler and N single-threaded worker processes, each its own process
 (distributed's SubprocessCluster: what `dask scheduler` and `dask worker --nthreads 1` start by
 hand), so that the CPU time of the client, of the scheduler and of every worker (with the
-processes that sample the randomizer on it) is measured apart, from getrusage in each.
+processes that sample the randomizer on it) is measured apart, from getrusage in each. They
+run with the Dask settings the README gives for sampling workers (cluster.SAMPLING_CONFIG, as
+environment variables; ``local:N`` applies the same), or with Dask's own with --dask-defaults.
 
 speed     a per-call k-RR doing ``--micros`` µs of pure-Python arithmetic per draw (a fixed
           amount of work, calibrated here on CPU time, so that its CPU cost does not depend on
@@ -56,10 +59,20 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def start(n: int):
-    """A scheduler process and ``n`` worker processes of one thread each; (client, cluster)."""
+def start(n: int, dask_defaults: bool = False):
+    """A scheduler process and ``n`` worker processes of one thread each; (client, cluster).
+    They run with the settings the README gives for workers started by hand (the environment
+    of cluster.sampling_environment, as ``local:N`` applies them), or with Dask's defaults."""
     import distributed
     from distributed.deploy.subprocess import SubprocessCluster
+
+    from ldpaudit.audit.cluster import sampling_environment
+
+    for name, value in sampling_environment().items():
+        if dask_defaults:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value    # inherited by the scheduler and worker processes
 
     for name in ("distributed", "distributed.deploy.subprocess"):
         logging.getLogger(name).setLevel(logging.ERROR)
@@ -271,12 +284,15 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="small sizes: under a minute")
     p.add_argument("--draws", type=int, default=None, help="draws in all for speed (default 2e6, quick 1e5)")
     p.add_argument("--micros", type=float, default=50.0, help="µs per draw of the speed randomizer")
+    p.add_argument("--dask-defaults", action="store_true",
+                   help="run the scheduler and workers with Dask's default housekeeping, not the sampling settings")
     args = p.parse_args()
     parts = args.parts or ["overhead", "memory", "speed"]
     draws = args.draws or (10**5 if args.quick else 2 * 10**6)
     started = time.perf_counter()
-    print(f"{os.cpu_count()} cores; {load()}; {'quick' if args.quick else 'full'} mode", flush=True)
-    client, cluster = start(2)
+    print(f"{os.cpu_count()} cores; {load()}; {'quick' if args.quick else 'full'} mode; Dask "
+          f"{'default settings' if args.dask_defaults else 'sampling settings (cluster.SAMPLING_CONFIG)'}", flush=True)
+    client, cluster = start(2, args.dask_defaults)
     print(f"cluster of 2 worker processes started in {time.perf_counter() - started:.1f} s", flush=True)
     try:
         if "memory" in parts:

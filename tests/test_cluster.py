@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -19,7 +20,10 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="the cluster extra (dask[distributed]) is not installed")
 
+import dask  # noqa: E402
+
 from ldpaudit.audit import audit  # noqa: E402
+from ldpaudit.audit import cluster as cluster_module  # noqa: E402
 from ldpaudit.audit.sequential import rounds_json, sequential_audit  # noqa: E402
 from ldpaudit.errors import InvalidParameter, RandomizerError  # noqa: E402
 from ldpaudit.spec import catalog  # noqa: E402
@@ -179,6 +183,48 @@ def test_no_cluster_does_not_import_dask():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_sampling_processes_import_no_scipy():
+    """A worker's sampling child and the isolation worker import numpy and ldpaudit only: scipy
+    (0.4 s per worker and audit) is for the bounds, computed on the client."""
+    code = ("import sys; from ldpaudit.audit.cluster import child_main; import ldpaudit.audit.worker; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'sympy', 'z3', 'dask', 'rich'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def _housekeeping(dask_worker=None, dask_scheduler=None):
+    import dask
+
+    server = dask_worker or dask_scheduler
+    return (dask.config.get("distributed.worker.profile.enabled"),
+            {name: pc.callback_time for name, pc in server.periodic_callbacks.items()})
+
+
+def test_local_cluster_runs_with_the_sampling_settings():
+    """local:N starts its scheduler and workers with SAMPLING_CONFIG: no profiler, ticks every
+    second, the monitors every 5 s and 1 s (Dask's defaults: every 10 ms, 20 ms, 0.5 s, 0.1 s)."""
+    client, local, own = cluster_module._connect("local:1")
+    try:
+        (enabled, worker), = client.run(_housekeeping).values()
+        _, scheduler = client.run_on_scheduler(_housekeeping)
+    finally:
+        client.close()
+        local.close()
+    assert enabled is False and "profile" not in worker and "profile-cycle" not in worker
+    assert worker["tick"] == scheduler["tick"] == 1000
+    assert worker["monitor"] == scheduler["monitor"] == 5000 and worker["memory_monitor"] == 1000
+
+
+def test_readme_gives_the_sampling_settings():
+    """The environment the README tells users to give hand-started workers is SAMPLING_CONFIG's."""
+    readme = (ROOT / "README.md").read_text()
+    given = dict(m.groups() for m in re.finditer(r"\b(DASK_[A-Z_]+)=(\S+)", readme))
+    assert given == cluster_module.sampling_environment()
+    read = dask.config.collect(paths=[], env=given)     # and Dask reads each back as the setting meant
+    assert {k: dask.config.get(k, config=read) for k in cluster_module.SAMPLING_CONFIG} == cluster_module.SAMPLING_CONFIG
 
 
 def test_client_killed_then_resumed_gives_identical_result(cluster, tmp_path):

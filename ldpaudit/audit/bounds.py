@@ -14,11 +14,16 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special  # not scipy.stats: it takes ~1 s to import
+
+# scipy.special (not scipy.stats: it takes ~1 s to import) is imported where it is used: the
+# processes that only sample (a cluster worker's sampling child) import engine and events but
+# compute no bound.
 
 
 def cp_lower(successes, trials, alpha):
     """One-sided (1-alpha) Clopper-Pearson lower bound on a binomial probability."""
+    from scipy import special
+
     a = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -29,6 +34,8 @@ def cp_lower(successes, trials, alpha):
 
 def cp_upper(successes, trials, alpha):
     """One-sided (1-alpha) Clopper-Pearson upper bound on a binomial probability."""
+    from scipy import special
+
     b = np.asarray(successes, dtype=float)
     n = np.asarray(trials, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -57,6 +64,8 @@ def detectable_epsilon(n: int, alpha_each: float) -> float:
 
 
 def z_value(alpha_each: float) -> float:
+    from scipy import special
+
     return float(-special.ndtri(alpha_each)) + 0.0   # the normal quantile: stats.norm.isf without scipy.stats
 
 
