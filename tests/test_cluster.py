@@ -123,6 +123,21 @@ def test_feature_on_isolated_target_identical_on_cluster():
     assert 0 < b["timeouts"]["slowest_call_s"] < 5
 
 
+def test_hashed_spec_guided_audit_identical_on_cluster(cluster):
+    """--hash on an isolated target: the workers project (seed, value) with the user's hash as
+    a local run does; a wrong hit probability is the same VIOLATION with the same witness and
+    conformance tests."""
+    prog = "tests/programs/olh_hashing.py"
+    args = ["audit", f"{prog}:olh_binary_p", "--batch", "--spec", "specs/olh.toml", "-p", "d=25", "-p", "g=4",
+            "-p", "epsilon=1", "--samples", "20000", "--json", "--hash", f"{prog}:hash4"]
+    local = cli(*args)
+    remote = cli(*args, "--cluster", cluster.scheduler.address)
+    assert local.returncode == remote.returncode == 1, remote.stderr
+    result = _same(json.loads(local.stdout), json.loads(remote.stdout))
+    assert result["verdict"] == "VIOLATION" and result["conformance_failed"]
+    assert json.loads(remote.stdout)["cluster"]["workers"] == 2
+
+
 def test_command_program_runs_on_workers(cluster):
     args = ["audit", "--command", "python3 examples/jsonlines/krr.py 4 1.5", "--domain", "0..3", "--epsilon", "1",
             "--samples", "10000", "--json"]
