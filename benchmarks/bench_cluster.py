@@ -2,7 +2,7 @@
 projected time of 10^9 draws on 100 workers, and the client's peak memory at 10^6 and 10^7 draws.
 
     python benchmarks/bench_cluster.py [--quick] [overhead] [memory] [speed] [--draws N] [--micros 50]
-                                       [--dask-defaults]
+                                       [--repeat R] [--dask-defaults]
 
 The cluster is a scheduler and N single-threaded worker processes, each its own process
 (distributed's SubprocessCluster: what `dask scheduler` and `dask worker --nthreads 1` start by
@@ -132,7 +132,11 @@ def calibrate(micros: float) -> int:
     return max(1, round(micros * 1e-6 / per_loop))
 
 
-def speed(client, cluster, draws: int, micros: float) -> dict:
+def speed(client, cluster, draws: int, micros: float, repeat: int = 1) -> dict:
+    """The audit in this process, then on 2 and on 1 workers, ``repeat`` times in alternation:
+    the CPU of this virtual machine runs at a speed that drifts by up to 20 % from one minute
+    to the next (the same work measured 76 and 83 s of CPU minutes apart), so each 2-worker
+    run is compared with the 1-worker run next to it and the median ratio is reported."""
     from cluster_randomizers import work_krr
 
     from ldpaudit.audit import audit
@@ -141,39 +145,45 @@ def speed(client, cluster, draws: int, micros: float) -> dict:
     loops = calibrate(micros)
     randomizer = work_krr(d="4", epsilon="1", loops=str(loops))
     kw = dict(domain=[0, 1], epsilon=1.0, samples=draws // 2, seed=0)
-    rows, results = {}, {}
     t0, c0 = time.perf_counter(), time.process_time()
-    results[0] = comparable(audit(randomizer, **kw))
-    rows[0] = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0, "load": os.getloadavg()[0]}
-    print(f"in-process, no cluster: {rows[0]['wall']:.1f} s wall, {rows[0]['cpu']:.1f} s CPU "
-          f"({1e6 * rows[0]['cpu'] / draws:.1f} µs per draw, {loops} loops); {load()}", flush=True)
-    for n in (2, 1):
-        workers(client, cluster, n)
-        connection = Connection(client)
-        load_before = os.getloadavg()[0]
-        before = snapshot(client)
-        t0 = time.perf_counter()
-        results[n] = comparable(audit(randomizer, cluster=connection, **kw))
-        wall = time.perf_counter() - t0
-        cpu = spent(before, snapshot(client))
-        per_worker = sorted(cpu["workers"].values(), reverse=True)
-        rows[n] = {"wall": wall, "workers": per_worker, "client": cpu["client"], "scheduler": cpu["scheduler"],
-                   "tasks": connection.stats["chunks_submitted"], "load": (load_before, os.getloadavg()[0])}
-        print(f"{n} worker(s): {wall:.1f} s wall; worker CPU {' + '.join(f'{c:.1f}' for c in per_worker)} s "
-              f"(Σ/wall {sum(per_worker) / wall:.2f}); client {cpu['client']:.2f} s, scheduler "
-              f"{cpu['scheduler']:.2f} s CPU; {rows[n]['tasks']} tasks; {load()}", flush=True)
-    same = results[0] == results[1] == results[2]
-    one, two = rows[1], rows[2]
-    wall_speedup = one["wall"] / two["wall"]
-    parallelism = sum(two["workers"]) / two["wall"]
-    idle_speedup = sum(one["workers"]) / max(two["workers"])
-    print(f"speed-up 2 workers vs 1: wall {wall_speedup:.2f}x; Σ worker CPU / wall with 2 workers "
-          f"{parallelism:.2f} (1 worker: {sum(one['workers']) / one['wall']:.2f}); idle-machine speed-up "
-          f"(1-worker CPU / busiest of 2) {idle_speedup:.2f}x; cluster CPU (1 worker) / in-process CPU "
-          f"{sum(one['workers']) / rows[0]['cpu']:.2f}; identical results: {same}; "
-          f"{results[1]['verdict']}, ε_lb {results[1]['epsilon_lower_bound']:.4f}", flush=True)
-    return {"rows": rows, "same": same, "wall_speedup": wall_speedup, "parallelism": parallelism,
-            "idle_speedup": idle_speedup}
+    baseline = comparable(audit(randomizer, **kw))
+    base = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0, "load": os.getloadavg()[0]}
+    print(f"in-process, no cluster: {base['wall']:.1f} s wall, {base['cpu']:.1f} s CPU "
+          f"({1e6 * base['cpu'] / draws:.1f} µs per draw, {loops} loops); {load()}", flush=True)
+    pairs, same = [], True
+    for r in range(repeat):
+        rows = {}
+        for n in (2, 1):
+            workers(client, cluster, n)
+            connection = Connection(client)
+            load_before = os.getloadavg()[0]
+            before = snapshot(client)
+            t0 = time.perf_counter()
+            same &= comparable(audit(randomizer, cluster=connection, **kw)) == baseline
+            wall = time.perf_counter() - t0
+            cpu = spent(before, snapshot(client))
+            per_worker = sorted(cpu["workers"].values(), reverse=True)
+            rows[n] = {"wall": wall, "workers": per_worker, "client": cpu["client"], "scheduler": cpu["scheduler"],
+                       "tasks": connection.stats["chunks_submitted"], "load": (load_before, os.getloadavg()[0])}
+            print(f"[{r + 1}/{repeat}] {n} worker(s): {wall:.1f} s wall; worker CPU "
+                  f"{' + '.join(f'{c:.1f}' for c in per_worker)} s (Σ/wall {sum(per_worker) / wall:.2f}); client "
+                  f"{cpu['client']:.2f} s, scheduler {cpu['scheduler']:.2f} s CPU; {rows[n]['tasks']} tasks; {load()}",
+                  flush=True)
+        one, two = rows[1], rows[2]
+        pairs.append({"rows": rows, "wall_speedup": one["wall"] / two["wall"],
+                      "parallelism": sum(two["workers"]) / two["wall"],
+                      "idle_speedup": sum(one["workers"]) / max(two["workers"])})
+        p = pairs[-1]
+        print(f"[{r + 1}/{repeat}] speed-up 2 workers vs 1: wall {p['wall_speedup']:.2f}x; Σ worker CPU / wall with "
+              f"2 workers {p['parallelism']:.2f} (1 worker: {sum(one['workers']) / one['wall']:.2f}); idle-machine "
+              f"speed-up (1-worker CPU / busiest of 2) {p['idle_speedup']:.2f}x; cluster CPU (1 worker) / in-process "
+              f"CPU {sum(one['workers']) / base['cpu']:.2f}", flush=True)
+    speedups = sorted(p["wall_speedup"] for p in pairs)
+    median = speedups[len(speedups) // 2] if len(speedups) % 2 else sum(speedups[len(speedups) // 2 - 1:][:2]) / 2
+    print(f"wall speed-up 2 workers vs 1, {repeat} pair(s): median {median:.2f}x (all: "
+          f"{', '.join(f'{v:.2f}' for v in speedups)}); identical results in every run: {same}; "
+          f"{baseline['verdict']}, ε_lb {baseline['epsilon_lower_bound']:.4f}", flush=True)
+    return {"baseline": base, "pairs": pairs, "same": same, "median_wall_speedup": median}
 
 
 # -- per-task overhead -------------------------------------------------------------------------
@@ -284,6 +294,7 @@ def main() -> None:
     p.add_argument("--quick", action="store_true", help="small sizes: under a minute")
     p.add_argument("--draws", type=int, default=None, help="draws in all for speed (default 2e6, quick 1e5)")
     p.add_argument("--micros", type=float, default=50.0, help="µs per draw of the speed randomizer")
+    p.add_argument("--repeat", type=int, default=1, help="pairs of 2-worker and 1-worker runs for speed (median)")
     p.add_argument("--dask-defaults", action="store_true",
                    help="run the scheduler and workers with Dask's default housekeeping, not the sampling settings")
     args = p.parse_args()
@@ -308,7 +319,7 @@ def main() -> None:
                   f"{t['client']:,.0f} s and scheduler {t['scheduler']:,.0f} s of CPU in all; pure sampling "
                   f"{1e9 * args.micros * 1e-6 / 100:,.0f} s)", flush=True)
         if "speed" in parts:
-            speed(client, cluster, draws, args.micros)
+            speed(client, cluster, draws, args.micros, args.repeat)
     finally:
         stop(client, cluster)
     print(f"benchmark took {time.perf_counter() - started:.0f} s", flush=True)
