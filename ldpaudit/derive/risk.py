@@ -57,19 +57,35 @@ def check_model(model: str) -> str:
 @lru_cache(maxsize=1)
 def half_normal_mean() -> sp.Basic:
     """E|N(0, σ²)| / σ, by integrating |z| against the normal density: sqrt(2/π)."""
-    from sympy.integrals.heurisch import heurisch
-
     z = sp.Symbol("z", positive=True)
     density = sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)
-    # an antiderivative (heuristic Risch: fast here), checked by differentiating it, then
-    # F(oo) - F(0); sympy's definite integrator is the fallback
-    antiderivative = heurisch(z * density, z)
+    # an antiderivative (by substitution, else heuristic Risch), checked by differentiating it,
+    # then F(oo) - F(0); sympy's definite integrator is the fallback
+    antiderivative = _antiderivative_by_substitution(z * density, z)
+    if antiderivative is None:
+        from sympy.integrals.heurisch import heurisch
+
+        antiderivative = heurisch(z * density, z)
     if antiderivative is not None and sp.diff(antiderivative, z) - z * density == 0:
         at_infinity = antiderivative.subs(z, sp.oo)
         if not at_infinity.is_finite:
             at_infinity = sp.limit(antiderivative, z, sp.oo)
         return 2 * (at_infinity - antiderivative.subs(z, 0))
     return sp.simplify(2 * sp.integrate(z * density, (z, 0, sp.oo)))
+
+
+def _antiderivative_by_substitution(f: sp.Basic, z: sp.Symbol) -> sp.Basic | None:
+    """c·e^(g(z)) when ``f`` = c·g'(z)·e^(g(z)) with c free of z (the substitution t = g(z),
+    ∫ e^t dt = e^t); None when ``f`` does not have that form."""
+    exponentials = [a for a in f.atoms(sp.exp) if a.has(z)]
+    if len(exponentials) != 1:
+        return None
+    (e,) = exponentials
+    slope = sp.diff(e.args[0], z)
+    if slope == 0:
+        return None
+    c = sp.cancel(f / (e * slope))
+    return None if c.has(z) else c * e
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,71 @@
+"""Shortcuts that keep `ldpaudit derive` within its CPU budget give the same values as the
+general routes they skip: the half-normal mean by substitution equals sympy's integral, and
+spec validation skips simplifying a sample-point value only when it provably still varies."""
+
+from __future__ import annotations
+
+import sympy as sp
+import pytest
+
+from ldpaudit.derive import risk
+from ldpaudit.errors import InvalidSpec
+from ldpaudit.spec import loads_spec
+from ldpaudit.spec.model import _varies
+
+z = sp.Symbol("z", positive=True)
+
+
+def test_half_normal_mean_is_sqrt_2_over_pi_as_sympy_integrates_it():
+    c = risk.half_normal_mean()
+    assert c == sp.sqrt(2) / sp.sqrt(sp.pi)
+    density = sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)
+    assert sp.simplify(c - 2 * sp.integrate(z * density, (z, 0, sp.oo))) == 0
+
+
+@pytest.mark.parametrize("f", [
+    z * sp.exp(-z**2 / 2),
+    3 * z**2 * sp.exp(z**3) / sp.pi,
+    sp.cos(z) * sp.exp(sp.sin(z)),
+])
+def test_antiderivative_by_substitution_differentiates_back(f):
+    F = risk._antiderivative_by_substitution(f, z)
+    assert F is not None and sp.simplify(sp.diff(F, z) - f) == 0
+
+
+@pytest.mark.parametrize("f", [z**2 * sp.exp(-z**2 / 2), sp.exp(-z**2), z * sp.exp(z) * sp.exp(z**2), sp.exp(sp.Integer(2)) * z])
+def test_antiderivative_by_substitution_declines_other_forms(f):
+    assert risk._antiderivative_by_substitution(f, z) is None
+
+
+def test_varies_only_when_two_points_differ():
+    x, B = sp.Symbol("x", real=True), sp.Symbol("B", positive=True)
+    assert _varies(sp.Rational(1, 2) + x * (sp.E - 1) / (2 * (sp.E + 1)))
+    assert _varies(x / B)
+    assert not _varies((x + 1)**2 - x**2 - 2 * x)            # the constant 1, not written as one
+    assert not _varies(1 / (x - sp.Rational(2, 7)) - 1 / (x - sp.Rational(2, 7)) + x * 0)  # undefined at a point: not shown
+    assert not _varies(sp.cos(x)**2 + sp.sin(x)**2)
+
+
+REAL_INPUT = """
+[mechanism]
+name = "two-point"
+claimed_epsilon = "epsilon"
+[parameters.epsilon]
+type = "real"
+min = 0
+strict_min = true
+[inputs]
+low = -1
+high = 1
+[channel]
+form = "explicit"
+outputs = [-1, 1]
+entry = "{entry}"
+"""
+
+
+def test_real_input_validation_still_rejects_a_negative_probability():
+    ok = loads_spec(REAL_INPUT.format(entry="1/2 + y*x*(exp(epsilon) - 1)/(2*(exp(epsilon) + 1))"))
+    assert ok.name == "two-point"
+    with pytest.raises(InvalidSpec, match="two-point"):  # x enters only through a constant: -1/2 + 2 at y = 1, ... < 0 at y = -1
+        loads_spec(REAL_INPUT.format(entry="1/2 + y*((x + 1)**2 - x**2 - 2*x + epsilon)"))
