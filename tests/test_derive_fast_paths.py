@@ -69,3 +69,24 @@ def test_real_input_validation_still_rejects_a_negative_probability():
     assert ok.name == "two-point"
     with pytest.raises(InvalidSpec, match="two-point"):  # x enters only through a constant: -1/2 + 2 at y = 1, ... < 0 at y = -1
         loads_spec(REAL_INPUT.format(entry="1/2 + y*((x + 1)**2 - x**2 - 2*x + epsilon)"))
+
+
+@pytest.mark.parametrize("stem", ["orr", "ksubset"])
+def test_printed_derivation_is_the_same_under_every_hash_seed(stem):
+    """The ring fast paths (generator order, shared denominators grouped in dicts) must not
+    make the printed derivation depend on the process: three hash seeds, one text."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    texts = set()
+    for seed in ("0", "7", "31"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        proc = subprocess.run([sys.executable, "-m", "ldpaudit.cli", "derive", f"specs/{stem}.toml", "--no-cache", "-q"],
+                              capture_output=True, text=True, env=env, cwd=root, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        texts.add(proc.stdout)
+    assert len(texts) == 1
+    assert "Worst-case" in texts.pop()

@@ -219,9 +219,7 @@ def _fraction(expr: sp.Basic):
     bringing the expression together symbolically. None otherwise."""
     if not _rational_in_symbols(expr) or not expr.free_symbols:
         return None
-    from sympy.polys.polyutils import _sort_gens
-
-    field = _fraction_field(tuple(_sort_gens(list(expr.free_symbols))))
+    field = _fraction_field(_generators(expr))
     parts = expr.args if expr.is_Mul else (expr,)
     if all(_polynomial_in_symbols(a.base if a.is_Pow and a.exp.is_negative else a) for a in parts):
         # a product of polynomials and their inverses: numerator and denominator are products
@@ -272,6 +270,16 @@ def _numerator_denominator(expr: sp.Basic, ring, gens: dict):
             N, D, e = D, N, -e
         return N**e, D**e
     raise ValueError(f"{expr} is not a rational function of {ring.symbols}")
+
+
+def _generators(expr: sp.Basic) -> tuple:
+    """The free symbols of ``expr`` in sympy's generator order, made deterministic: sympy sorts
+    the symbols by name, so two symbols with one name (``t`` and ``t`` positive) would keep the
+    order of a set, which changes with the hash seed, and with it the ring's lex order, hence
+    where cancel and factor put a sign. Ties are pre-sorted by the symbols' assumptions."""
+    from sympy.polys.polyutils import _sort_gens
+
+    return tuple(_sort_gens(sorted(expr.free_symbols, key=lambda s: (s.name, str(s._hashable_content())))))
 
 
 @lru_cache(maxsize=256)
