@@ -104,3 +104,24 @@ def test_a_catalog_name_builds_one_mechanism_and_parses_no_spec_file(monkeypatch
     monkeypatch.setattr(loader, "loads_spec", lambda *a, **k: pytest.fail("a spec file was parsed"))
     mech = loader.load_family("krr")
     assert mech.name == "k-RR" and built == ["k-RR"]
+
+
+@pytest.mark.parametrize("name", ["krr", "oue", "ksubset", "krappor"])
+@pytest.mark.parametrize("model", ["iid", "fixed"])
+def test_variance_coefficients_from_the_ring_equal_polys(name, model):
+    """α, β, γ of Var(p̂_j) read off the ring numerator simplify to exactly what sympy's Poly
+    coefficients simplify to (krappor's e^(ε/2) takes Poly's route: None)."""
+    from ldpaudit.derive.algebra import N_USERS, P_J, simplify
+    from ldpaudit.derive.estimator import unbiased_estimator
+    from ldpaudit.spec.catalog import CATALOG
+
+    variance = risk.hit_risk(unbiased_estimator(CATALOG[name]()), model).variance * N_USERS
+    fast = risk._coefficients_in(variance, P_J)
+    if name == "krappor":
+        assert fast is None
+        return
+    poly = sp.Poly(sp.expand(variance), P_J)
+    assert fast is not None and len(fast) == 3
+    for i, c in enumerate(fast):
+        assert simplify(c / N_USERS) == simplify(poly.coeff_monomial(P_J**i) / N_USERS)
+    assert risk._coefficients_in(variance * P_J**2, P_J) is None  # degree 4: Poly's route raises
