@@ -219,9 +219,7 @@ def _fraction(expr: sp.Basic):
     bringing the expression together symbolically. None otherwise."""
     if not _rational_in_symbols(expr) or not expr.free_symbols:
         return None
-    from sympy.polys.polyutils import _sort_gens
-
-    field = _fraction_field(tuple(_sort_gens(list(expr.free_symbols))))
+    field = _fraction_field(_generators(expr))
     parts = expr.args if expr.is_Mul else (expr,)
     if all(_polynomial_in_symbols(a.base if a.is_Pow and a.exp.is_negative else a) for a in parts):
         # a product of polynomials and their inverses: numerator and denominator are products
@@ -231,11 +229,57 @@ def _fraction(expr: sp.Basic):
             return field.ring, (field.ring.from_expr(num), field.ring.from_expr(den))
         except (ValueError, sp.polys.polyerrors.CoercionFailed):
             pass
-    try:
-        f = field.from_expr(expr)
-    except (ValueError, sp.polys.polyerrors.CoercionFailed):
-        return None
-    return field.ring, (f.numer, f.denom)
+    ring = field.ring
+    return ring, _numerator_denominator(expr, ring, dict(zip(ring.symbols, ring.gens)))
+
+
+def _numerator_denominator(expr: sp.Basic, ring, gens: dict):
+    """``(N, D)`` in ``ring`` with N/D = ``expr`` (a rational function of the ring's symbols),
+    not in lowest terms: sums are brought over the least common multiple of their distinct
+    denominators and products multiplied out, with no gcd of numerators (the caller cancels
+    once, at the end; field arithmetic would cancel at every + and ·). Terms of a sum that
+    share a denominator (the entries of a channel's inverse mostly do) add their numerators."""
+    if expr.is_Symbol:
+        return gens[expr], ring.one
+    if expr.is_Rational:
+        return ring(expr.p), ring(expr.q)
+    if expr.is_Add:
+        by_denominator: dict = {}
+        for term in expr.args:
+            N, D = _numerator_denominator(term, ring, gens)
+            by_denominator[D] = by_denominator.get(D, ring.zero) + N
+        denominators = list(by_denominator)
+        if len(denominators) == 1:
+            return by_denominator[denominators[0]], denominators[0]
+        common = denominators[0]
+        for D in denominators[1:]:
+            common = common.lcm(D)
+        return sum((N * common.exquo(D) for D, N in by_denominator.items()), ring.zero), common
+    if expr.is_Mul:
+        N, D = ring.one, ring.one
+        for factor in expr.args:
+            n, d = _numerator_denominator(factor, ring, gens)
+            N, D = N * n, D * d
+        return N, D
+    if expr.is_Pow and expr.exp.is_Integer:
+        N, D = _numerator_denominator(expr.base, ring, gens)
+        e = int(expr.exp)
+        if e < 0:
+            if not N:
+                raise ZeroDivisionError(f"{expr} divides by zero")
+            N, D, e = D, N, -e
+        return N**e, D**e
+    raise ValueError(f"{expr} is not a rational function of {ring.symbols}")
+
+
+def _generators(expr: sp.Basic) -> tuple:
+    """The free symbols of ``expr`` in sympy's generator order, made deterministic: sympy sorts
+    the symbols by name, so two symbols with one name (``t`` and ``t`` positive) would keep the
+    order of a set, which changes with the hash seed, and with it the ring's lex order, hence
+    where cancel and factor put a sign. Ties are pre-sorted by the symbols' assumptions."""
+    from sympy.polys.polyutils import _sort_gens
+
+    return tuple(_sort_gens(sorted(expr.free_symbols, key=lambda s: (s.name, str(s._hashable_content())))))
 
 
 @lru_cache(maxsize=256)

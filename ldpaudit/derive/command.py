@@ -57,10 +57,10 @@ def load_family(spec: str) -> Mechanism:
 def _cache_key(args) -> str | None:
     """The derivation's cache key: the spec file's bytes (or the catalog name), the bindings
     and the options; None when caching is off."""
-    from ldpaudit.derive import cache
-
     if getattr(args, "no_cache", False):
         return None
+    from ldpaudit.derive import cache
+
     path = Path(args.spec)
     source = path.read_bytes().hex() if path.is_file() else f"catalog:{args.spec}"
     return cache.key(source, repr(sorted(parse_params(args.param).items())), args.model, str(args.users), args.format)

@@ -31,7 +31,16 @@ from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism, Prod
 class MutualInformation:
     value: sp.Basic           # in nats
     method: str
-    output_marginal: sp.Basic | None = None
+    marginal: sp.Basic | None = None   # m_y as derived
+    simplify_marginal: bool = False     # shown simplified (simplified only when shown)
+
+    @property
+    def output_marginal(self) -> sp.Basic | None:
+        """m_y under the uniform prior, as shown; an objective that needs only the value
+        (the k-subset bound of every other mechanism) never pays for simplifying it."""
+        if self.marginal is None or not self.simplify_marginal:
+            return self.marginal
+        return simplify(self.marginal)
 
 
 def _log_ratio(w, m):
@@ -71,8 +80,8 @@ def _structured(stat: ItemStatistic) -> MutualInformation:
         mass = simplify(o.count * o.weight)
         terms.append(mass * sp.log(simplify(o.weight / m_y)))
     value = sp.Add(*terms)
-    shown = simplify(m_y) if d.free_symbols else None  # numeric d: m_y is 1/(huge integer), not shown
-    return MutualInformation(value, "closed form over output orbits (m_y is the same for every y)", shown)
+    shown = m_y if d.free_symbols else None  # numeric d: m_y is 1/(huge integer), not shown
+    return MutualInformation(value, "closed form over output orbits (m_y is the same for every y)", shown, True)
 
 
 def _product(mech: Mechanism, ch: ProductChannel) -> MutualInformation:

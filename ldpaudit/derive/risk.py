@@ -57,19 +57,35 @@ def check_model(model: str) -> str:
 @lru_cache(maxsize=1)
 def half_normal_mean() -> sp.Basic:
     """E|N(0, σ²)| / σ, by integrating |z| against the normal density: sqrt(2/π)."""
-    from sympy.integrals.heurisch import heurisch
-
     z = sp.Symbol("z", positive=True)
     density = sp.exp(-z**2 / 2) / sp.sqrt(2 * sp.pi)
-    # an antiderivative (heuristic Risch: fast here), checked by differentiating it, then
-    # F(oo) - F(0); sympy's definite integrator is the fallback
-    antiderivative = heurisch(z * density, z)
+    # an antiderivative (by substitution, else heuristic Risch), checked by differentiating it,
+    # then F(oo) - F(0); sympy's definite integrator is the fallback
+    antiderivative = _antiderivative_by_substitution(z * density, z)
+    if antiderivative is None:
+        from sympy.integrals.heurisch import heurisch
+
+        antiderivative = heurisch(z * density, z)
     if antiderivative is not None and sp.diff(antiderivative, z) - z * density == 0:
         at_infinity = antiderivative.subs(z, sp.oo)
         if not at_infinity.is_finite:
             at_infinity = sp.limit(antiderivative, z, sp.oo)
         return 2 * (at_infinity - antiderivative.subs(z, 0))
     return sp.simplify(2 * sp.integrate(z * density, (z, 0, sp.oo)))
+
+
+def _antiderivative_by_substitution(f: sp.Basic, z: sp.Symbol) -> sp.Basic | None:
+    """c·e^(g(z)) when ``f`` = c·g'(z)·e^(g(z)) with c free of z (the substitution t = g(z),
+    ∫ e^t dt = e^t); None when ``f`` does not have that form."""
+    exponentials = [a for a in f.atoms(sp.exp) if a.has(z)]
+    if len(exponentials) != 1:
+        return None
+    (e,) = exponentials
+    slope = sp.diff(e.args[0], z)
+    if slope == 0:
+        return None
+    c = sp.cancel(f / (e * slope))
+    return None if c.has(z) else c * e
 
 
 @dataclass(frozen=True)
@@ -116,10 +132,13 @@ def _hit_risk(est: HitEstimator, model: str, d: sp.Basic | None) -> Risk:
     slope = simplify(sp.diff(est.expression, F_J))          # p̂_j = slope·f_j + const
     per_user = _per_user_variance(stat, model)
     variance = simplify(slope**2 * per_user / n)             # Var f_j = Var(T_j)/n
-    poly = sp.Poly(sp.expand(variance * n), P_J)
-    if poly.degree() > 2:
-        raise NotDerivable(f"Var(p̂_j) = {variance} is not quadratic in p_j")
-    alpha, beta, gamma = (simplify(poly.coeff_monomial(P_J**i) / n) for i in range(3))
+    coefficients = _coefficients_in(variance * n, P_J)
+    if coefficients is None:
+        poly = sp.Poly(sp.expand(variance * n), P_J)
+        if poly.degree() > 2:
+            raise NotDerivable(f"Var(p̂_j) = {variance} is not quadratic in p_j")
+        coefficients = [poly.coeff_monomial(P_J**i) for i in range(3)]
+    alpha, beta, gamma = (simplify(c / n) for c in coefficients)
     total = simplify(d * alpha + beta) + gamma * S2
     sign = _sign(gamma)
     if sign == 0:
@@ -144,6 +163,35 @@ def _hit_risk(est: HitEstimator, model: str, d: sp.Basic | None) -> Risk:
         l1_arg, l1_why, exact = "uniform p (not proved maximal)", "γ > 0: concavity argument does not apply", False
     return Risk(model, variance, total, l2, arg, why, l1, l1_arg, l1_why, per_user, (alpha, beta, gamma),
                 exact_l1=exact)
+
+
+def _coefficients_in(expr: sp.Basic, var: sp.Symbol) -> list[sp.Basic] | None:
+    """The coefficients of var^0, var^1, var^2 in ``expr``, a rational function whose
+    denominator is free of ``var``, read off its numerator in the polynomial ring (sympy's
+    Poly would first build a coefficient domain with e^ε as a generator). Each is the same
+    function as Poly's coefficient, and :func:`simplify` is canonical on such functions when
+    every exponential is an integer power of one e^a (the same u either way): then the
+    simplified coefficients are identical. None otherwise, or when the degree exceeds 2."""
+    from ldpaudit.derive.algebra import _fraction, to_exp_base
+
+    expr_u, back = to_exp_base(expr)
+    if back and next(iter(back.values())).as_base_exp()[1].as_coeff_Mul()[0] != 1:
+        return None  # u = e^(a/L), L > 1: a coefficient with only even powers of u would simplify over u²
+    fraction = _fraction(expr_u)
+    if fraction is None:
+        return None
+    ring, (N, D) = fraction
+    if var not in ring.symbols:
+        return [expr, sp.Integer(0), sp.Integer(0)]
+    i = ring.symbols.index(var)
+    if D.degree(i) > 0 or N.degree(i) > 2:
+        return None
+    parts = [ring.zero, ring.zero, ring.zero]
+    for monom, c in N.iterterms():
+        parts[monom[i]] += ring({monom[:i] + (0,) + monom[i + 1:]: c})
+    den = D.as_expr()
+    out = [part.as_expr() / den for part in parts]
+    return [c.xreplace(back) for c in out] if back else out
 
 
 def _sign(expr: sp.Basic) -> int | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -952,12 +953,31 @@ def _require_nonnegative(mech: Mechanism, expr, where: str) -> None:
                           "rewrite it so that it is defined on the whole parameter range")
     for point in sample_points(mech):
         value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
+        if not value.is_number and _varies(value):
+            continue  # still a function of the input (x): no simplification makes it a number to check
         value = sp.simplify(value) if not value.is_number else value
         if value.is_number and (
             value.has(sp.nan, sp.zoo) or value.is_extended_real is False or _decided(value < 0, where, value)
         ):
             pretty = ", ".join(f"{k}={v}" for k, v in point.items())
             raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is {value} (negative or undefined) at {pretty}")
+
+
+def _varies(expr) -> bool:
+    """True when ``expr`` takes two different finite values at two points of its free symbols,
+    so it is not a constant function and no simplification turns it into a number. False
+    means only "not shown" (a value undefined there, or equal values)."""
+    symbols = sorted(expr.free_symbols, key=str)
+    values = []
+    for start in (sp.Rational(2, 7), sp.Rational(13, 11)):
+        try:
+            value = complex(sp.N(expr.xreplace({s: start + i for i, s in enumerate(symbols)}), 30))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return False
+        if not (math.isfinite(value.real) and math.isfinite(value.imag)):
+            return False
+        values.append(value)
+    return abs(values[0] - values[1]) > 1e-9 * max(1.0, abs(values[0]))
 
 
 def _validate_explicit(mech: Mechanism, ch: ExplicitChannel) -> None:
