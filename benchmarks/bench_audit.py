@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import faulty_randomizers as F  # noqa: E402
 from ldpaudit.audit import audit  # noqa: E402
-from ldpaudit.spec import catalog as C  # noqa: E402
-from ldpaudit.spec import randomizers as R  # noqa: E402
+from ldpaudit.mechanism import catalog as C  # noqa: E402
+from ldpaudit.mechanism import randomizers as R  # noqa: E402
 
 D, EPS, N, ALPHA = 25, 1.0, 10**6, 0.005
 

@@ -32,7 +32,7 @@ from fractions import Fraction
 sys.path.insert(0, {root!r}); sys.path.insert(0, {tests!r})
 import blindspot_randomizers as B
 from ldpaudit.audit import audit
-from ldpaudit.spec import catalog as C, randomizers as R
+from ldpaudit.mechanism import catalog as C, randomizers as R
 case = json.loads(sys.argv[1])
 kind = case["kind"]
 t = time.perf_counter()

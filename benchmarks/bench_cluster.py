@@ -239,7 +239,7 @@ CASES = {"discrete": "k-RR d = 4, batch (discrete)", "real": "Laplace mean, batc
 def client_main(kind: str, draws: int, address: str) -> None:
     """A fresh client process: one audit, then its peak resident set (ru_maxrss) as JSON."""
     from ldpaudit.audit import audit
-    from ldpaudit.spec.randomizers import krr, laplace_mean
+    from ldpaudit.mechanism.randomizers import krr, laplace_mean
 
     randomizer, domain = (krr(d=4, epsilon=1), [0, 1]) if kind == "discrete" else \
         (laplace_mean(M=1, epsilon=1), [-1.0, 1.0])

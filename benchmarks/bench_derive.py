@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ldpaudit.derive import compiled_rule, derive  # noqa: E402
-from ldpaudit.spec.catalog import CATALOG  # noqa: E402
+from ldpaudit.mechanism.catalog import CATALOG  # noqa: E402
 
 TARGET = 2.0  # seconds of CPU per spec, cold (issue 11)
 

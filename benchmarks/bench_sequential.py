@@ -12,8 +12,8 @@ import numpy as np
 
 from ldpaudit.audit import audit
 from ldpaudit.audit.sequential import sequential_audit
-from ldpaudit.spec import k_rr
-from ldpaudit.spec.randomizers import krappor, krr, oue
+from ldpaudit.mechanism import k_rr
+from ldpaudit.mechanism.randomizers import krappor, krr, oue
 
 
 def false_alarms(runs: int = 300, alpha: float = 0.05) -> None:

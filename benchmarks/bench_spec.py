@@ -12,8 +12,8 @@ import time
 
 import sympy as sp
 
-from ldpaudit.spec import k_rappor, k_subset, load_spec
-from ldpaudit.spec.model import ExplicitChannel, FiniteDomain, Mechanism, Parameter
+from ldpaudit.mechanism import k_rappor, k_subset, load_spec
+from ldpaudit.mechanism.model import ExplicitChannel, FiniteDomain, Mechanism, Parameter
 
 
 def best_of(func, repeat=5):

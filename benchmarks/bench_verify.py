@@ -29,9 +29,9 @@ import z3
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ldpaudit.spec import load_spec  # noqa: E402
-from ldpaudit.spec.catalog import k_rappor  # noqa: E402
-from ldpaudit.spec.model import ExplicitChannel, FiniteDomain, Mechanism  # noqa: E402
+from ldpaudit.mechanism import load_spec  # noqa: E402
+from ldpaudit.mechanism.catalog import k_rappor  # noqa: E402
+from ldpaudit.mechanism.model import ExplicitChannel, FiniteDomain, Mechanism  # noqa: E402
 from ldpaudit.verify import PROVED, REFUTED, verify  # noqa: E402
 from ldpaudit.verify import smt  # noqa: E402
 from ldpaudit.verify.finite import _verify_numeric  # noqa: E402

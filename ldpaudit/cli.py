@@ -34,7 +34,7 @@ EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3,
 #: never import sympy, scipy, z3 or matplotlib.
 COMMANDS = {
     "check": ("ldpaudit.report.check", "validate specs and summarize every stage on their examples"),
-    "show": ("ldpaudit.spec.command", "print a mechanism: parameters, channel, LaTeX, claimed ε"),
+    "show": ("ldpaudit.mechanism.command", "print a mechanism: parameters, channel, LaTeX, claimed ε"),
     "derive": ("ldpaudit.derive.command", "derive estimator, variances, risks, optimal parameters, information"),
     "verify": ("ldpaudit.verify.command", "prove or refute the ε-LDP claim with z3 (witness on refutation)"),
     "audit": ("ldpaudit.audit.command", "certify a lower bound on a black-box randomizer's ε"),

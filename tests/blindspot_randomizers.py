@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ldpaudit.spec import randomizers as R
+from ldpaudit.mechanism import randomizers as R
 
 
 def krr_rare_error(*, d=4, epsilon=1.0, p_bad=2e-4, p_good=4e-5, bad=0, error=-1):

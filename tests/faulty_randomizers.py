@@ -12,7 +12,7 @@ import random
 
 import numpy as np
 
-from ldpaudit.spec import randomizers as R
+from ldpaudit.mechanism import randomizers as R
 
 
 def krr_normalizer_d(*, d, epsilon):

@@ -3,7 +3,7 @@
 import pytest
 
 import ldpaudit
-from ldpaudit.spec.randomizers import krr
+from ldpaudit.mechanism.randomizers import krr
 
 
 def test_the_three_stages_are_callable_from_the_top_level():

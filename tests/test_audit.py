@@ -20,8 +20,8 @@ import faulty_randomizers as F
 from ldpaudit.audit import AuditResult, audit, load_target
 from ldpaudit.audit import bounds
 from ldpaudit.errors import InvalidParameter, RandomizerError
-from ldpaudit.spec import catalog as C
-from ldpaudit.spec import randomizers as R
+from ldpaudit.mechanism import catalog as C
+from ldpaudit.mechanism import randomizers as R
 
 ALPHA = 0.005
 
@@ -360,7 +360,7 @@ def test_progress_callback():
 # -- loading targets -------------------------------------------------------------------------
 
 def test_load_target_module_and_file(tmp_path):
-    f = load_target("ldpaudit.spec.randomizers:krr", {"d": 4, "epsilon": 1})
+    f = load_target("ldpaudit.mechanism.randomizers:krr", {"d": 4, "epsilon": 1})
     assert f(2, 10, np.random.default_rng(0)).shape == (10,)
     path = tmp_path / "mine.py"
     path.write_text(textwrap.dedent("""
@@ -380,10 +380,10 @@ def test_load_target_module_and_file(tmp_path):
 @pytest.mark.parametrize("target, args, error, match", [
     ("nocolon", None, InvalidParameter, r"must look like 'package.module:function'"),
     ("ldpaudit.nope:f", None, InvalidParameter, r"the module 'ldpaudit.nope' could not be imported"),
-    ("ldpaudit.spec.randomizers:nope", None, InvalidParameter, r"has no attribute 'nope'"),
+    ("ldpaudit.mechanism.randomizers:nope", None, InvalidParameter, r"has no attribute 'nope'"),
     ("missing/file.py:f", None, InvalidParameter, r"the file 'missing/file.py' does not exist"),
-    ("ldpaudit.spec.randomizers:krr", {"d": 1, "epsilon": 1}, InvalidParameter, r"d=1 must be >= 2"),
-    ("ldpaudit.spec.randomizers:krr", {"q": 1}, RandomizerError, r"factory .* raised TypeError"),
+    ("ldpaudit.mechanism.randomizers:krr", {"d": 1, "epsilon": 1}, InvalidParameter, r"d=1 must be >= 2"),
+    ("ldpaudit.mechanism.randomizers:krr", {"q": 1}, RandomizerError, r"factory .* raised TypeError"),
 ])
 def test_load_target_errors(target, args, error, match):
     with pytest.raises(error, match=match):
@@ -395,7 +395,7 @@ def test_load_target_errors(target, args, error, match):
 @pytest.mark.parametrize("stem", ["wrr", "krr", "krappor", "oue", "ksubset", "orr", "rr_bit",
                                   "laplace_mean", "laplace_histogram"])
 def test_bundled_specs_conform_to_reference_samplers(stem):
-    from ldpaudit.spec import load_spec
+    from ldpaudit.mechanism import load_spec
 
     mech = load_spec(f"specs/{stem}.toml").bind_example()
     dom = mech.inputs

@@ -110,7 +110,7 @@ def test_clopper_pearson_covers_the_mean_of_unequal_bernoullis(ps):
 def test_pooled_relation_event_lifts_krr_with_many_inputs():
     """k-RR d = 200, ε = 1, 2·10^4 draws per input, α = 0.005: the pooled event y == x uses
     every draw and certifies >= 0.9 ε (one pair alone has too few draws)."""
-    from ldpaudit.spec import randomizers as R
+    from ldpaudit.mechanism import randomizers as R
 
     r = audit(R.krr(d=200, epsilon=1), domain=range(200), epsilon=1, samples=20_000, alpha=0.005,
               seed=3, batch=True)
@@ -124,7 +124,7 @@ def test_pooled_relation_event_lifts_krr_with_many_inputs():
 def test_pooled_relation_event_on_unary_vectors():
     """OUE d = 30, ε = 1, 4·10^4 draws per input: the pooled cell {y[x] = 1, y[x'] = 0} has
     ratio exactly e^ε; the faulty k-RAPPOR at ε/2 flips (2ε-LDP) is flagged."""
-    from ldpaudit.spec import randomizers as R
+    from ldpaudit.mechanism import randomizers as R
 
     ok = audit(R.oue(d=30, epsilon=1), domain=range(30), epsilon=1, samples=40_000, alpha=0.005, seed=4, batch=True)
     assert ok.verdict == "NO_EVIDENCE" and ok.epsilon_lower_bound >= 0.9, ok
@@ -137,7 +137,7 @@ def test_pooled_relation_event_on_unary_vectors():
 def test_pooled_krr_d1000():
     """The issue's case: k-RR d = 1000, ε = 1, 10^5 draws per input: ε_lb/ε >= 0.9 (the time is
     measured by benchmarks/bench_blindspots.py)."""
-    from ldpaudit.spec import randomizers as R
+    from ldpaudit.mechanism import randomizers as R
 
     r = audit(R.krr(d=1000, epsilon=1), domain=range(1000), epsilon=1, samples=100_000, alpha=0.005,
               seed=0, batch=True)
@@ -147,7 +147,7 @@ def test_pooled_krr_d1000():
 def _unary_spec(kind, d, eps):
     from fractions import Fraction
 
-    from ldpaudit.spec import catalog as C
+    from ldpaudit.mechanism import catalog as C
 
     return (C.k_rappor if kind == "sue" else C.oue)(d=d, epsilon=str(Fraction(eps)))
 
@@ -159,7 +159,7 @@ UE_CASES = [(kind, eps) for kind in ("sue", "oue") for eps in (0.25, 1, 4)]
 def test_unary_true_bit_bug_fails_conformance_at_3000_draws(kind, eps):
     """pure-LDP 1.1.2-style unary encoding, d = 25, 3,000 draws per input, α = 0.05: the pooled
     test of y[x] = 1 over all inputs rejects the spec; the correct randomizer passes."""
-    from ldpaudit.spec import randomizers as R
+    from ldpaudit.mechanism import randomizers as R
 
     spec = _unary_spec(kind, 25, eps)
     bad = audit(B.unary_true_bit_bug(d=25, epsilon=eps, kind=kind), domain=range(25), epsilon=eps,
@@ -179,7 +179,7 @@ def test_unary_conformance_power_and_false_alarms_over_seeds(kind, eps):
     """20 seeds at 3,000 draws per input, α = 0.05: the bug is rejected at least 19 times; the
     correct randomizer fails conformance or is flagged at most 3 times (P = 0.016 of more at
     rate α)."""
-    from ldpaudit.spec import randomizers as R
+    from ldpaudit.mechanism import randomizers as R
 
     spec = _unary_spec(kind, 25, eps)
     ref = (R.krappor if kind == "sue" else R.oue)(d=25, epsilon=eps)
@@ -238,7 +238,7 @@ def test_float_safe_laplace_is_not_flagged(name, f, domain):
 def test_reference_laplace_samplers_are_float_safe():
     """The bundled Laplace samplers round to a grid 2^20 times finer than their scale, so the
     doubles add nothing."""
-    from ldpaudit.spec import randomizers as R
+    from ldpaudit.mechanism import randomizers as R
 
     for f in (R.laplace_mean(M=1, epsilon=1), R.joseph_uvrr2(epsilon=1, mu1=0, r=1)):
         r = audit(f, domain=[-1.0, 1.0], epsilon=1, samples=100_000, alpha=ALPHA, seed=0, batch=True)
@@ -252,7 +252,7 @@ def test_reference_laplace_samplers_are_float_safe():
 def test_float_safe_false_alarms_over_seeds(name, f, domain):
     """20 seeds at 10^6 draws per input, α = 0.05: at most 3 VIOLATIONs (P = 0.016 of more at
     rate α)."""
-    from ldpaudit.spec import randomizers as R
+    from ldpaudit.mechanism import randomizers as R
 
     if f is None:
         f = R.laplace_mean(M=0.5, epsilon=1) if len(domain) == 2 else R.laplace_histogram(K=4, epsilon=1)

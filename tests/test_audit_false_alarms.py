@@ -15,8 +15,8 @@ import pytest
 
 import faulty_randomizers as F
 from ldpaudit.audit import audit
-from ldpaudit.spec import catalog as C
-from ldpaudit.spec import randomizers as R
+from ldpaudit.mechanism import catalog as C
+from ldpaudit.mechanism import randomizers as R
 
 ALPHA = 0.05
 SEEDS = 40

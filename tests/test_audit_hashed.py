@@ -19,7 +19,7 @@ from ldpaudit.audit import audit
 from ldpaudit.audit.guided import Plan
 from ldpaudit.audit.projection import hash_support
 from ldpaudit.errors import InvalidParameter, RandomizerError
-from ldpaudit.spec.loader import load_bound
+from ldpaudit.mechanism.loader import load_bound
 
 sys.path.insert(0, str(Path(__file__).parent / "programs"))
 import olh_hashing as H  # noqa: E402

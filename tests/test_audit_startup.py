@@ -1,5 +1,5 @@
 """What an audit costs before it samples: ``ldpaudit audit ... --epsilon 1`` imports neither
-sympy nor z3 (a plain decimal needs no exact-expression parser, and ``ldpaudit.spec`` imports
+sympy nor z3 (a plain decimal needs no exact-expression parser, and ``ldpaudit.mechanism`` imports
 its submodules on first use); ``--epsilon "log(3)"`` does need sympy and still works."""
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def test_an_exact_expression_still_takes_the_parser():
 
 def test_the_spec_package_names_resolve_on_first_use():
     proc = subprocess.run([sys.executable, "-c", (
-        "import sys, ldpaudit.spec as s\n"
+        "import sys, ldpaudit.mechanism as s\n"
         "assert 'sympy' not in sys.modules\n"
-        "from ldpaudit.spec import Mechanism, k_rr, load_spec, options\n"
+        "from ldpaudit.mechanism import Mechanism, k_rr, load_spec, options\n"
         "assert s.model.Mechanism is Mechanism and k_rr(d=3).inputs.size == 3\n"
         "assert sorted(s.__all__) == sorted(set(s.__all__))\n"
         "try:\n    s.no_such_name\nexcept AttributeError as exc:\n    print(exc)\n")],

@@ -26,7 +26,7 @@ from ldpaudit.audit import audit  # noqa: E402
 from ldpaudit.audit import cluster as cluster_module  # noqa: E402
 from ldpaudit.audit.sequential import rounds_json, sequential_audit  # noqa: E402
 from ldpaudit.errors import InvalidParameter, RandomizerError  # noqa: E402
-from ldpaudit.spec import catalog  # noqa: E402
+from ldpaudit.mechanism import catalog  # noqa: E402
 
 from cluster_randomizers import krr_eps15, slow_krr  # noqa: E402
 

@@ -17,7 +17,7 @@ from ldpaudit.audit.features import Featurizer, compact, concat_views
 from ldpaudit.audit.floats import float_candidates
 from ldpaudit.audit.pool import relation_candidates
 from ldpaudit.audit.rare import rare_candidates
-from ldpaudit.spec import randomizers
+from ldpaudit.mechanism import randomizers
 
 from blindspot_randomizers import krr_rare_error, naive_float_laplace
 from faulty_randomizers import krr_rare_leak

@@ -27,7 +27,7 @@ from ldpaudit.derive import (
 )
 from ldpaudit.derive.algebra import F_J, P_J, leading_power, leading_term_at_zero
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.spec.catalog import k_rappor, k_rr, k_subset, laplace_mean, rr_bit, wrr
+from ldpaudit.mechanism.catalog import k_rappor, k_rr, k_subset, laplace_mean, rr_bit, wrr
 
 n = N_USERS
 pi = sp.pi
@@ -330,7 +330,7 @@ def test_derive_duchi_binary_mean_from_the_spec():
     Var(g(Y)|x) = 4 - x², so the worst case over [-1, 1] is 4/n."""
     from ldpaudit.derive import derive
     from ldpaudit.derive.algebra import N_USERS
-    from ldpaudit.spec import load_spec
+    from ldpaudit.mechanism import load_spec
 
     mech = load_spec("specs/duchi_binary_mean.toml").bind(B=1, epsilon="log(3)")
     dv = derive(mech)

@@ -13,8 +13,8 @@ import pytest
 import sympy as sp
 
 from ldpaudit.derive import N_USERS, hit_risk, matrix_risk, unbiased_estimator
-from ldpaudit.spec.catalog import k_subset, wrr
-from ldpaudit.spec.model import ExplicitChannel, FiniteDomain, Mechanism
+from ldpaudit.mechanism.catalog import k_subset, wrr
+from ldpaudit.mechanism.model import ExplicitChannel, FiniteDomain, Mechanism
 
 
 def explicit(name: str, rows: list[list[F]]) -> Mechanism:

@@ -9,8 +9,8 @@ import pytest
 
 from ldpaudit.derive import risk
 from ldpaudit.errors import InvalidSpec
-from ldpaudit.spec import loads_spec
-from ldpaudit.spec.model import _varies
+from ldpaudit.mechanism import loads_spec
+from ldpaudit.mechanism.model import _varies
 
 z = sp.Symbol("z", positive=True)
 
@@ -96,7 +96,7 @@ def test_a_catalog_name_builds_one_mechanism_and_parses_no_spec_file(monkeypatch
     """`ldpaudit verify krr` costs what `verify specs/krr.toml` costs (0.65 vs 0.71 s CPU
     measured 2026-11-23): the name resolves to one constructor; no spec file is read and no
     other catalog mechanism is built (each would be validated)."""
-    from ldpaudit.spec import loader, model
+    from ldpaudit.mechanism import loader, model
 
     built = []
     validate = model._validate
@@ -113,7 +113,7 @@ def test_variance_coefficients_from_the_ring_equal_polys(name, model):
     coefficients simplify to (krappor's e^(ε/2) takes Poly's route: None)."""
     from ldpaudit.derive.algebra import N_USERS, P_J, simplify
     from ldpaudit.derive.estimator import unbiased_estimator
-    from ldpaudit.spec.catalog import CATALOG
+    from ldpaudit.mechanism.catalog import CATALOG
 
     variance = risk.hit_risk(unbiased_estimator(CATALOG[name]()), model).variance * N_USERS
     fast = risk._coefficients_in(variance, P_J)

@@ -17,8 +17,8 @@ from ldpaudit.audit.command import parse_domain
 from ldpaudit.audit.sequential import round_alpha, schedule, sequential_audit
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.report.audit_report import write_report
-from ldpaudit.spec import k_rr
-from ldpaudit.spec.randomizers import krappor, krr
+from ldpaudit.mechanism import k_rr
+from ldpaudit.mechanism.randomizers import krappor, krr
 from ldpaudit.testing import assert_ldp
 
 SLOW = "tests/programs/slow_krr.py:make"
@@ -277,7 +277,7 @@ def test_isolated_per_call_audit_with_two_worker_processes_matches_one():
 
 
 def test_assert_ldp_failure_states_alpha_seed_and_how_to_reproduce():
-    from ldpaudit.spec.randomizers import REFERENCE
+    from ldpaudit.mechanism.randomizers import REFERENCE
 
     leaky = REFERENCE["krr"](d=3, epsilon=2.0)  # true ε = 2, claimed 1
     with pytest.raises(AssertionError) as info:

@@ -12,8 +12,8 @@ import pytest
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec
-from ldpaudit.spec import load_spec, loads_spec
-from ldpaudit.spec.hashing import MERSENNE_31, HashFamily, carter_wegman_key
+from ldpaudit.mechanism import load_spec, loads_spec
+from ldpaudit.mechanism.hashing import MERSENNE_31, HashFamily, carter_wegman_key
 from ldpaudit.verify import PROVED, REFUTED, verify
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
@@ -252,7 +252,7 @@ def test_orappor_tight_epsilon_counts_differing_bits_of_the_table():
 
 def test_closed_orr_is_krr_up_to_relabelling():
     from ldpaudit.derive import hit_risk, unbiased_estimator
-    from ldpaudit.spec.catalog import k_rr
+    from ldpaudit.mechanism.catalog import k_rr
 
     orr = loads_spec(PERM_ORR)
     krr = k_rr(d=4)
@@ -272,7 +272,7 @@ def test_closed_orr_is_krr_up_to_relabelling():
 
 def test_closed_orappor_is_krappor_up_to_relabelling():
     from ldpaudit.derive import hit_risk, unbiased_estimator
-    from ldpaudit.spec.catalog import k_rappor
+    from ldpaudit.mechanism.catalog import k_rappor
 
     orap = loads_spec(PERM_ORAPPOR)
     krap = k_rappor(d=4)
@@ -299,7 +299,7 @@ def test_reference_samplers_match_the_channel(stem):
     """Chi-square of 40,000 draws per input against the exact rows (α = 0.001, fixed seed)."""
     from scipy.stats import chisquare
 
-    from ldpaudit.spec.randomizers import reference_for
+    from ldpaudit.mechanism.randomizers import reference_for
 
     mech = load_spec(SPECS / f"{stem}.toml").bind_example()
     Q = mech.materialize()
@@ -315,7 +315,7 @@ def test_reference_samplers_match_the_channel(stem):
 
 @pytest.mark.parametrize("stem", ["orr", "orr_open", "orappor", "olh", "blh"])
 def test_hashed_specs_round_trip_through_the_writer(stem):
-    from ldpaudit.spec import dumps_spec
+    from ldpaudit.mechanism import dumps_spec
 
     mech = load_spec(SPECS / f"{stem}.toml")
     assert loads_spec(dumps_spec(mech)) == mech

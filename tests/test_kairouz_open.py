@@ -48,7 +48,7 @@ def test_closed_hash_is_a_perfect_hash_when_k_covers_the_alphabet():
 def test_orappor_sufficient_statistics_follow_the_channel():
     """Per-(cohort, bit) counts from the fast sampler vs per-user draws of the reference
     O-RAPPOR randomizer: both means agree with pA within 4 standard errors."""
-    from ldpaudit.spec.randomizers import orappor
+    from ldpaudit.mechanism.randomizers import orappor
 
     S, C, k, h, eps, n = 12, 2, 6, 2, 1.0, 20_000
     p = K.geometric(S)

@@ -12,7 +12,7 @@ import pytest
 import sympy as sp
 
 from ldpaudit.derive import leastsquares as ls
-from ldpaudit.spec import load_spec
+from ldpaudit.mechanism import load_spec
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 

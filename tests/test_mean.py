@@ -12,7 +12,7 @@ import sympy as sp
 
 from ldpaudit.derive.mean import mean_estimator, solve_linear_estimator
 from ldpaudit.errors import NotDerivable
-from ldpaudit.spec.model import X
+from ldpaudit.mechanism.model import X
 
 ROOT = Path(__file__).resolve().parents[1]
 B, EPS = sp.symbols("B epsilon", positive=True)
@@ -47,7 +47,7 @@ def test_duchi_variance_matches_an_independent_computation():
 
 
 def test_duchi_spec_file_gives_the_same_estimator():
-    from ldpaudit.spec import load_spec
+    from ldpaudit.mechanism import load_spec
 
     mech = load_spec(ROOT / "specs" / "duchi_binary_mean.toml")
     est = mean_estimator(mech)

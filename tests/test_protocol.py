@@ -17,7 +17,7 @@ from ldpaudit.errors import InvalidParameter, InvalidSpec
 from ldpaudit.protocol import Custom, Gaussian, Protocol, Randomizer, Round, privacy_report, run, simulate, summarize
 from ldpaudit.protocol import joseph
 from ldpaudit.protocol.aggregate import debias_rr, inverse_normal_estimate, median_search
-from ldpaudit.spec import load_spec
+from ldpaudit.mechanism import load_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.spec import randomizers as R
+from ldpaudit.mechanism import randomizers as R
 
 EPS = math.log(4)
 T = Fraction(4)

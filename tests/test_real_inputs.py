@@ -7,10 +7,10 @@ import pytest
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec
-from ldpaudit.spec.loader import dumps_spec, load_spec, loads_spec
-from ldpaudit.spec.model import X, IntervalDomain, RealInputChannel
-from ldpaudit.spec.randomizers import reference_for
-from ldpaudit.spec.realinput import abstract, evaluate
+from ldpaudit.mechanism.loader import dumps_spec, load_spec, loads_spec
+from ldpaudit.mechanism.model import X, IntervalDomain, RealInputChannel
+from ldpaudit.mechanism.randomizers import reference_for
+from ldpaudit.mechanism.realinput import abstract, evaluate
 
 HEAD = """
 [mechanism]
@@ -187,7 +187,7 @@ def test_evaluate_keeps_an_exact_rational_exact():
 def test_audit_inputs_are_distinct_rows_at_the_doubles_the_randomizer_receives(stem):
     """Each chosen input is a distinct row Q(.|x) evaluated at the exact value of float(x), and
     the reference randomizer, which receives that double, reports the row's likeliest output."""
-    from ldpaudit.spec.realinput import audit_inputs
+    from ldpaudit.mechanism.realinput import audit_inputs
 
     mech = load_spec(f"specs/{stem}.toml").bind_example()
     rows = [mech.channel.probability(y) for y in mech.channel.outputs]
@@ -208,7 +208,7 @@ def test_check_audits_the_witness_pair_of_the_one_round_grid_randomizer():
     """The two inputs picked by class alone fell on one side of the grid in floats (ε_lb 0.000);
     verify's witness pair (x = 0, x' = 1/5) is on both sides, so the audit certifies most of ε = 1."""
     from ldpaudit.report.check import _audit_stage, _witness_inputs
-    from ldpaudit.spec.realinput import audit_inputs
+    from ldpaudit.mechanism.realinput import audit_inputs
 
     mech = load_spec("specs/joseph_kvrr2_oneround.toml").bind_example()
     assert _witness_inputs(mech) == (0, sp.Rational(1, 5))

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ldpaudit.errors import InvalidSpec
-from ldpaudit.spec import dumps_spec, load_spec, loads_spec
-from ldpaudit.spec.model import ExplicitChannel, FiniteDomain, Mechanism, Parameter
+from ldpaudit.mechanism import dumps_spec, load_spec, loads_spec
+from ldpaudit.mechanism.model import ExplicitChannel, FiniteDomain, Mechanism, Parameter
 
 KRR = textwrap.dedent(
     """

@@ -295,7 +295,7 @@ def run_expressions(seed: int, count: int) -> dict[str, int]:
     import sympy as sp
 
     from ldpaudit.errors import InvalidSpec
-    from ldpaudit.spec.expr import parse_expression, substitute
+    from ldpaudit.mechanism.expr import parse_expression, substitute
 
     d, eps = sp.Symbol("d", integer=True, positive=True), sp.Symbol("epsilon", positive=True)
     bindings = ({d: sp.Integer(10**6), eps: sp.Integer(3)}, {d: sp.Integer(2), eps: sp.Rational(1, 2)})

@@ -14,9 +14,9 @@ import pytest
 
 from ldpaudit.cli import main
 from ldpaudit.errors import InvalidParameter, InvalidSpec, LdpAuditError
-from ldpaudit.spec import loads_spec
-from ldpaudit.spec.expr import MAX_INT_BITS, exact_decimal, parse_expression
-from ldpaudit.spec.loader import load_bound
+from ldpaudit.mechanism import loads_spec
+from ldpaudit.mechanism.expr import MAX_INT_BITS, exact_decimal, parse_expression
+from ldpaudit.mechanism.loader import load_bound
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 KRR = (SPECS / "krr.toml").read_text()

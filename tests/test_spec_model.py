@@ -7,9 +7,9 @@ import pytest
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
-from ldpaudit.spec import CATALOG, load_spec
-from ldpaudit.spec.catalog import k_rappor, k_rr, k_subset, laplace_mean, o_rr, oue, rr_bit, wrr
-from ldpaudit.spec.model import ExplicitChannel, FiniteDomain, Mechanism, Parameter, is_zero
+from ldpaudit.mechanism import CATALOG, load_spec
+from ldpaudit.mechanism.catalog import k_rappor, k_rr, k_subset, laplace_mean, o_rr, oue, rr_bit, wrr
+from ldpaudit.mechanism.model import ExplicitChannel, FiniteDomain, Mechanism, Parameter, is_zero
 
 E = sp.Integer(1)  # epsilon used for numeric instances below
 T = sp.exp(E)
@@ -203,7 +203,7 @@ def test_materialized_channel_is_a_numpy_array():
     import numpy as np
 
     from ldpaudit.errors import NotMaterializable
-    from ldpaudit.spec.catalog import k_rr
+    from ldpaudit.mechanism.catalog import k_rr
 
     channel = k_rr(d=3, epsilon="log(2)").materialize()
     assert np.asarray(channel).tolist() == [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]

@@ -13,9 +13,9 @@ import pytest
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.spec import CATALOG, load_spec, loads_spec
-from ldpaudit.spec.catalog import k_rappor, k_rr, k_subset, laplace_histogram, laplace_mean, o_rr, oue, rr_bit, wrr
-from ldpaudit.spec.model import X, Z, DensityChannel, ExplicitChannel, FiniteDomain, Mechanism, Parameter, ProductChannel
+from ldpaudit.mechanism import CATALOG, load_spec, loads_spec
+from ldpaudit.mechanism.catalog import k_rappor, k_rr, k_subset, laplace_histogram, laplace_mean, o_rr, oue, rr_bit, wrr
+from ldpaudit.mechanism.model import X, Z, DensityChannel, ExplicitChannel, FiniteDomain, Mechanism, Parameter, ProductChannel
 from ldpaudit.verify import (
     PROVED,
     REFUTED,

@@ -22,7 +22,7 @@ import sympy as sp
 import z3
 
 from ldpaudit.cli import main
-from ldpaudit.spec.loader import load_spec
+from ldpaudit.mechanism.loader import load_spec
 from ldpaudit.verify import PROVED, REFUTED, UNKNOWN, verify
 from ldpaudit.verify import core
 from ldpaudit.verify.numbers import power_bounds, root_bounds
@@ -54,7 +54,7 @@ MEASURE = textwrap.dedent(
     import json, resource, sys, time
     resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, resource.RLIM_INFINITY))  # a regression fails, not swaps
     sys.path.insert(0, {root!r})
-    from ldpaudit.spec.loader import load_spec
+    from ldpaudit.mechanism.loader import load_spec
     from ldpaudit.verify import verify
     mech = load_spec({spec!r}).bind({{"d": 8, "epsilon": "log(3)"}})
     verify(mech)  # warm-up: imports and sympy caches are not the claim's cost

@@ -15,8 +15,8 @@ import pytest
 import sympy as sp
 
 from ldpaudit.report.golden import json_differences, same_toolchain
-from ldpaudit.spec import load_spec, spec_sha256
-from ldpaudit.spec.catalog import k_rr
+from ldpaudit.mechanism import load_spec, spec_sha256
+from ldpaudit.mechanism.catalog import k_rr
 from ldpaudit.verify import verify, write_certificate
 from ldpaudit.verify.certificate import reproduce_certificates
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ldpaudit.cli import main
-from ldpaudit.spec.loader import parse_assignments as parse_param_values
+from ldpaudit.mechanism.loader import parse_assignments as parse_param_values
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 

@@ -18,7 +18,7 @@ import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ldpaudit.spec.model import ExplicitChannel, FiniteDomain, Mechanism
+from ldpaudit.mechanism.model import ExplicitChannel, FiniteDomain, Mechanism
 from ldpaudit.verify import PROVED, REFUTED, verify
 
 mpmath.mp.dps = 50

@@ -7,8 +7,8 @@ import sys
 import pytest
 import sympy as sp
 
-from ldpaudit.spec.loader import load_spec, loads_spec
-from ldpaudit.spec.realinput import evaluate
+from ldpaudit.mechanism.loader import load_spec, loads_spec
+from ldpaudit.mechanism.realinput import evaluate
 from ldpaudit.verify import PROVED, REFUTED, UNKNOWN, tight_epsilon, verify
 
 HEAD = """

@@ -15,7 +15,7 @@ import pytest
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.schema import SCHEMA_VERSION, VERDICTS
 
-KRR_TARGET = ["ldpaudit.spec.randomizers:krr", "--target-arg", "d=4", "--target-arg", "epsilon=1", "--batch"]
+KRR_TARGET = ["ldpaudit.mechanism.randomizers:krr", "--target-arg", "d=4", "--target-arg", "epsilon=1", "--batch"]
 
 #: command -> argv (each with --json), run as a fresh process like a CI job would
 RUNS = {
@@ -101,7 +101,7 @@ def test_an_unknown_spec_name_is_bad_input_naming_the_catalog():
 
 def test_one_resolver_for_every_command():
     from ldpaudit.derive import command as derive_command
-    from ldpaudit.spec.loader import load_bound, load_family, resolve_spec
+    from ldpaudit.mechanism.loader import load_bound, load_family, resolve_spec
 
     assert resolve_spec("krr") == "krr"
     assert str(resolve_spec("specs/krr.toml")) == "specs/krr.toml"
@@ -148,7 +148,7 @@ def test_conformance_is_a_markdown_table_in_the_report(tmp_path):
 @pytest.mark.parametrize("text, value", [("1", 1.0), ("0.5", 0.5), ("1/3", 1 / 3), ("log(3)", math.log(3)),
                                          ("exp(1)/2", math.e / 2), ("2*log(2)", 2 * math.log(2))])
 def test_exact_options_parse_to_the_nearest_float(text, value):
-    from ldpaudit.spec.options import option_float
+    from ldpaudit.mechanism.options import option_float
 
     assert option_float(text, "--epsilon") == value
 
@@ -162,7 +162,7 @@ def test_exact_options_parse_to_the_nearest_float(text, value):
     ("1..2", "not a valid expression"),
 ])
 def test_bad_exact_options_are_one_line_messages(text, words):
-    from ldpaudit.spec.options import option_float
+    from ldpaudit.mechanism.options import option_float
 
     with pytest.raises(InvalidParameter, match=None) as info:
         option_float(text, "--epsilon")
@@ -188,10 +188,10 @@ BROKEN = "import no_such_module_for_ldpaudit_tests\n\n\ndef rand(x):\n    return
 @pytest.mark.parametrize("isolate", ["--isolate", "--no-isolate"])
 def test_a_factory_without_target_args_says_so(isolate):
     for batch, other in (([], "add --batch"), (["--batch"], "drop --batch")):
-        proc = _run(["audit", "ldpaudit.spec.randomizers:krr", *batch, "--domain", "0..3", "--epsilon", "1",
+        proc = _run(["audit", "ldpaudit.mechanism.randomizers:krr", *batch, "--domain", "0..3", "--epsilon", "1",
                      "--samples", "1000", isolate])
         lines = [_one_line_error(proc)]
-        assert "'ldpaudit.spec.randomizers:krr'" in lines[0]
+        assert "'ldpaudit.mechanism.randomizers:krr'" in lines[0]
         assert "--target-arg d=VALUE --target-arg epsilon=VALUE" in lines[0] and other in lines[0]
         assert "positional argument" not in lines[0] and "on input" not in lines[0]
 
@@ -223,12 +223,12 @@ def test_a_missing_attribute_lists_what_is_there(isolate, tmp_path):
 
 def test_load_target_checks_the_call_shape_only_when_told():
     from ldpaudit.audit.adapters import load_target
-    from ldpaudit.spec.randomizers import krr
+    from ldpaudit.mechanism.randomizers import krr
 
-    assert load_target("ldpaudit.spec.randomizers:krr") is krr  # the API: no shape to check against
+    assert load_target("ldpaudit.mechanism.randomizers:krr") is krr  # the API: no shape to check against
     with pytest.raises(InvalidParameter, match=r"cannot be called as f\(x, n, rng\)"):
-        load_target("ldpaudit.spec.randomizers:krr", batch=True)
-    sampler = load_target("ldpaudit.spec.randomizers:krr", {"d": "4", "epsilon": "1"}, batch=True)
+        load_target("ldpaudit.mechanism.randomizers:krr", batch=True)
+    sampler = load_target("ldpaudit.mechanism.randomizers:krr", {"d": "4", "epsilon": "1"}, batch=True)
     with pytest.raises(InvalidParameter, match=r"returned a randomizer taking \(x, n, rng\), which cannot be called as f\(x\); add --batch"):
-        load_target("ldpaudit.spec.randomizers:krr", {"d": "4", "epsilon": "1"}, batch=False)
+        load_target("ldpaudit.mechanism.randomizers:krr", {"d": "4", "epsilon": "1"}, batch=False)
     assert callable(sampler)

@@ -178,7 +178,7 @@ def _load_spec(args):
         if args.param:
             raise InvalidParameter("-p binds spec parameters; give --spec SPEC as well")
         return None
-    from ldpaudit.spec.loader import load_bound
+    from ldpaudit.mechanism.loader import load_bound
 
     mech = load_bound(args.spec, args.param)
     if mech.parameters:
@@ -244,7 +244,7 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
             raise InvalidParameter("--domain is required (e.g. --domain 0..24), unless --spec gives a finite input domain")
     else:
         domain = parse_domain(args.domain)
-    from ldpaudit.spec.options import option_float
+    from ldpaudit.mechanism.options import option_float
 
     epsilon = option_float(args.epsilon, "--epsilon")
     if epsilon is None:

@@ -241,7 +241,7 @@ class Plan:
         input's hash, so two inputs collide with probability κ = 1/k and the other inputs'
         supports are independent Bernoulli(1/k) draws."""
         from ldpaudit.errors import InvalidSpec
-        from ldpaudit.spec.hashing import cohort_class, cohort_literals
+        from ldpaudit.mechanism.hashing import cohort_class, cohort_literals
 
         mech, ch = self.mech, self.mech.channel
         space = getattr(ch, "outputs", None)
@@ -276,7 +276,7 @@ class Plan:
 
     # subset structure
     def _subset_setup(self):
-        from ldpaudit.spec.expr import eval_condition
+        from ldpaudit.mechanism.expr import eval_condition
 
         ch = self.mech.channel
         env0 = {k: (int(v) if sp.sympify(v).is_Integer else v) for k, v in self.mech.bindings}
@@ -663,7 +663,7 @@ def _member(x, a) -> str:
 
 def _cdf(density, x_value):
     """A numeric CDF of a density in z (x substituted when given)."""
-    from ldpaudit.spec.model import X, Z
+    from ldpaudit.mechanism.model import X, Z
 
     expr = density if x_value is None else density.xreplace({X: sp.Float(x_value, 30)})
     f = sp.lambdify(Z, expr, modules=["numpy"])

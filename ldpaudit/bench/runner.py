@@ -100,7 +100,7 @@ def true_epsilon(bug: suite.Bug) -> tuple[float, str]:
         return value, bug.true_note
     import sympy as sp
 
-    from ldpaudit.spec.loader import loads_spec
+    from ldpaudit.mechanism.loader import loads_spec
     from ldpaudit.verify.core import tight_epsilon
 
     mech = loads_spec(bug.true_spec, source=bug.key)

@@ -60,7 +60,7 @@ def _product(name: str, d: int, on1: str, off1: str) -> str:
 
 def _catalog(name: str, **params):
     def make():
-        from ldpaudit.spec import catalog as C
+        from ldpaudit.mechanism import catalog as C
 
         return getattr(C, name)(**{k: (str(Fraction(v)) if isinstance(v, float) else v) for k, v in params.items()})
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ldpaudit.errors import InvalidParameter
 
 if TYPE_CHECKING:
-    from ldpaudit.spec.model import Mechanism
+    from ldpaudit.mechanism.model import Mechanism
 
 
 def add_parser(subparsers) -> None:
@@ -49,7 +49,7 @@ def parse_params(items) -> dict[str, str]:
 
 def load_family(spec: str) -> Mechanism:
     """A spec file, or a catalog constructor by its spec stem (krr, ksubset, ...)."""
-    from ldpaudit.spec.loader import load_family as load
+    from ldpaudit.mechanism.loader import load_family as load
 
     return load(spec)
 

@@ -15,7 +15,7 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import N_USERS, simplify
 from ldpaudit.errors import NotDerivable
-from ldpaudit.spec.model import X, Z, DensityChannel, IntervalDomain, Mechanism
+from ldpaudit.mechanism.model import X, Z, DensityChannel, IntervalDomain, Mechanism
 
 _W = sp.Symbol("w", positive=True)
 

@@ -36,7 +36,7 @@ from ldpaudit.derive.risk import (
     nonprivate_l2,
 )
 from ldpaudit.errors import LdpAuditError
-from ldpaudit.spec.model import DensityChannel, FiniteDomain, Mechanism, ProductChannel
+from ldpaudit.mechanism.model import DensityChannel, FiniteDomain, Mechanism, ProductChannel
 
 G, H = sp.Symbol("g"), sp.Symbol("h")
 PI_Y = sp.Symbol("pi_y", nonnegative=True)
@@ -476,7 +476,7 @@ def _derive_information(mech, steps, results):
     eps_value = None if eps is not None else dict(mech.bindings).get("epsilon")
     if d is not None and d.is_Integer and eps_value is not None:
         try:
-            from ldpaudit.spec.catalog import k_subset
+            from ldpaudit.mechanism.catalog import k_subset
 
             fam = k_subset(d=int(d), epsilon=eps_value)
             st = stationary_point(fam, "k", "mi")
@@ -490,7 +490,7 @@ def _derive_information(mech, steps, results):
         except (LdpAuditError, NotImplementedError) as exc:
             results["not_derived"]["mutual_information_bound"] = str(exc)
     elif d is not None:
-        from ldpaudit.spec.catalog import k_subset
+        from ldpaudit.mechanism.catalog import k_subset
 
         family = k_subset()
         st = stationary_point(family, "k", "mi")

@@ -25,7 +25,7 @@ from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
-from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism
+from ldpaudit.mechanism.model import DensityChannel, ExplicitChannel, Mechanism
 
 
 @dataclass(frozen=True)

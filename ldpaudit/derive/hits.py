@@ -30,8 +30,8 @@ from ldpaudit.derive.algebra import simplify
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidSpec
-from ldpaudit.spec.expr import eval_condition
-from ldpaudit.spec.model import (
+from ldpaudit.mechanism.expr import eval_condition
+from ldpaudit.mechanism.model import (
     ElementSpace,
     FiniteDomain,
     Mechanism,

@@ -24,7 +24,7 @@ from ldpaudit.errors import NotDerivable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
-from ldpaudit.spec.model import DensityChannel, ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
+from ldpaudit.mechanism.model import DensityChannel, ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def _explicit(mech: Mechanism) -> MutualInformation:
 
 def subset_information(d=None, epsilon=None) -> sp.Basic:
     """I_k of the k-subset mechanism (k free), derived from the catalog channel."""
-    from ldpaudit.spec.catalog import k_subset
+    from ldpaudit.mechanism.catalog import k_subset
 
     mech = k_subset(d=d, epsilon=epsilon)
     return mutual_information(mech).value

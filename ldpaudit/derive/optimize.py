@@ -22,7 +22,7 @@ from ldpaudit.derive.algebra import KAPPA, N_USERS, simplify
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.spec.model import Mechanism
+from ldpaudit.mechanism.model import Mechanism
 
 TARGETS = {
     "l2": ("minimize", "worst-case ℓ2² risk"),
@@ -147,7 +147,7 @@ def _roots(num: sp.Basic, var: sp.Symbol) -> list[sp.Basic] | None:
 
 
 def _roots_in_range(roots, lower, upper, mech):
-    from ldpaudit.spec.model import sample_points
+    from ldpaudit.mechanism.model import sample_points
 
     points = sample_points(mech, 3)
     good = []
@@ -223,7 +223,7 @@ class CompiledRule:
 @lru_cache(maxsize=16)
 def compiled_rule(family_key: str, name: str, target: str, model: str = "fixed") -> CompiledRule:
     """Compile the stationary point and objective of a catalog family (by spec stem)."""
-    from ldpaudit.spec.catalog import CATALOG
+    from ldpaudit.mechanism.catalog import CATALOG
 
     mech = CATALOG[family_key]()
     st = stationary_point(mech, name, target, model)

@@ -64,7 +64,7 @@ def run(args) -> int:
     from ldpaudit.protocol.simulate import simulate
     from ldpaudit.report.progress import status, wanted
     from ldpaudit.schema import VERDICTS
-    from ldpaudit.spec.options import option_float
+    from ldpaudit.mechanism.options import option_float
 
     protocol = PROTOCOLS[args.protocol]()
     epsilons = [option_float(e, "--epsilon") for e in args.epsilon or ["1"]]

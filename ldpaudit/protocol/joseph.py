@@ -181,7 +181,7 @@ GRID_LAPLACE = Randomizer("1RoundUVRR2", sample_grid_laplace, spec=SPECS / "jose
 
 
 def _laplace_mean_spec():
-    from ldpaudit.spec import load_spec
+    from ldpaudit.mechanism import load_spec
 
     return load_spec(REPO_SPECS / "laplace_mean.toml")
 

@@ -2,7 +2,7 @@
 
 A :class:`Protocol` is a sequence of :class:`Round` values. Each round assigns a group of
 users (a share of n or a count, optionally split into equal subgroups) one local
-:class:`Randomizer`: a :class:`~ldpaudit.spec.model.Mechanism` (what verify proves) plus a
+:class:`Randomizer`: a :class:`~ldpaudit.mechanism.model.Mechanism` (what verify proves) plus a
 vectorized numpy sampler (what the simulation runs). The randomizer's public parameters are
 bound to Python values or callables; a callable's argument names say what it reads: protocol
 constants (``n``, ``epsilon``, ``sigma``, ...), estimates produced by earlier rounds' aggregators
@@ -47,7 +47,7 @@ class Randomizer:
 
     def mechanism(self):
         """The Mechanism this randomizer is proved from (loaded on first use)."""
-        from ldpaudit.spec import Mechanism, load_spec
+        from ldpaudit.mechanism import Mechanism, load_spec
 
         spec = self.spec
         if spec is None:

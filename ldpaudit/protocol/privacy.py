@@ -129,7 +129,7 @@ def protocol_verdict(statuses, *, over_budget: bool) -> str:
 
 def _claim(protocol: Protocol, rounds) -> sp.Basic:
     """The protocol's per-message budget, parsed (never evaluated) with the rounds' ε symbols."""
-    from ldpaudit.spec.expr import parse_expression
+    from ldpaudit.mechanism.expr import parse_expression
 
     symbols = {s.name: s for r in rounds for s in sp.sympify(r.epsilon).free_symbols}
     return parse_expression(protocol.epsilon, symbols, field=f"protocol {protocol.name!r} epsilon")

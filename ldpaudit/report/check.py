@@ -40,7 +40,7 @@ def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
     instance. ``row["stages"]`` holds each stage's structured result (a ``verdict`` from
     :data:`ldpaudit.schema.VERDICTS`, a ``text`` for people, and the stage's own fields); the
     ``verification``/``derivation``/``audit`` keys repeat each ``text``."""
-    from ldpaudit.spec import load_spec
+    from ldpaudit.mechanism import load_spec
 
     row: dict = {"spec": str(path)}
     try:
@@ -121,8 +121,8 @@ def _audit_stage(mech, *, samples) -> dict:
     from ldpaudit.audit import audit
     from ldpaudit.audit.engine import conformance_failed
     from ldpaudit.errors import InvalidParameter
-    from ldpaudit.spec.model import FiniteDomain
-    from ldpaudit.spec.randomizers import reference_for
+    from ldpaudit.mechanism.model import FiniteDomain
+    from ldpaudit.mechanism.randomizers import reference_for
 
     try:
         randomizer = reference_for(mech)
@@ -131,7 +131,7 @@ def _audit_stage(mech, *, samples) -> dict:
     if isinstance(mech.inputs, FiniteDomain):
         domain, spec = list(mech.inputs.enumerate()), mech
     else:
-        from ldpaudit.spec.realinput import audit_inputs
+        from ldpaudit.mechanism.realinput import audit_inputs
 
         # verify's witness pair, then one input per distinct row Q(.|x): every class exercised
         domain, spec = audit_inputs(mech, extra=_witness_inputs(mech)), None

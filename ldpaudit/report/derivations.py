@@ -9,7 +9,7 @@ from pathlib import Path
 from ldpaudit.derive import derive
 from ldpaudit.errors import LdpAuditError
 from ldpaudit.report.render import to_json, to_latex, to_markdown
-from ldpaudit.spec import load_spec
+from ldpaudit.mechanism import load_spec
 
 
 def bundled_specs(specs_dir: Path | None = None) -> list[Path]:

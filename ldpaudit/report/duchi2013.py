@@ -14,7 +14,7 @@ from ldpaudit.derive import N_USERS, hit_risk, mean_estimation, unbiased_estimat
 from ldpaudit.derive.algebra import leading_power, leading_term_at_zero, simplify
 from ldpaudit.derive.continuous import VX
 from ldpaudit.report.documents import Document, write_outputs
-from ldpaudit.spec.catalog import k_rappor, laplace_mean
+from ldpaudit.mechanism.catalog import k_rappor, laplace_mean
 
 
 def reproduce(out_dir) -> tuple[list, dict]:

@@ -15,7 +15,7 @@ import sympy as sp
 from ldpaudit.derive import N_USERS, effective_samples, hit_risk, nonprivate_l1, nonprivate_l2, unbiased_estimator
 from ldpaudit.derive.algebra import leading_power, leading_term_at_zero, simplify
 from ldpaudit.report.documents import Document, write_outputs
-from ldpaudit.spec.catalog import k_rappor, k_rr
+from ldpaudit.mechanism.catalog import k_rappor, k_rr
 
 #: what the slides print ("Utility (Bounds on Expected Loss)" and "Utility (Effective Samples)"),
 #: in their notation: k alphabet size, eps privacy level, n users

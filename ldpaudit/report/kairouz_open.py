@@ -7,7 +7,7 @@ S symbols and renormalized), 2 <= k <= 4096, 1 <= C <= 1024, 1 <= h <= 16. Utili
 to reach ℓ1 loss 0.20 (interpolated log-log on a grid of n).
 
 Mechanisms (the channels of specs/orr_open.toml and specs/orappor.toml, with the hash
-tables of :mod:`ldpaudit.spec.hashing`):
+tables of :mod:`ldpaudit.mechanism.hashing`):
 
 * O-RR(k, C): a uniform cohort c, then k-RR of hash_c(x) over [k]: Q = (1/C)(q J + (p - q) H)
   with p = e^ε/(e^ε + k - 1), q = 1/(e^ε + k - 1) and H the symbol-by-(cohort, bucket)
@@ -84,7 +84,7 @@ def geometric(S: int = S_DEFAULT, mean: float | None = None) -> np.ndarray:
 def hash_table(alphabet: str, C: int, h: int, k: int, S: int, seed: int) -> np.ndarray:
     """(C, h, S) hash values in [0, k)."""
     if alphabet == "open":
-        from ldpaudit.spec.hashing import HashFamily
+        from ldpaudit.mechanism.hashing import HashFamily
 
         return HashFamily("carter-wegman", seed).table(C, h, S, k)
     rng = np.random.default_rng([seed, C, h, k, S])

@@ -32,7 +32,7 @@ def _published(name: str, eps) -> sp.Basic:
 
 
 def derive_olh() -> dict:
-    from ldpaudit.spec import load_spec
+    from ldpaudit.mechanism import load_spec
 
     mech = load_spec(SPECS / "olh.toml")
     S = mech.symbols
@@ -65,7 +65,7 @@ def _positive_on_grid(expr, eps) -> bool:
 
 
 def derive_blh() -> dict:
-    from ldpaudit.spec import load_spec
+    from ldpaudit.mechanism import load_spec
 
     mech = load_spec(SPECS / "blh.toml")
     eps = mech.symbols["epsilon"]

@@ -35,7 +35,7 @@ SEED = 20170102
 def _hit_rates(family: str):
     """g(d, k, ε) and h(d, k, ε) of a catalog family, derived once and compiled."""
     from ldpaudit.derive import item_statistic
-    from ldpaudit.spec.catalog import CATALOG
+    from ldpaudit.mechanism.catalog import CATALOG
 
     mech = CATALOG[family]()
     stat = item_statistic(mech)

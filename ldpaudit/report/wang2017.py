@@ -106,7 +106,7 @@ _RISKS: dict = {}
 def _risk_functions():
     if not _RISKS:
         from ldpaudit.derive import N_USERS, hit_risk, unbiased_estimator
-        from ldpaudit.spec.catalog import CATALOG
+        from ldpaudit.mechanism.catalog import CATALOG
 
         for fam in ("krappor", "krr", "ksubset"):
             mech = CATALOG[fam]()

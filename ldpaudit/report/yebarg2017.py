@@ -17,7 +17,7 @@ import sympy as sp
 
 from ldpaudit.derive import N_USERS, compiled_rule, hit_risk, unbiased_estimator
 from ldpaudit.report.documents import Document, fmt, save_png, write_outputs
-from ldpaudit.spec.catalog import k_rappor, k_rr, k_subset
+from ldpaudit.mechanism.catalog import k_rappor, k_rr, k_subset
 
 DS = (500, 1000, 2000, 5000, 10_000, 100_000)
 POINTS_PER_D = 6

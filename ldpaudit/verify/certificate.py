@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from ldpaudit import __version__
-from ldpaudit.spec.loader import load_spec, spec_sha256
+from ldpaudit.mechanism.loader import load_spec, spec_sha256
 from ldpaudit.verify import smt
 from ldpaudit.verify.result import Verdict
 

@@ -22,7 +22,7 @@ import time
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.spec.model import X, Z, DensityChannel, Mechanism, Parameter, ProductChannel
+from ldpaudit.mechanism.model import X, Z, DensityChannel, Mechanism, Parameter, ProductChannel
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide

@@ -33,7 +33,7 @@ from fractions import Fraction
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.spec.model import ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
+from ldpaudit.mechanism.model import ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
 from ldpaudit.verify import exact
 from ldpaudit.verify.claims import claim_of
 from ldpaudit.verify.core import verify

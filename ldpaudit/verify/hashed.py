@@ -31,8 +31,8 @@ import time
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.spec.hashing import BloomChannel, cohort_class, cohort_representatives
-from ldpaudit.spec.model import CohortSpace, Mechanism, StructuredChannel
+from ldpaudit.mechanism.hashing import BloomChannel, cohort_class, cohort_representatives
+from ldpaudit.mechanism.model import CohortSpace, Mechanism, StructuredChannel
 from ldpaudit.verify import exact, finite, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide

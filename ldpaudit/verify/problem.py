@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ldpaudit.errors import NotMaterializable
-from ldpaudit.spec.expr import eval_condition
-from ldpaudit.spec.model import (
+from ldpaudit.mechanism.expr import eval_condition
+from ldpaudit.mechanism.model import (
     CohortSpace,
     ElementSpace,
     ExplicitChannel,

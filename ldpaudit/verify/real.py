@@ -6,7 +6,7 @@ handled without sampling:
 
 1. the input functions that take finitely many values — comparisons (``x >= mu1``), residues
    (``floor(x/(s*2^j)) % 4``) and bits (``bit(floor(x/sigma), j)``, a residue mod 2) — are
-   replaced by stand-ins ranging over their values (:mod:`ldpaudit.spec.realinput`). Every x
+   replaced by stand-ins ranging over their values (:mod:`ldpaudit.mechanism.realinput`). Every x
    produces one combination of values, so the combinations over-approximate the rows the
    channel can show, and a proof over all combinations is a proof for all x;
 2. what is left of x (a weight linear in x, ``abs(x)``, ``Max``/``Min`` clipping) stays as two
@@ -28,8 +28,8 @@ import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.spec.model import X, Mechanism, Parameter, RealInputChannel
-from ldpaudit.spec.realinput import MAX_CASES, Abstraction, abstract, evaluate, representative_inputs
+from ldpaudit.mechanism.model import X, Mechanism, Parameter, RealInputChannel
+from ldpaudit.mechanism.realinput import MAX_CASES, Abstraction, abstract, evaluate, representative_inputs
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Decision, Fact, decide, dominant

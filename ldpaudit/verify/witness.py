@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ldpaudit.spec.model import Mechanism, sample_points
+from ldpaudit.mechanism.model import Mechanism, sample_points
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.prover import Decision
 from ldpaudit.verify.result import Witness

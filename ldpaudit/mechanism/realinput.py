@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from ldpaudit.spec.model import X, Y, IntervalDomain
+from ldpaudit.mechanism.model import X, Y, IntervalDomain
 
 #: at most this many combinations of feature values are enumerated
 MAX_CASES = 4096
@@ -226,7 +226,7 @@ def audit_inputs(mech, *, limit: int = 6, extra: Iterable = ()) -> list[float]:
     point) whose double falls on the other side is not counted as a new class."""
     from fractions import Fraction
 
-    from ldpaudit.spec.model import RealInputChannel
+    from ldpaudit.mechanism.model import RealInputChannel
 
     dom = mech.inputs
     ch = mech.channel

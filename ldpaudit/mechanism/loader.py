@@ -31,7 +31,7 @@ A spec file declares one mechanism family::
     count = 1
     weight = "exp(epsilon)/(exp(epsilon) + d - 1)"
 
-Every expression goes through the allow-list parser in :mod:`ldpaudit.spec.expr`;
+Every expression goes through the allow-list parser in :mod:`ldpaudit.mechanism.expr`;
 nothing in the file is ever evaluated as Python.
 """
 
@@ -45,8 +45,8 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
-from ldpaudit.spec.expr import BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute
-from ldpaudit.spec.model import (
+from ldpaudit.mechanism.expr import BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute
+from ldpaudit.mechanism.model import (
     X,
     Z,
     CohortSpace,
@@ -206,12 +206,12 @@ def parse_assignments(items: list[str] | None) -> dict[str, object]:
 
 def resolve_spec(spec: str | Path) -> Path | str:
     """What a command's SPEC argument names: a spec file (a :class:`Path`) or a bundled catalog
-    name (``krr``, ``ksubset``, ... the keys of :data:`ldpaudit.spec.catalog.CATALOG`, a
+    name (``krr``, ``ksubset``, ... the keys of :data:`ldpaudit.mechanism.catalog.CATALOG`, a
     ``str``). The one resolver every command uses; a file wins over a catalog name."""
     path = Path(spec)
     if path.exists() or path.suffix == ".toml" or "/" in str(spec):
         return path
-    from ldpaudit.spec.catalog import CATALOG
+    from ldpaudit.mechanism.catalog import CATALOG
 
     if str(spec) in CATALOG:
         return str(spec)
@@ -225,7 +225,7 @@ def load_family(spec: str | Path) -> Mechanism:
     where = resolve_spec(spec)
     if isinstance(where, Path):
         return load_spec(where)
-    from ldpaudit.spec.catalog import CATALOG
+    from ldpaudit.mechanism.catalog import CATALOG
 
     return CATALOG[where]()
 
@@ -570,7 +570,7 @@ def _hash_declaration(raw, *, depth: int):
     """(table, family, permutation) from channel.hash / channel.family / channel.seed /
     channel.permutation; a table has ``depth`` levels ([c][x], or [c][i][x] for Bloom filters,
     where [c][x] also reads as one hash per cohort)."""
-    from ldpaudit.spec.hashing import HashFamily
+    from ldpaudit.mechanism.hashing import HashFamily
 
     permutation = raw.get("permutation", False)
     if not isinstance(permutation, bool):
@@ -613,7 +613,7 @@ def _hash_declaration(raw, *, depth: int):
 
 def _bloom(raw, symbols):
     """O-RAPPOR: cohorts, a k-bit Bloom filter of h hashes, then per-bit laws on/off."""
-    from ldpaudit.spec.hashing import BloomChannel
+    from ldpaudit.mechanism.hashing import BloomChannel
 
     for key in ("k", "on", "off"):
         if key not in raw:

@@ -2,7 +2,7 @@
 
 Every ε/δ option takes what ``verify`` takes: a decimal, a fraction or an expression of the
 spec language (``log(3)``, ``exp(1)/2``), parsed exactly by the AST allow-list of
-:func:`ldpaudit.spec.expr.parse_expression` (never ``eval``); the auditor and the simulator,
+:func:`ldpaudit.mechanism.expr.parse_expression` (never ``eval``); the auditor and the simulator,
 which compute in floats, then get :func:`option_float` of it. A plain decimal needs no sympy.
 """
 
@@ -25,7 +25,7 @@ def option_exact(text: str | float | int, option: str):
     raw = str(text).strip()
     if _PLAIN.fullmatch(raw) and len(raw) <= 60:
         return Fraction(raw)
-    from ldpaudit.spec.expr import parse_expression
+    from ldpaudit.mechanism.expr import parse_expression
 
     try:
         value = parse_expression(raw, {}, field=option)

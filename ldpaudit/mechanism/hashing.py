@@ -24,7 +24,7 @@ number h of hashes per cohort and the hash family, which is one of
   OLH/BLH); its reference sampler draws the d digits of c.
 
 Outputs are ``(c, v)`` for O-RR / local hashing (a structured channel with
-:class:`~ldpaudit.spec.model.CohortSpace` outputs) and the flat tuple ``(c, b_0, ...,
+:class:`~ldpaudit.mechanism.model.CohortSpace` outputs) and the flat tuple ``(c, b_0, ...,
 b_{k-1})`` for O-RAPPOR (:class:`BloomChannel`, ``form = "bloom"``): a Bloom filter whose
 "on" positions are the h hashed positions of x, then RAPPOR's independent flips (law ``on``
 for a set bit, ``off`` for the others). A Bloom channel with C = 1, h = 1 and a permutation
@@ -197,7 +197,7 @@ class BloomChannel:
         return [self.cohorts, self.k, self.hashes, *self.on.expressions(), *self.off.expressions()]
 
     def substitute(self, subs) -> BloomChannel:
-        from ldpaudit.spec.model import _subs
+        from ldpaudit.mechanism.model import _subs
 
         return replace(self, cohorts=_subs(self.cohorts, subs), k=_subs(self.k, subs), hashes=_subs(self.hashes, subs),
                        on=self.on.substitute(subs), off=self.off.substitute(subs))
@@ -221,7 +221,7 @@ class BloomChannel:
 
 
 def validate_bloom(mech, ch: BloomChannel) -> list[str]:
-    from ldpaudit.spec.model import FiniteDomain, _require_nonnegative, is_zero
+    from ldpaudit.mechanism.model import FiniteDomain, _require_nonnegative, is_zero
 
     if not isinstance(mech.inputs, FiniteDomain) or mech.inputs.labels is not None:
         raise InvalidSpec(f"bloom channel {mech.name!r} needs inputs 0..d-1 (inputs.size)")
@@ -242,7 +242,7 @@ def validate_bloom(mech, ch: BloomChannel) -> list[str]:
 
 def materialize_bloom(mech, ch: BloomChannel, max_entries: int):
     """The explicit channel over outputs (c, b_0, ..., b_{k-1})."""
-    from ldpaudit.spec.model import ExplicitChannel
+    from ldpaudit.mechanism.model import ExplicitChannel
 
     d = int(mech.inputs.size)
     C, K = int(ch.cohorts), int(ch.k)
@@ -302,7 +302,7 @@ def cohort_class(mech, ch, cohort, hit: bool) -> int:
     the class of an output is not determined by collisions alone."""
     import ast
 
-    from ldpaudit.spec.expr import eval_condition
+    from ldpaudit.mechanism.expr import eval_condition
 
     for cls in ch.classes:
         for node in ast.walk(cls.predicate):

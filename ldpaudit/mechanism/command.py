@@ -7,8 +7,8 @@ import json
 
 import sympy as sp
 
-from ldpaudit.spec.loader import load_bound
-from ldpaudit.spec.model import (
+from ldpaudit.mechanism.loader import load_bound
+from ldpaudit.mechanism.model import (
     CohortSpace,
     DensityChannel,
     RealInputChannel,

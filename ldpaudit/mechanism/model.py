@@ -29,7 +29,7 @@ from typing import Union
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
-from ldpaudit.spec.expr import (
+from ldpaudit.mechanism.expr import (
     MAX_INTEGER_PART_BITS,
     check_budget,
     eval_condition,
@@ -234,7 +234,7 @@ class SubsetSpace:
 class CohortSpace:
     """Outputs are pairs (c, v): a cohort c in [C] and a value v in [k]; cohort c's hash of
     input x is ``hash_table[c][x]`` (an explicit table) or comes from a named ``family``
-    (:mod:`ldpaudit.spec.hashing`) with ``cohorts`` = C. ``permutation`` requires every row
+    (:mod:`ldpaudit.mechanism.hashing`) with ``cohorts`` = C. ``permutation`` requires every row
     to be a permutation of 0..k-1 (closed alphabets). Conditions see ``x``, ``c``, ``v`` and
     ``hash(c, x)``."""
 
@@ -242,7 +242,7 @@ class CohortSpace:
     k: sp.Basic
     kind: str = "cohort"
     cohorts: sp.Basic | None = None
-    family: object = None  # ldpaudit.spec.hashing.HashFamily
+    family: object = None  # ldpaudit.mechanism.hashing.HashFamily
     permutation: bool = False
 
     @property
@@ -813,7 +813,7 @@ def _validate(mech: Mechanism) -> list[str]:
     elif isinstance(channel, RealInputChannel):
         notes += _validate_real_input(mech, channel)
     elif getattr(channel, "form", None) == "bloom":
-        from ldpaudit.spec.hashing import validate_bloom
+        from ldpaudit.mechanism.hashing import validate_bloom
 
         notes += validate_bloom(mech, channel)
     else:
@@ -1019,7 +1019,7 @@ def _validate_structured(mech: Mechanism, ch: StructuredChannel) -> list[str]:
     if not isinstance(mech.inputs, FiniteDomain):
         raise InvalidSpec(f"structured channel {mech.name!r} needs a finite input domain")
     if isinstance(ch.outputs, CohortSpace):
-        from ldpaudit.spec.hashing import check_hash_structure
+        from ldpaudit.mechanism.hashing import check_hash_structure
 
         space = ch.outputs
         table = None if space.hash_table is None else [[row] for row in space.hash_table]
@@ -1127,7 +1127,7 @@ def _validate_real_input(mech: Mechanism, ch: RealInputChannel) -> list[str]:
     """Rows of a real-input channel: non-negative and summing to 1 for every x, proved by a
     case split over the values of its input functions where possible, and always checked
     exactly at representative inputs and sample parameters; structured class counts too."""
-    from ldpaudit.spec import realinput
+    from ldpaudit.mechanism import realinput
 
     if not isinstance(mech.inputs, IntervalDomain):
         raise InvalidSpec(f"channel of {mech.name!r} has real inputs but [inputs] is finite; use low/high or real = true")
@@ -1174,7 +1174,7 @@ def _validate_real_input(mech: Mechanism, ch: RealInputChannel) -> list[str]:
 
 
 def _spot_check_real_input(mech: Mechanism, ch: RealInputChannel, rows) -> int:
-    from ldpaudit.spec import realinput
+    from ldpaudit.mechanism import realinput
 
     count = 0
     for point in sample_points(mech, count=3):
@@ -1224,7 +1224,7 @@ def materialize(mech: Mechanism, *, max_entries: int = MAX_MATERIALIZED_ENTRIES)
             f"{mech.name!r} has symbolic sizes; bind {', '.join(mech.parameter_names)} first (e.g. mech.bind(d=4))"
         )
     if getattr(channel, "form", None) == "bloom":
-        from ldpaudit.spec.hashing import materialize_bloom
+        from ldpaudit.mechanism.hashing import materialize_bloom
 
         return materialize_bloom(mech, channel, max_entries)
     inputs = mech.inputs.enumerate()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ldpaudit.spec.model import (
+from ldpaudit.mechanism.model import (
     X,
     Z,
     CohortSpace,
