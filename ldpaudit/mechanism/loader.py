@@ -45,7 +45,9 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
-from ldpaudit.mechanism.expr import BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute
+from ldpaudit.mechanism.expr import (
+    CONSTANTS, FUNCTIONS, BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute,
+)
 from ldpaudit.mechanism.model import (
     X,
     Z,
@@ -73,7 +75,7 @@ MAX_NAME = 200  # characters of mechanism.name (it appears in every message)
 MAX_LABELS = 100_000  # inputs.labels, channel.outputs
 MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from channel.entry
 
-_TOP = {"mechanism", "parameters", "example", "inputs", "channel"}
+_TOP = {"mechanism", "parameters", "example", "inputs", "channel", "definitions"}
 _MECHANISM = {"name", "claimed_epsilon", "description", "source"}
 _PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description", "public", "unbounded"}
 _INPUTS = {"size", "labels", "low", "high", "real"}
@@ -352,7 +354,11 @@ def _build(doc: dict) -> Mechanism:
 
     claimed = parse_expression(mech_t["claimed_epsilon"], symbols, field="mechanism.claimed_epsilon")
     inputs = _inputs(_table(doc, "inputs", "inputs", _INPUTS), symbols)
-    channel = _channel(doc, symbols, inputs)
+    definitions = _definitions(doc, symbols)
+    if definitions and (not isinstance(doc.get("channel"), dict) or doc["channel"].get("form") != "density"):
+        raise InvalidSpec("[definitions] are read by density channels only; write the expressions inline in "
+                          f"channel.form = {shown(doc.get('channel', {}).get('form') if isinstance(doc.get('channel'), dict) else None)}")
+    channel = _channel(doc, symbols, inputs, definitions)
 
     example_t = doc.get("example", {})
     if not isinstance(example_t, dict):
@@ -424,7 +430,26 @@ def _check_labels(labels, field):
         raise InvalidSpec(f"{field} repeats a label")
 
 
-def _channel(doc, symbols, inputs):
+def _definitions(doc, symbols) -> dict[str, sp.Basic]:
+    """``[definitions]``: named sub-expressions (C, p, l, r of the Piecewise mechanism), each in
+    the parameters, x, z and the definitions above it, parsed by the same allow-list parser and
+    substituted where they are used (never evaluated as code)."""
+    raw = doc.get("definitions", {})
+    if not isinstance(raw, dict):
+        raise InvalidSpec("[definitions] must be a table of named expressions such as C = \"(exp(epsilon/2)+1)/(exp(epsilon/2)-1)\"")
+    out: dict[str, sp.Basic] = {}
+    reserved = set(symbols) | {"x", "y", "z", "c", "v"} | set(FUNCTIONS) | set(CONSTANTS)
+    for name, text in raw.items():
+        if not name.isidentifier() or len(name) > 64 or name in reserved:
+            raise InvalidSpec(f"definitions.{name if name.isidentifier() and len(name) <= 64 else shown(name, 40)}: the name is taken or not an identifier; use a new "
+                              f"identifier other than x, y, z, the parameters ({', '.join(symbols) or 'none'}) and function names")
+        if not isinstance(text, (str, int)) or isinstance(text, bool):
+            raise InvalidSpec(f"definitions.{name} = {shown(text)} must be an expression in quotes")
+        out[name] = parse_expression(text, dict(symbols, **out, x=X, z=Z), field=f"definitions.{name}")
+    return out
+
+
+def _channel(doc, symbols, inputs, definitions=None):
     raw = doc.get("channel")
     if not isinstance(raw, dict):
         raise InvalidSpec("missing [channel] table")
@@ -454,7 +479,7 @@ def _channel(doc, symbols, inputs):
         return ProductChannel(coords, laws[0], laws[1])
     if "density" not in raw:
         raise InvalidSpec("missing channel.density (a density in z given the input x)")
-    density = parse_expression(raw["density"], dict(symbols, x=X, z=Z), field="channel.density")
+    density = parse_expression(raw["density"], dict(symbols, **(definitions or {}), x=X, z=Z), field="channel.density")
     return DensityChannel(density)
 
 

@@ -750,11 +750,28 @@ def sample_points(mech: Mechanism, count: int = 6) -> list[dict]:
                 break
             if chosen is None:
                 lo = _subs(p.lower, subs) if p.lower is not None else sp.Integer(0)
-                chosen = sp.ceiling(lo) + (1 if p.lower_strict else 0) if p.kind == "integer" else lo + 1
+                hi = None if p.upper is None else _subs(p.upper, subs)
+                if p.kind == "real" and hi is not None and hi.is_number and lo.is_number:
+                    chosen = _simple_between(lo, hi)  # both ends bound it: a short rational inside
+                else:
+                    chosen = sp.ceiling(lo) + (1 if p.lower_strict else 0) if p.kind == "integer" else lo + 1
             point[p.name] = chosen
         if point not in points:
             points.append(point)
     return points
+
+
+def _simple_between(lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
+    """A rational strictly between two numbers lo < hi with a small denominator."""
+    from fractions import Fraction
+
+    a, b = Fraction(str(sp.N(lo, 30))), Fraction(str(sp.N(hi, 30)))
+    mid = (a + b) / 2
+    for den in (1, 2, 3, 4, 5, 8, 10, 16, 20, 50, 100, 1000, 10**6):
+        q = mid.limit_denominator(den)
+        if a < q < b:
+            return sp.Rational(q.numerator, q.denominator)
+    return sp.Rational(mid.numerator, mid.denominator)
 
 
 # --- validation ------------------------------------------------------------------------------
@@ -1090,6 +1107,12 @@ def _validate_product(mech: Mechanism, ch: ProductChannel) -> list[str]:
 
 def _validate_density(mech, density, where, *, input_free=False) -> list[str]:
     density = sp.sympify(density)
+    from ldpaudit.mechanism import piecewise
+
+    if not input_free and isinstance(mech.inputs, IntervalDomain) and piecewise.is_piecewise_in(density, Z):
+        points = [{mech.symbols[k]: v for k, v in pt.items()} for pt in sample_points(mech, 3)] or [{}]
+        return piecewise.check_at_points(mech.name, density, Z, X, mech.inputs.low, mech.inputs.high, points,
+                                         where=where)
     if density.has(sp.nan, sp.zoo):
         raise InvalidSpec(f"{where} of {mech.name!r} = {density} is not finite")
     if not density.has(Z):

@@ -70,6 +70,9 @@ def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
         except LdpAuditError as exc:
             stages[key] = {"verdict": "ERROR", "text": f"error: {exc}"}
         row[title] = stages[key]["text"]
+    if any("`ldpaudit verify` proves it" in n for n in mech.notes):  # a piecewise density: checked at points
+        validity = stages.get("verify", {}).get("validity", "")
+        row["stochastic"] = "proved" if validity.startswith("∫ f(z|x) dz = 1 and f >= 0 proved") else "checked at points"
     row["stages"] = stages
     row["verdict"] = _row_verdict(stages)
     return row
@@ -91,6 +94,9 @@ def _verify_stage(mech, *, samples) -> dict:
     verdict = verify(mech)
     out = {"verdict": verdict.status.value, "tight_epsilon": None, "scope": verdict.scope,
            "seconds": round(verdict.seconds, 3)}
+    validity = [n for n in verdict.notes if n.startswith(("∫ f(z|x) dz = 1", "validity (∫ f = 1"))]
+    if validity:
+        out["validity"] = validity[0]
     if verdict.status.value == "PROVED":
         scope = f" (all {', '.join(mech.parameter_names)})" if mech.parameters else ""
         tight = ""

@@ -5,8 +5,8 @@ Layers, each importing only those below it::
     command, floats, certificate   users of verify (CLI, float64 parameters, certificates)
     core (this module)             verify, tight_epsilon: claim, domain check, then FORMS;
                                    the optional whole-call budget (budget.py, a forked child)
-    finite, density, hashed,       one module per channel form (and the (ε, δ) check)
-    real, delta
+    finite, density, piecewise,    one module per channel form (and the (ε, δ) check)
+    hashed, real, delta
     claims, witness                shared: exact numbers, the claim, scopes; witnesses, points
     problem, prover, exact, smt, numbers, result, text
 
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ldpaudit.mechanism.model import DensityChannel, Mechanism, ProductChannel
-from ldpaudit.verify import budget, density, finite, hashed, real, smt
+from ldpaudit.verify import budget, density, finite, hashed, piecewise, real, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -45,6 +45,7 @@ def _continuous(mech: Mechanism) -> bool:
 
 #: the channel forms, most specific first; the finite form takes everything else
 FORMS: tuple[Form, ...] = (
+    Form("piecewise density", piecewise.applies, piecewise.verify_piecewise, piecewise.tight_piecewise),
     Form("density", _continuous, density.verify_density, density.tight_density),
     Form("real-input", real.applies, real.verify_real, real.tight_real),
     Form("hashed", hashed.applies, hashed.verify_hashed, hashed.tight_hashed),
