@@ -188,3 +188,26 @@ def test_sw_report_map_is_unbiased_and_its_variance_matches_a_direct_integral(sw
     assert sp.simplify(e1 - x0) == 0
     derived = m.report_variance.subs({sw.symbols["epsilon"]: eps, sw.symbols["b"]: b, X: x0})
     assert sp.simplify(e2 - e1**2 - derived) == 0
+
+
+@pytest.mark.parametrize("name, params, x0", [
+    ("piecewise.toml", {"epsilon": 1}, sp.Rational(3, 10)),
+    ("square_wave.toml", {"epsilon": 1, "b": sp.Rational(1, 4)}, sp.Rational(2, 3)),
+])
+def test_reference_sampler_has_the_derived_mean_and_variance(name, params, x0):
+    import numpy as np
+
+    from ldpaudit.derive.piecewise import piecewise_moments
+    from ldpaudit.mechanism.randomizers import reference_for
+
+    family = load_spec(SPECS / name)
+    m = piecewise_moments(family)
+    subs = {family.symbols[k]: v for k, v in params.items()}
+    mean = float(m.mean.subs(subs).subs(X, x0))
+    var = float(m.variance.subs(subs).subs(X, x0))
+    n = 400_000
+    z = reference_for(family.bind(params))(float(x0), n, np.random.default_rng(7))
+    assert abs(z.mean() - mean) < 5 * (var / n) ** 0.5
+    # the sample variance's sd is about var*sqrt(2/n) (kurtosis of a bounded law is small)
+    assert abs(z.var() - var) < 5 * var * (2 / n) ** 0.5 * 2
+    assert np.isfinite(z).all()

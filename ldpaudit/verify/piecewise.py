@@ -209,8 +209,9 @@ def feasible_orders(setup: _Setup, enc: Encoder, *, timeout_ms) -> tuple[list[tu
             constraints = [less[a, b] for a, b in zip(chain, chain[1:])]
             res = smt.check(domain + constraints, timeout_ms=timeout_ms,
                             comment=f"can the breakpoints lie in the order {chain}?")
-            queries.append(Query(f"breakpoint order {chain} occurs", res.smt2, "sat or unsat", res.result))
-            if res.result != "unsat":  # unknown: kept (each kept order must then be proved)
+            if res.result == "unsat":  # part of the proof: no x and parameter value puts them in this order
+                queries.append(Query(f"the breakpoints never lie in the order {chain}", res.smt2, "unsat", res.result))
+            else:  # sat, or unknown: kept (each kept order must then be proved)
                 extend(chain)
 
     extend(())
