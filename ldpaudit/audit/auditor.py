@@ -26,7 +26,8 @@ import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
-from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, make_draws, verdict_of, witness_of
+from ldpaudit.audit.draws import Draws, Progress, chunks
+from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, compact, concat_views
 from ldpaudit.audit.floats import float_candidates

@@ -43,7 +43,7 @@ class View:
     weights: np.ndarray | None      # int64 (r,) multiplicities, None for all ones
     keys: np.ndarray | None         # uint64 (r,) row hashes for vector/set outputs
     n: int                          # number of draws represented
-    fbits: np.ndarray | None = None  # bool (r, f) float-level features of real outputs (floats.py)
+    fbits: np.ndarray | None = None  # bool (r, f) float-level features of real outputs (FloatFeatures)
     raw: np.ndarray | None = None    # float (r,) or (r, m) real outputs, for witnesses
 
     def count(self, mask: np.ndarray) -> int:
@@ -165,6 +165,83 @@ class _Column:
         return repr(values[c]) if c < len(values) else "(a value unseen in exploration)"
 
 
+# -- float-level features of real outputs ----------------------------------------------
+
+LOW_BITS = (4, 12, 24)
+MAX_OFFSETS = 8
+MAX_FLOAT_COLUMNS = 16
+_MANTISSA = np.uint64((1 << 52) - 1)
+
+
+class FloatFeatures:
+    """Binary float-level features of real outputs (floats.py says what they give away and
+    searches events on them): a list of (column or None for scalars, kind, param), where kind
+    "roundtrip" with offset c is fl(fl(y - c) + c) != y and kind "lowbits" with k is "the low
+    k mantissa bits of y are zero". They become the ``fbits`` of a View."""
+
+    def __init__(self, features: list[tuple]):
+        self.features = features
+
+    @classmethod
+    def fit(cls, columns: dict, inputs: list) -> "FloatFeatures | None":
+        """columns: {column index or None: {input: pilot float values}}."""
+        feats = []
+        numeric = [float(u) for u in inputs if isinstance(u, numbers.Real) and not isinstance(u, bool)]
+        for j, by_input in list(columns.items())[:MAX_FLOAT_COLUMNS]:
+            values = [v for v in by_input.values() if len(v)]
+            if not values or all(np.all(v == np.round(v)) for v in values):
+                continue                      # integer-valued: nothing below the unit grid
+            offsets = [] if j is not None else [c for c in numeric if c != 0]
+            offsets += [float(np.round(np.median(v))) for v in values]
+            offsets += [1.0]
+            seen = []
+            for c in offsets:
+                if c != 0 and math.isfinite(c) and c not in seen:
+                    seen.append(c)
+            for c in seen[:MAX_OFFSETS]:
+                feats.append((j, "roundtrip", c))
+            for k in LOW_BITS:
+                feats.append((j, "lowbits", k))
+        return cls(feats) if feats else None
+
+    @property
+    def width(self) -> int:
+        return len(self.features)
+
+    def transform(self, values: np.ndarray) -> np.ndarray:
+        """(n, width) bool matrix for float values of shape (n,) or (n, m)."""
+        values = np.asarray(values, dtype=float)
+        out = np.zeros((values.shape[0], len(self.features)), dtype=bool)
+        for f, (j, kind, param) in enumerate(self.features):
+            col = values if j is None else values[:, j]
+            out[:, f] = _feature(col, kind, param)
+        return out
+
+    def describe(self, f: int, holds: bool) -> str:
+        j, kind, param = self.features[f]
+        y = "y" if j is None else f"y[{j}]"
+        if kind == "roundtrip":
+            rel = "!=" if holds else "=="
+            return f"({y} - {param:g}) + {param:g} {rel} {y} in float64"
+        return f"the low {param} mantissa bits of {y} are {'all zero' if holds else 'not all zero'}"
+
+    def explain(self, f: int, y: float) -> str:
+        j, kind, param = self.features[f]
+        name = "y" if j is None else f"y[{j}]"
+        if kind == "roundtrip":
+            back = (y - param) + param
+            return f"{name} = {y!r}: ({name} - {param:g}) + {param:g} = {back!r}"
+        bits = int(np.float64(y).view(np.uint64) & _MANTISSA)
+        return f"{name} = {y!r}: mantissa 0x{bits:013x}"
+
+
+def _feature(col: np.ndarray, kind: str, param) -> np.ndarray:
+    if kind == "roundtrip":
+        return (col - param) + param != col
+    bits = col.view(np.uint64) & _MANTISSA
+    return (bits & np.uint64((1 << param) - 1)) == 0
+
+
 class Featurizer:
     """Fit on the pilot outputs of every input (``fit``), grow discrete codes over the rest of
     exploration, then ``freeze`` before the event search; ``transform`` maps Outputs to a View."""
@@ -232,9 +309,7 @@ class Featurizer:
         return self
 
     def _fit_floats(self, pilots) -> None:
-        """Float-level features (floats.py) of real scalar outputs and real vector columns."""
-        from ldpaudit.audit.floats import FloatFeatures
-
+        """Float-level features (FloatFeatures) of real scalar outputs and real vector columns."""
         outs = [(x, out) for x, out in pilots if out.n]
         if not all(out.kind == "array" and out.values.dtype.kind == "f" for _, out in outs):
             return

@@ -22,7 +22,7 @@ from ldpaudit.derive.algebra import (
 from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.continuous import MU, mean_estimation
 from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator, unbiased_estimator
-from ldpaudit.derive.hits import ItemStatistic
+from ldpaudit.derive.statistic import ItemStatistic
 from ldpaudit.derive.information import mutual_information
 from ldpaudit.derive.optimize import TARGETS, integer_optimum, stationary_point
 from ldpaudit.derive.risk import (
