@@ -50,6 +50,34 @@ def _bit(x, j):
     return apply_guarded(sp.Mod, (apply_guarded(sp.floor, (x / power,)), sp.Integer(2)))
 
 
+class Phi(sp.Function):
+    """The standard normal CDF Φ(a) = erfc(-a/√2)/2 (printed as Φ; evaluated through erfc)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, a):
+        if a is sp.oo:
+            return sp.Integer(1)
+        if a is -sp.oo:
+            return sp.Integer(0)
+        if a == 0:
+            return sp.Rational(1, 2)
+        return None
+
+    def _eval_rewrite_as_erfc(self, a, **kwargs):
+        return sp.erfc(-a / sp.sqrt(2)) / 2
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfc)._eval_evalf(prec)
+
+    def _sympystr(self, printer):
+        return f"Phi({printer._print(self.args[0])})"
+
+    def _latex(self, printer):
+        return rf"\Phi\left({printer._print(self.args[0])}\right)"
+
+
 FUNCTIONS = {
     "exp": (sp.exp, 1),
     "log": (sp.log, 1),
@@ -62,6 +90,9 @@ FUNCTIONS = {
     "Max": (sp.Max, 2),
     "Min": (sp.Min, 2),
     "bit": (_bit, 2),
+    "Phi": (Phi, 1),
+    "erf": (sp.erf, 1),
+    "erfc": (sp.erfc, 1),
 }
 CONSTANTS = {"pi": sp.pi, "E": sp.E, "oo": sp.oo}
 

@@ -76,7 +76,7 @@ MAX_LABELS = 100_000  # inputs.labels, channel.outputs
 MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from channel.entry
 
 _TOP = {"mechanism", "parameters", "example", "inputs", "channel", "definitions"}
-_MECHANISM = {"name", "claimed_epsilon", "description", "source"}
+_MECHANISM = {"name", "claimed_epsilon", "claimed_delta", "description", "source"}
 _PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description", "public", "unbounded"}
 _INPUTS = {"size", "labels", "low", "high", "real"}
 _CHANNEL = {
@@ -375,6 +375,8 @@ def _build(doc: dict) -> Mechanism:
         inputs=inputs,
         channel=channel,
         claimed_epsilon=claimed,
+        claimed_delta=(parse_expression(mech_t["claimed_delta"], symbols, field="mechanism.claimed_delta")
+                       if "claimed_delta" in mech_t else None),
         description=_text(mech_t, "description", "mechanism", required=False),
         source=_text(mech_t, "source", "mechanism", required=False),
         example=tuple(example),
@@ -763,6 +765,8 @@ def dumps_spec(mech: Mechanism) -> str:
     """Write a mechanism as spec text that :func:`loads_spec` reads back to an equal mechanism."""
     syms = mech.symbols
     lines = ["[mechanism]", f"name = {_q(mech.name)}", f"claimed_epsilon = {_q(_expr_text(mech.claimed_epsilon, 'claimed_epsilon', syms))}"]
+    if mech.claimed_delta is not None:
+        lines.append(f"claimed_delta = {_q(_expr_text(mech.claimed_delta, 'claimed_delta', syms))}")
     if mech.description:
         lines.append(f"description = {_q(mech.description)}")
     if mech.source:

@@ -470,6 +470,8 @@ class Mechanism:
     example: tuple[tuple[str, sp.Basic], ...] = ()
     spec_path: str | None = field(default=None, compare=False)
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: the δ of an (ε, δ) claim (None: pure ε-LDP); 0 <= δ < 1, may mention parameters
+    claimed_delta: sp.Basic | None = None
     #: set by :meth:`bind` only: the family's identities (row sums, class partition, densities
     #: integrating to 1) were proved for all admissible parameters, so they hold for the bound
     #: values and are not re-proved (re-proving binomial(19999, k) identities takes minutes)
@@ -551,6 +553,7 @@ class Mechanism:
             inputs=_subs_domain(self.inputs, subs),
             channel=self.channel.substitute(subs),
             claimed_epsilon=_subs(self.claimed_epsilon, subs),
+            claimed_delta=None if self.claimed_delta is None else _subs(self.claimed_delta, subs),
             bindings=self.bindings + tuple(exact.items()),
             example=tuple((k, v) for k, v in self.example if k not in exact),
             identities_proved=True,
@@ -816,6 +819,15 @@ def _validate(mech: Mechanism) -> list[str]:
             raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} must be positive")
     elif claimed.is_positive is False:
         raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} is not positive")
+    if mech.claimed_delta is not None:
+        cd = sp.sympify(mech.claimed_delta)
+        unknown = cd.free_symbols - set(mech.symbols.values())
+        if unknown:
+            raise InvalidSpec(f"unknown symbol {', '.join(sorted(map(str, unknown)))!r} in mechanism.claimed_delta; "
+                              f"declared parameters are {', '.join(sorted(mech.symbols)) or '(none)'}")
+        if cd.is_number and not (cd.is_extended_real and _decided(cd >= 0, "mechanism.claimed_delta", cd)
+                                 and _decided(cd < 1, "mechanism.claimed_delta", cd)):
+            raise InvalidSpec(f"mechanism.claimed_delta = {shown(cd)} must be in [0, 1), e.g. \"1/100000\"")
     _check_sizes(mech)
 
     channel = mech.channel

@@ -501,6 +501,18 @@ def square_wave(*, epsilon, b) -> Sampler:
     return sample
 
 
+def gaussian(*, sigma, epsilon=None) -> Sampler:
+    """Gaussian mechanism: x + N(0, σ²) on x in [0, 1], rounded to a grid 2^20 times finer than σ
+    (see ``_snap``); ε only names the claim and does not change the sampler."""
+    scale = float(_real("sigma", sigma, positive=True))
+
+    def sample(x, n, rng):
+        xf = float(_real_input(x, "Gaussian mechanism", 0, 1))
+        return _snap(xf + _rng(rng).normal(0.0, scale, size=_n(n)), scale)
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -522,6 +534,7 @@ REFERENCE = {
     "joseph_kvrr2_oneround": joseph_kvrr2_oneround,
     "piecewise": piecewise,
     "square_wave": square_wave,
+    "gaussian": gaussian,
 }
 
 
@@ -530,7 +543,7 @@ _BY_NAME = {
     "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
     "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
     "Joseph UVRR2": "joseph_uvrr2", "Joseph 1RoundKVRR2": "joseph_kvrr2_oneround",
-    "Piecewise mechanism": "piecewise", "Square wave": "square_wave",
+    "Piecewise mechanism": "piecewise", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
 }
 
 

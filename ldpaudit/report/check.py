@@ -54,7 +54,7 @@ def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
         form=mech.channel.form,
         parameters=[p.describe() for p in mech.parameters],
         example={k: str(v) for k, v in mech.example},
-        claimed_epsilon=str(mech.claimed_epsilon),
+        claimed_epsilon=str(mech.claimed_epsilon) + ("" if mech.claimed_delta is None else f", δ={mech.claimed_delta}"),
         stochastic="proved" if mech.parameters else "exact",
         notes=list(mech.notes),
         ok=True,
@@ -64,7 +64,8 @@ def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
                               ("audit", "audit", _audit_stage)):
         if progress is not None:
             progress(f"{path.stem}: {key}")
-        target = mech if key == "verify" else example
+        # an (ε, δ) claim is decided on the example instance (δ(ε) needs numbers)
+        target = mech if key == "verify" and mech.claimed_delta is None else example
         try:
             stages[key] = stage(target, samples=audit_samples)
         except LdpAuditError as exc:

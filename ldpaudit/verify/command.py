@@ -54,6 +54,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--epsilon", metavar="E", help="the ε to check (default: the spec's claimed ε); may mention parameters")
     p.add_argument("--delta", metavar="D", help="check (ε, δ)-LDP: exact δ(ε) against D (numeric parameters)")
+    p.add_argument("--calibrate", metavar="PARAM",
+                   help="with --delta: the smallest value of PARAM (every other parameter bound) at which the "
+                        "density channel is (ε, δ)-LDP, e.g. --calibrate sigma")
     p.add_argument("--float-params", metavar="NAME=FLOAT,...", help="report the ε that float64 parameters really give")
     p.add_argument("--tight", action="store_true", help="also report the tightest ε with its attaining witness")
     p.add_argument("--certificate", metavar="DIR", help="write an SMT-LIB 2 certificate and JSON metadata into DIR")
@@ -159,6 +162,8 @@ def _run(args) -> int:
             for note in report.notes:
                 print(f"  note: {note}")
         return report.verdict.exit_code
+    if args.calibrate:
+        return _calibrate(args, mech)
     verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, timeout_ms=timeout_ms)
     tight = tight_epsilon(mech, timeout_ms=timeout_ms) if args.tight and args.delta is None else None
     written = _certificate(args, verdict)
@@ -186,6 +191,34 @@ def _run(args) -> int:
             print(f"  wrote {path}")
         print(f"  ({verdict.seconds * 1000:.0f} ms)")
     return EXIT_CODES[verdict.status]
+
+
+def _calibrate(args, mech) -> int:
+    """--calibrate PARAM: the smallest PARAM with δ(ε) <= D (density channels; exit 0)."""
+    import sympy as sp
+
+    from ldpaudit.errors import InvalidParameter
+    from ldpaudit.verify.claims import claim_of, exact_number
+    from ldpaudit.verify.density_delta import applies, smallest
+
+    if args.delta is None:
+        raise InvalidParameter(f"--calibrate {args.calibrate} needs --delta D (the δ to calibrate for)")
+    if not applies(mech):
+        raise InvalidParameter(f"--calibrate needs a density channel on an interval; {mech.name!r} is "
+                               f"{mech.channel.form}")
+    if args.calibrate not in mech.parameter_names:
+        raise InvalidParameter(f"--calibrate {args.calibrate}: not a free parameter of {mech.name!r} "
+                               f"(free: {', '.join(mech.parameter_names) or 'none'})")
+    claim = claim_of(mech, args.epsilon)
+    result = smallest(mech, args.calibrate, claim, exact_number(args.delta, "delta"))
+    if args.json:
+        print(json.dumps(_envelope("OK", {"parameter": result.parameter, "epsilon": str(result.epsilon),
+                                          "delta": str(result.delta), "smallest": str(sp.N(result.above, 20)),
+                                          "bracket": [str(result.below), str(result.above)], "text": str(result)}),
+                         indent=2))
+    else:
+        print(result)
+    return 0
 
 
 def _certificate(args, verdict) -> list[Path]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ldpaudit.mechanism.model import DensityChannel, Mechanism, ProductChannel
-from ldpaudit.verify import budget, density, finite, hashed, piecewise, real, smt
+from ldpaudit.verify import budget, density, density_delta, finite, hashed, piecewise, real, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -81,7 +81,11 @@ def verify(
     start = time.perf_counter()
     claim = claim_of(mech, epsilon)
     check_domain(mech)
+    if delta is None and epsilon is None and mech.claimed_delta is not None:
+        delta = mech.claimed_delta  # the spec claims (ε, δ)
     if delta is not None:
+        if density_delta.applies(mech):
+            return density_delta.verify_density_delta(mech, claim, exact_number(delta, "delta"), start=start)
         return verify_delta(mech, claim, exact_number(delta, "delta"), timeout_ms=timeout_ms, start=start)
     return form_of(mech).verify(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
 
