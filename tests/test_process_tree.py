@@ -17,10 +17,12 @@ import sys
 import time
 import uuid
 
+import numpy as np
 import pytest
 
 from ldpaudit.audit import sandbox
 
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="counts processes through /proc")
 FOUND = sandbox.probe()
 
 TARGET = '''
@@ -85,6 +87,21 @@ def forks_then_hangs(x):
     return _rr(x)
 
 
+def forks_ten_times(x):
+    global _calls
+    _calls += 1
+    if _calls <= 10:
+        _sleeper()
+    return _rr(x)
+
+
+def sees_its_own_proc(x):
+    """(is /proc/<getpid()> this process, how many processes /proc shows)."""
+    with open(f"/proc/{os.getpid()}/status") as f:
+        pid = next(int(line.split()[1]) for line in f if line.startswith("Pid:"))
+    return pid == os.getpid(), sum(entry.isdigit() for entry in os.listdir("/proc"))
+
+
 def forks_then_sleeps(x):
     """30 sleepers, then a call of 60 s: the randomizer writes nothing while the auditor is
     interrupted (no broken pipe tells it)."""
@@ -145,22 +162,27 @@ def run(tmp_path):
         marker = uuid.uuid4().hex
         env = dict(os.environ, LDPAUDIT_TEST_MARKER=marker)
         if method == "subreaper":
-            env["LDPAUDIT_TEST_NO_PID_NAMESPACE"] = "1"
+            env[sandbox.NO_PID_NAMESPACE_VARIABLE] = "1"
         out = open(tmp_path / f"{marker}.out", "w+")
         err = open(tmp_path / f"{marker}.err", "w+")
         proc = subprocess.Popen([sys.executable, "-m", "ldpaudit.cli", "audit", f"{path}:{function}", *AUDIT, *extra],
                                 stdout=out, stderr=err, env=env)
         proc.out, proc.err = out, err
-        started.append(marker.encode())
+        started.append((proc, marker.encode()))
         return proc, marker.encode()
 
     yield start
-    for marker in started:
-        for pid in _marked(marker):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    for proc, marker in started:
+        for _ in range(5):      # the CLI too, if still running; what it started meanwhile next round
+            for pid in _marked(marker):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        proc.wait()
+        proc.out.close()
+        proc.err.close()
 
 
 def _finish(proc, marker: bytes, *, most: int = 0, timeout: float = 120) -> tuple[int, int]:
@@ -232,7 +254,28 @@ def test_no_process_outlives_an_interrupted_auditor(run, method, signum):
     assert most == 30 and left == 0
 
 
-def test_no_isolate_says_the_randomizer_s_processes_are_not_contained():
-    box = sandbox.unconfined()
-    assert box["process_tree"] == "none"
-    assert "may outlive the audit" in box["fallback"]
+def test_with_no_isolate_the_json_says_the_randomizer_s_processes_may_outlive_the_audit(run):
+    proc, marker = run("forks_ten_times", "--no-isolate", method="none")
+    proc.wait(timeout=120)
+    left = len(_marked(marker))
+    stdout, stderr = _output(proc)
+    assert proc.returncode == 0, stderr
+    box = json.loads(stdout)["sandbox"]
+    assert box["process_tree"] == "none" and "may outlive the audit" in box["fallback"]
+    assert left == 10       # as stated: the auditor's own children, not contained (the fixture ends them)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_in_a_pid_namespace_proc_is_the_namespace_s_own(tmp_path, monkeypatch, method):
+    from ldpaudit.audit.external import isolated
+
+    monkeypatch.setattr(sandbox, "_PROBED", dict(FOUND, pid_namespace=method == "pid-namespace"))
+    (tmp_path / "target.py").write_text(TARGET)
+    with isolated(f"{tmp_path / 'target.py'}:sees_its_own_proc") as randomizer:
+        own, count = randomizer(0, 1, np.random.default_rng(0))[0]
+        box = randomizer.describe()["sandbox"]
+    assert box["process_tree"] == method
+    if method == "pid-namespace":    # init and the randomizer; /proc/<pid> is the randomizer's own entry
+        assert (own, count) == (True, 2) and "its /proc shows the namespace's processes only" in box["processes"]
+    else:                            # the auditor's /proc: this test process and more
+        assert own and count > 2

@@ -292,19 +292,24 @@ def end_descendants(limit: float = 10.0) -> int:
         time.sleep(0.002)
 
 
-def _outer_pid(inner: int) -> int | None:
-    """The pid, as ``/proc`` numbers it, of the calling namespace init's child whose pid in
-    its own namespace is ``inner`` (``/proc`` belongs to the parent namespace: not remounted)."""
+def _outer_pid(inner: int, host_proc: int) -> int | None:
+    """The pid, as the parent namespace numbers it, of the calling namespace init's child whose
+    pid in its own namespace is ``inner``; ``host_proc``: a directory descriptor of the parent
+    namespace's ``/proc``."""
     try:
-        me = os.readlink("/proc/self")
-        entries = os.listdir("/proc")
+        me = os.readlink("self", dir_fd=host_proc)
+        entries = os.listdir(host_proc)
     except OSError:
         return None
+
+    def opener(path, flags):
+        return os.open(path, flags, dir_fd=host_proc)
+
     for entry in entries:
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/status") as f:
+            with open(f"{entry}/status", opener=opener) as f:
                 fields = dict(line.split(":", 1) for line in f if ":" in line)
         except OSError:
             continue
@@ -422,16 +427,21 @@ PROCESS_TREE = {
 
 
 def confinement(ns: dict | None, seccomp: bool, why_not: str = "", process_tree: str = "subreaper",
-                why_not_pid: str = "") -> dict:
+                why_not_pid: str = "", proc_error: str = "") -> dict:
     """The ``sandbox`` entry for a randomizer confined by namespaces (``ns``: what
     :func:`enter_namespaces` achieved, or None) and/or the seccomp filter, whose processes are
     contained by ``process_tree`` (a key of :data:`PROCESS_TREE`; ``why_not_pid``: why not in
-    a PID namespace)."""
+    a PID namespace; ``proc_error``: why the PID namespace has no ``/proc`` of its own)."""
     achieved = {"processes": "supervisor between auditor and randomizer; each in its own session; "
                              + PROCESS_TREE[process_tree],
                 "process_tree": process_tree,
                 "scratch": "HOME, TMPDIR and XDG directories in a private directory, removed after the audit"}
     fallback = []
+    if process_tree == "pid-namespace" and not proc_error:
+        achieved["processes"] += "; its /proc shows the namespace's processes only"
+    elif process_tree == "pid-namespace":
+        fallback.append(f"no /proc of the PID namespace's own ({proc_error}): /proc/<pid> of a pid the "
+                        f"randomizer sees names another process")
     if ns is not None:
         achieved.update(level="namespaces+seccomp" if seccomp else "namespaces", network="blocked",
                         filesystem=ns["filesystem"])
@@ -500,8 +510,18 @@ def _detach_stdio() -> None:
     os.close(devnull)
 
 
-def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int) -> None:
-    """PID 1 of the randomizer's PID namespace (a fork of the supervisor): start the
+def _mount_proc() -> str:
+    """Mount a /proc of the calling process's PID namespace over /proc (read-only, like every
+    other mount); '' if done, else why not."""
+    flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if _c().mount(b"proc", b"/proc", b"proc", flags, None) != 0:
+        return f"mount proc: {os.strerror(ctypes.get_errno())}"
+    return ""
+
+
+def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confine) -> None:
+    """PID 1 of the randomizer's PID namespace (a fork of the supervisor): mount the
+    namespace's /proc, report the ``sandbox`` entry (``confine(proc_error)``), start the
     randomizer, reap every process handed to it, report how the randomizer ended, exit; the
     kernel then kills whatever is left in the namespace. Never returns."""
     try:
@@ -512,10 +532,12 @@ def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int) -> Non
         signal.set_wakeup_fd(-1)    # the supervisor's, inherited by the fork
         for signum in (signal.SIGTERM, signal.SIGCHLD, signal.SIGINT):
             signal.signal(signum, signal.SIG_DFL)   # PID 1 ignores default-action signals from inside
+        host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)   # the auditor's view, to name pids to it
+        tell({"sandbox": confine(_mount_proc())})
         proc = _start(argv, env, memory_mb, seccomp, True, tell)
         if proc is None:
             os._exit(0)
-        outer = _outer_pid(proc.pid)
+        outer = _outer_pid(proc.pid, host_proc)
         if outer is not None:
             tell({"pid": outer})
         _detach_stdio()
@@ -604,7 +626,8 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
             why_not_pid = str(exc)
     if tree == "subreaper" and _c().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         tree, why_not_pid = "process-group", f"prctl(CHILD_SUBREAPER): {os.strerror(ctypes.get_errno())}"
-    tell({"sandbox": confinement(ns, use_seccomp, why_not, tree, why_not_pid)})
+    if tree != "pid-namespace":     # in a PID namespace its init says it, with how /proc went
+        tell({"sandbox": confinement(ns, use_seccomp, why_not, tree, why_not_pid)})
 
     env = dict(os.environ)
     for key, sub in (("HOME", "home"), ("TMPDIR", "tmp"), ("XDG_CACHE_HOME", "cache"),
@@ -618,7 +641,8 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
         supervisor = os.getpid()
         init = os.fork()
         if init == 0:
-            _namespace_init(argv, env, memory_mb, use_seccomp, tell, supervisor)
+            _namespace_init(argv, env, memory_mb, use_seccomp, tell, supervisor,
+                            lambda proc_error: confinement(ns, use_seccomp, why_not, tree, "", proc_error))
         _detach_stdio()
         ended = watch.wait(init, lambda: os.kill(init, signal.SIGKILL))
         if os.waitstatus_to_exitcode(ended) != 0:   # init was killed before it could report
