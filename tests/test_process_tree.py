@@ -114,6 +114,20 @@ def forks_then_sleeps(x):
     return _rr(x)
 '''
 
+#: a --command program (the JSON-lines protocol) that starts five sleepers per request, each in a
+#: session of its own
+PROGRAM = '''
+import json, random, subprocess, sys
+
+for line in sys.stdin:
+    request = json.loads(line)
+    for _ in range(5):
+        subprocess.Popen(["sleep", "30"], start_new_session=True)
+    rng, x = random.Random(request["seed"]), request["input"]
+    outputs = [x if rng.random() < 0.7310585786300049 else 1 - x for _ in range(request["count"])]
+    print(json.dumps({"outputs": outputs}), flush=True)
+'''
+
 AUDIT = ["--domain", "0,1", "--epsilon", "1", "--samples", "200", "--json"]
 METHODS = [
     pytest.param("pid-namespace", marks=pytest.mark.skipif(
@@ -158,14 +172,17 @@ def run(tmp_path):
     path.write_text(TARGET)
     started = []
 
-    def start(function: str, *extra: str, method: str) -> tuple[subprocess.Popen, bytes]:
+    def start(function: str | None, *extra: str, method: str) -> tuple[subprocess.Popen, bytes]:
+        """Audit ``function`` of the target file, or with ``function=None`` the program
+        given by ``--command`` in ``extra``."""
         marker = uuid.uuid4().hex
         env = dict(os.environ, LDPAUDIT_TEST_MARKER=marker)
         if method == "subreaper":
-            env[sandbox.NO_PID_NAMESPACE_VARIABLE] = "1"
+            env["LDPAUDIT_TEST_NO_PID_NAMESPACE"] = "1"
         out = open(tmp_path / f"{marker}.out", "w+")
         err = open(tmp_path / f"{marker}.err", "w+")
-        proc = subprocess.Popen([sys.executable, "-m", "ldpaudit.cli", "audit", f"{path}:{function}", *AUDIT, *extra],
+        target = [f"{path}:{function}"] if function else []
+        proc = subprocess.Popen([sys.executable, "-m", "ldpaudit.cli", "audit", *target, *AUDIT, *extra],
                                 stdout=out, stderr=err, env=env)
         proc.out, proc.err = out, err
         started.append((proc, marker.encode()))
@@ -224,6 +241,18 @@ def test_no_process_of_the_randomizer_outlives_a_finished_audit(run, method, fun
         assert "no PID namespace (disabled by LDPAUDIT_TEST_NO_PID_NAMESPACE)" in box["fallback"]
     else:
         assert box["fallback"] is None
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_no_process_of_a_command_program_outlives_the_audit(run, tmp_path, method):
+    program = tmp_path / "forking_program.py"
+    program.write_text(PROGRAM)
+    proc, marker = run(None, "--command", f"{sys.executable} {program}", method=method)
+    most, left = _finish(proc, marker)
+    stdout, stderr = _output(proc)
+    assert proc.returncode == 0, stderr
+    assert most >= 5 and left == 0
+    assert json.loads(stdout)["sandbox"]["process_tree"] == method
 
 
 @pytest.mark.parametrize("method", METHODS)
