@@ -191,7 +191,10 @@ def run(tmp_path):
     yield start
     for proc, marker in started:
         for _ in range(5):      # the CLI too, if still running; what it started meanwhile next round
-            for pid in _marked(marker):
+            left = _marked(marker)
+            if not left:
+                break
+            for pid in left:
                 try:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:

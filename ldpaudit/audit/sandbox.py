@@ -538,6 +538,7 @@ def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confin
         if proc is None:
             os._exit(0)
         outer = _outer_pid(proc.pid, host_proc)
+        os.close(host_proc)
         if outer is not None:
             tell({"pid": outer})
         _detach_stdio()
