@@ -382,6 +382,7 @@ def _render(payload: dict) -> None:
     box = payload.get("sandbox")
     if box:
         print(f"  sandbox: {box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"
+              + (f"; process tree {box['process_tree']}" if box.get("process_tree") else "")
               + (f"; fallback: {box['fallback']}" if box.get("fallback") else ""))
     if payload.get("timeouts"):
         print(f"  timeouts: {payload['timeouts']['rule']}")

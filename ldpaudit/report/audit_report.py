@@ -260,6 +260,7 @@ def write_report(
     box = (isolation or {}).get("sandbox")
     if box:
         facts.append(("Sandbox", f"{box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"
+                                 + (f"; process tree {box['process_tree']}" if box.get("process_tree") else "")
                                  + (f"; fallback: {box['fallback']}" if box.get("fallback") else "")))
     if (isolation or {}).get("timeouts"):
         facts.append(("Timeouts", isolation["timeouts"]["rule"]))
