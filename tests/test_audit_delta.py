@@ -125,6 +125,19 @@ def test_delta_decides_both_sides():
     assert pure.verdict == "VIOLATION" and pure.epsilon_lower_bound > 1.7
 
 
+def test_float_leak_is_flagged_at_delta():
+    """Unsnapped x + Laplace: outputs under x = 0 that are impossible under x' = 1 (the
+    round-trip event, half the mass) violate (ε, δ)-LDP for every δ below that mass; the float
+    candidates are re-ranked at δ and still win."""
+    import blindspot_randomizers as B
+
+    r = audit(B.naive_float_laplace(epsilon=1), domain=[0.0, 1.0], epsilon=1, delta=0.2, samples=N, alpha=ALPHA,
+              seed=0, batch=True)
+    assert r.verdict == "VIOLATION" and r.epsilon_lower_bound > 5
+    w = r.witness
+    assert w["family"] == "float" and w["counts"][1] == 0 and w["delta_lower_bound"] > 0.2
+
+
 def test_delta_zero_is_the_pure_audit():
     a = _audit(D.laplace_correct, 0.0, samples=20_000, seed=3).to_json()
     b = audit(D.laplace_correct, domain=D.DOMAIN, epsilon=1, samples=20_000, alpha=ALPHA, seed=3, batch=True).to_json()
@@ -194,6 +207,19 @@ def test_cli_without_delta_is_unchanged(capsys):
     p = json.loads(capsys.readouterr().out)
     assert p["delta"] == 0.0 and "delta" not in p["witness"]
     assert "ε-LDP at the claimed ε" in p["false_alarm_control"]
+
+
+def test_cli_until_confident_and_resume_keep_delta(capsys, tmp_path):
+    journal = tmp_path / "journal"
+    argv = [*CLI, "--delta", "1e-5", "--until-confident", "--seed", "4", "--json"]
+    assert main([*argv, "--journal", str(journal)]) == 1
+    first = json.loads(capsys.readouterr().out)
+    assert first["delta"] == 1e-5 and first["rounds"][-1]["verdict"] == "VIOLATION"
+    assert first["samples_per_input"] < N and "alpha spending" in first["false_alarm_control"]
+    assert main(["audit", "--resume", str(journal), "--json"]) == 1     # --delta comes back from the journal
+    resumed = json.loads(capsys.readouterr().out)
+    for key in ("delta", "epsilon_lower_bound", "witness", "samples_per_input", "detectable_epsilon_max"):
+        assert resumed[key] == first[key], key
 
 
 @pytest.mark.parametrize("value, words", [
