@@ -86,7 +86,7 @@ def test_detectable_epsilon_at_delta_closed_form():
 def test_undersized_gaussian_is_flagged_at_1e5_draws():
     r = _audit(D.gaussian_undersized, D.DELTA)
     assert r.verdict == "VIOLATION" and r.delta == D.DELTA
-    # the certified bound beats the claim and is below the randomizer's true ε at that δ (≈ 5.4)
+    # the certified bound beats the claim and is below the randomizer's true ε at that δ (3.41)
     assert D.EPSILON < r.epsilon_lower_bound <= _true_epsilon(D.SIGMA_UNDERSIZED, D.DELTA)
     w = r.witness
     assert sorted(w["pair"]) == [0.0, 1.0]

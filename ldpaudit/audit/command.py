@@ -406,7 +406,7 @@ def _render(payload: dict) -> None:
     if payload.get("witness"):
         w = payload["witness"]
         print("  witness: " + "; ".join(f"{k}={v}" for k, v in w.items() if k in ("pair", "event", "counts", "samples", "p_lower", "q_upper")))
-        if delta and "delta_lower_bound" in w:
+        if delta and w.get("delta_lower_bound", 0) > 0:
             print(f"  at the claimed ε: P(S|x) - e^ε P(S|x') >= {w['delta_lower_bound']:.3g} (claimed δ = {delta:g})")
     if payload.get("conformance"):
         from rich.console import Console
