@@ -324,9 +324,9 @@ def test_result_json_and_reproducibility():
     assert _stable(r1) != _stable(r3)
     d = r1.to_json()
     assert set(d) == {"verdict", "epsilon_claimed", "epsilon_lower_bound", "confidence", "witness",
-                      "samples_per_input", "seconds", "detectable_epsilon", "conformance", "method"}
+                      "samples_per_input", "seconds", "detectable_epsilon", "conformance", "method", "delta"}
     json.dumps(d)
-    assert d["confidence"] == 0.95 and d["conformance"] is None
+    assert d["confidence"] == 0.95 and d["conformance"] is None and d["delta"] == 0.0
     assert "Bonferroni" in d["method"] and "fresh" in d["method"]
     assert d["detectable_epsilon"] > 5
 

@@ -1,6 +1,6 @@
 """``ldpaudit audit``: the command-line front of the statistical auditor.
 
-    ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--spec SPEC -p ...] [--samples N]
+    ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--delta D] [--spec SPEC -p ...] [--samples N]
                    [--alpha 0.05] [--seed S] [--json] [--batch] [--target-arg name=value]
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
@@ -9,8 +9,9 @@
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
-worker process by default. Exit codes: 0 no evidence, 1 violation (or conformance failure),
-2 bad input.
+worker process by default. With ``--delta D`` the claim audited is (ε, D)-LDP: the certified
+bound is the ε at that δ (auditor.py). Exit codes: 0 no evidence, 1 violation (or conformance
+failure), 2 bad input, 3 inconclusive, 4 internal error.
 """
 
 from __future__ import annotations
@@ -100,6 +101,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("target", nargs="?", help="package.module:function or path/to/file.py:function")
     p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c, a JSON list (reals allowed), or low..high:count for count evenly spaced reals")
     p.add_argument("--epsilon", help="the claimed ε, exact: 1, 1/2, log(3) (default: the spec's claimed ε)")
+    p.add_argument("--delta", metavar="D",
+                   help="audit the claim (ε, D)-LDP: certify a lower bound on ε at δ = D, a number in [0, 1) "
+                        "such as 1e-5 or 1/10**5 (black-box audits; default 0, pure ε)")
     p.add_argument("--spec", help="a spec file or a catalog name such as krr: guide the audit with exact "
                                   "probabilities and test conformance")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a spec parameter")
@@ -144,7 +148,7 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
-_RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
+_RESUMABLE = ("target", "domain", "epsilon", "delta", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
               "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
               "feature", "hash")
 
@@ -215,7 +219,34 @@ def _randomizer(args):
     return load_target(args.target, target_args, batch=bool(args.batch)), bool(args.batch), False
 
 
+def _delta(args) -> float:
+    """``--delta D`` as a float in [0, 1) (0 when not given); a one-line error otherwise."""
+    from ldpaudit.mechanism.options import option_float
+
+    text = getattr(args, "delta", None)
+    if text is None:
+        return 0.0
+    value = option_float(text, "--delta", positive=False)
+    if not 0 <= value < 1:
+        raise InvalidParameter(f"--delta {text}: δ must be in [0, 1) (the δ of the (ε, δ) claim), e.g. --delta 1e-5")
+    if value and args.spec:
+        raise InvalidParameter(f"--delta {text} with --spec {args.spec}: (ε, δ) audits are black-box only; drop --spec "
+                               f"(or --delta for the spec-guided pure-ε audit)")
+    return value
+
+
+def _false_alarm_control(delta: float, guided: bool, sequential: bool, alpha: float) -> str:
+    chosen = ("events chosen from the spec before sampling" if guided else
+              "events chosen on exploration draws only, then counted on fresh confirmation draws")
+    looks = "; look r of --until-confident is tested at α·6/(π²r²) (alpha spending)" if sequential else ""
+    claim = f"(ε, {delta:g})-LDP" if delta else "ε-LDP"
+    return (f"{chosen}; one-sided exact Clopper-Pearson bounds at α/(2k), Bonferroni over the k confirmed "
+            f"candidates × 2 bounds{looks}: a randomizer that is truly {claim} at the claimed ε is reported as a "
+            f"VIOLATION with probability at most α = {alpha:g}")
+
+
 def execute(args, journal=None) -> tuple[dict, int]:
+    args.delta_value = _delta(args)
     if not args.spec:
         for option, value in (("--domain", args.domain), ("--epsilon", args.epsilon)):
             if value is None:
@@ -262,6 +293,8 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
+    if args.delta_value:
+        options["delta"] = args.delta_value
     if getattr(args, "hash", None):
         options["feature"] = _hash_feature(args, mech, domain, batch)
     elif getattr(args, "feature", None):
@@ -310,6 +343,9 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     payload["alpha"] = args.alpha
     payload["epsilon_claimed_exact"] = str(args.epsilon if args.epsilon is not None else mech.claimed_epsilon)
     payload["epsilon_verdict"] = result.verdict  # the ε test alone; "verdict" also counts conformance
+    payload["detectable_epsilon_max"] = result.detectable_epsilon   # at this δ, with these draws
+    payload["false_alarm_control"] = _false_alarm_control(result.delta, mech is not None, rounds is not None,
+                                                          args.alpha)
     payload["conformance_failed"] = nonconforming
     from ldpaudit.schema import VERDICTS, envelope
 
@@ -361,13 +397,17 @@ def _render(payload: dict) -> None:
         head += f" (conformance failed; ε test: {payload.get('epsilon_verdict')})"
     claimed = payload.get("epsilon_claimed_exact") or f"{payload['epsilon_claimed']:g}"
     alpha = payload.get("alpha", 1 - payload["confidence"])
-    print(f"{head}: certified ε >= {payload['epsilon_lower_bound']:.4f} (claimed {claimed}) at confidence "
+    delta = payload.get("delta") or 0.0
+    at = f" at δ = {delta:g}" if delta else ""
+    print(f"{head}: certified ε >= {payload['epsilon_lower_bound']:.4f}{at} (claimed {claimed}) at confidence "
           f"{payload['confidence']:g} (α = {alpha:g}: a correct randomizer is flagged with probability <= α)")
-    print(f"  draws per input: {payload['samples_per_input']:,}; this run could certify up to "
-          f"ε = {payload['detectable_epsilon']:.4f}; {payload['seconds']:.2f} s")
+    print(f"  draws per input: {payload['samples_per_input']:,}; this run could certify ε in "
+          f"[0, {payload['detectable_epsilon']:.4f}]{at}; {payload['seconds']:.2f} s")
     if payload.get("witness"):
         w = payload["witness"]
         print("  witness: " + "; ".join(f"{k}={v}" for k, v in w.items() if k in ("pair", "event", "counts", "samples", "p_lower", "q_upper")))
+        if delta and w.get("delta_lower_bound", 0) > 0:
+            print(f"  at the claimed ε: P(S|x) - e^ε P(S|x') >= {w['delta_lower_bound']:.3g} (claimed δ = {delta:g})")
     if payload.get("conformance"):
         from rich.console import Console
 

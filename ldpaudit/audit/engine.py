@@ -7,7 +7,8 @@ each is counted on n fresh draws per input, a hits under x and b under x'. The c
 of a candidate is ln(CP_lower(a)/CP_upper(b)) with one-sided exact Clopper-Pearson bounds at
 level α/(2k) (bounds.py), so with probability at least 1-α no confirmed bound exceeds the
 randomizer's true ε (Bonferroni over the k candidates and their two bounds). Sequential looks
-(sequential.py) spend α_r at look r with Σ α_r <= α.
+(sequential.py) spend α_r at look r with Σ α_r <= α. An (ε, δ) audit certifies
+ln((CP_lower(a) − δ)/CP_upper(b)) instead (bounds.py), with the same correction.
 
 Imports flow one way: auditor.py -> guided.py -> engine.py -> events, features, bounds, and
 draws.py (chunks, seeds, Draws, Progress), which cluster.py (imported only for a cluster) extends.
@@ -30,7 +31,8 @@ from ldpaudit.errors import InvalidParameter
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of one audit. VIOLATION iff epsilon_lower_bound > epsilon_claimed."""
+    """Outcome of one audit. VIOLATION iff epsilon_lower_bound > epsilon_claimed; with
+    ``delta`` > 0 both are the ε of an (ε, δ) statement at that δ."""
 
     verdict: str
     epsilon_claimed: float
@@ -42,13 +44,15 @@ class AuditResult:
     detectable_epsilon: float
     conformance: dict | None
     method: str
+    delta: float = 0.0
 
     def to_json(self) -> dict:
         return jsonable(asdict(self))
 
     def __str__(self) -> str:
+        at = f" at δ = {self.delta:g}" if self.delta else ""
         head = (f"{self.verdict}: ε_lb = {self.epsilon_lower_bound:.4f} vs claimed ε = "
-                f"{self.epsilon_claimed:.4f} at confidence {self.confidence:g}")
+                f"{self.epsilon_claimed:.4f}{at} at confidence {self.confidence:g}")
         if self.witness:
             w = self.witness
             x, y = w["pair"]
@@ -92,9 +96,9 @@ def make_draws(sampler: Sampler, seed, workers: int, progress: Progress, cluster
 
 # -- confirmation ----------------------------------------------------------------------------
 
-def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: float):
-    """The confirmed candidate with the largest certified bound, as (bound, candidate, count
-    under x, count under x', lower P(S|x), upper P(S|x')), or None without candidates.
+def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: float, delta: float = 0.0):
+    """The confirmed candidate with the largest certified bound at δ, as (bound, candidate,
+    count under x, count under x', lower P(S|x), upper P(S|x')), or None without candidates.
 
     ``hits[(ci, 0)]`` / ``hits[(ci, 1)]`` count candidate ci's event under x / x' in
     ``c.trials(n)`` trials (n, or a multiple of n for pooled candidates, pool.py)."""
@@ -102,7 +106,7 @@ def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: floa
     for ci, c in enumerate(chosen):
         a, b = hits[(ci, 0)], hits[(ci, 1)]
         na, nb = c.trials(n)
-        lb, p_low, q_up = bounds.epsilon_lower_bound(a, na, b, nb, alpha_each)
+        lb, p_low, q_up = bounds.epsilon_lower_bound(a, na, b, nb, alpha_each, delta)
         if best is None or lb > best[0]:
             best = (lb, c, a, b, p_low, q_up)
     return best
@@ -127,8 +131,9 @@ class Tally:
 
 def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, used: list, index: dict,
                    view_of: Callable, looks, phase: int, epsilon: float, on_view: Callable | None = None,
-                   view_counts: list | None = None):
-    """Count the chosen events on fresh draws of the inputs ``used``, look by look.
+                   view_counts: list | None = None, delta: float = 0.0):
+    """Count the chosen events on fresh draws of the inputs ``used``, look by look; bounds
+    are certified at ``delta`` (0: pure ε).
 
     ``looks`` [(cumulative draws per input, α of that look)]; the loop stops at the first look
     whose best bound exceeds ``epsilon``. ``view_of(out, u)`` canonicalizes outputs;
@@ -154,7 +159,7 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
                 view_counts[t] += int(count)
         done = n_look
         alpha_each = alpha_look / (2 * k)
-        best = best_confirmed(chosen, hits, done, alpha_each)
+        best = best_confirmed(chosen, hits, done, alpha_each, delta)
         if hasattr(looks, "record"):
             looks.record(done, alpha_look, best[0] if best is not None else 0.0)
         if best is not None and best[0] > epsilon:

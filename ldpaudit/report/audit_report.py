@@ -248,7 +248,9 @@ def write_report(
     facts = [
         ("Verdict", result.verdict),
         ("Claimed ε", f"{result.epsilon_claimed:g}"),
-        ("Certified ε lower bound", f"{result.epsilon_lower_bound:.4f}"),
+        *([("Claimed δ", f"{result.delta:g}")] if getattr(result, "delta", 0.0) else []),
+        ("Certified ε lower bound" + (" at that δ" if getattr(result, "delta", 0.0) else ""),
+         f"{result.epsilon_lower_bound:.4f}"),
         ("Confidence", f"{result.confidence:g}"),
         ("Largest ε this run could certify", f"{result.detectable_epsilon:.4f}"),
         ("Draws per input", f"{result.samples_per_input:,}"),
