@@ -143,10 +143,12 @@ def _audit_stage(mech, *, samples) -> dict:
         # verify's witness pair, then one input per distinct row Q(.|x): every class exercised
         domain, spec = audit_inputs(mech, extra=_witness_inputs(mech)), None
     eps = float(mech.claimed_epsilon)
+    delta = 0.0 if mech.claimed_delta is None else float(mech.claimed_delta)
     result = audit(randomizer, domain=domain, epsilon=eps, samples=samples, alpha=CHECK_ALPHA, seed=0, batch=True,
-                   spec=spec)
+                   spec=None if delta else spec, delta=delta)
     out = {"verdict": result.verdict, "epsilon_lower_bound": result.epsilon_lower_bound,
-           "samples_per_input": samples, "alpha": CHECK_ALPHA, "confidence": 1 - CHECK_ALPHA, "conformance": None}
+           "samples_per_input": samples, "alpha": CHECK_ALPHA, "confidence": 1 - CHECK_ALPHA, "conformance": None,
+           "delta": delta}
     conf = ""
     if result.conformance is not None:
         failed = conformance_failed(result.conformance)
@@ -154,7 +156,8 @@ def _audit_stage(mech, *, samples) -> dict:
         conf = "; conformance " + ("FAILED" if failed else "ok")
         if failed and result.verdict != "VIOLATION":
             out["verdict"] = "VIOLATION"
-    out["text"] = f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f} (n={samples:,}, α={CHECK_ALPHA}){conf}"
+    at = f" at δ={delta:g}" if delta else ""
+    out["text"] = f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f}{at} (n={samples:,}, α={CHECK_ALPHA}){conf}"
     return out
 
 
