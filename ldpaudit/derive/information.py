@@ -24,7 +24,11 @@ from ldpaudit.errors import NotDerivable
 from ldpaudit.derive.hits import ItemStatistic, item_statistic
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
-from ldpaudit.mechanism.model import DensityChannel, ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.product import ProductChannel
+from ldpaudit.mechanism.structured import StructuredChannel
 
 
 @dataclass(frozen=True)
