@@ -10,7 +10,7 @@ import pytest
 from ldpaudit.derive import risk
 from ldpaudit.errors import InvalidSpec
 from ldpaudit.mechanism import loads_spec
-from ldpaudit.mechanism.model import _varies
+from ldpaudit.mechanism.checks import _varies
 
 z = sp.Symbol("z", positive=True)
 
@@ -96,11 +96,11 @@ def test_a_catalog_name_builds_one_mechanism_and_parses_no_spec_file(monkeypatch
     """`ldpaudit verify krr` costs what `verify specs/krr.toml` costs (0.65 vs 0.71 s CPU
     measured 2026-11-23): the name resolves to one constructor; no spec file is read and no
     other catalog mechanism is built (each would be validated)."""
-    from ldpaudit.mechanism import loader, model
+    from ldpaudit.mechanism import core, loader
 
     built = []
-    validate = model._validate
-    monkeypatch.setattr(model, "_validate", lambda mech: built.append(mech.name) or validate(mech))
+    validate = core._validate
+    monkeypatch.setattr(core, "_validate", lambda mech: built.append(mech.name) or validate(mech))
     monkeypatch.setattr(loader, "loads_spec", lambda *a, **k: pytest.fail("a spec file was parsed"))
     mech = loader.load_family("krr")
     assert mech.name == "k-RR" and built == ["k-RR"]

@@ -15,10 +15,10 @@ KRR = "specs/krr.toml"
 
 #: command -> (argv, how to inject a fault deep in what that command runs)
 COMMANDS = {
-    "check": (["check", KRR], ("ldpaudit.mechanism.model", "_validate")),
-    "show": (["show", KRR], ("ldpaudit.mechanism.model", "_validate")),
-    "verify": (["verify", KRR], ("ldpaudit.mechanism.model", "_validate")),
-    "derive": (["derive", KRR], ("ldpaudit.mechanism.model", "_validate")),
+    "check": (["check", KRR], ("ldpaudit.mechanism.core", "_validate")),
+    "show": (["show", KRR], ("ldpaudit.mechanism.core", "_validate")),
+    "verify": (["verify", KRR], ("ldpaudit.mechanism.core", "_validate")),
+    "derive": (["derive", KRR], ("ldpaudit.mechanism.core", "_validate")),
     "reproduce": (["reproduce", "duchi2013", "--out", "{tmp}"], ("ldpaudit.report.golden", "write_toolchain")),
     "simulate": (["simulate", "kv2", "--n", "1000", "--trials", "2"], ("ldpaudit.protocol.command", "run")),
     "bench": (["bench", "--only", "rr-8bit-coin", "--quick"], ("ldpaudit.bench.runner", "score")),
@@ -74,7 +74,7 @@ def test_any_exception_type_is_internal(exc, monkeypatch, capsys):
     def raise_it(*a, **k):
         raise exc
 
-    monkeypatch.setattr(importlib.import_module("ldpaudit.mechanism.model"), "_validate", raise_it)
+    monkeypatch.setattr(importlib.import_module("ldpaudit.mechanism.core"), "_validate", raise_it)
     assert cli.main(["show", KRR]) == 4
     assert capsys.readouterr().err.count("\n") == 1
 

@@ -664,7 +664,7 @@ def _member(x, a) -> str:
 
 def _cdf(density, x_value):
     """A numeric CDF of a density in z (x substituted when given)."""
-    from ldpaudit.mechanism.model import X, Z
+    from ldpaudit.mechanism.params import X, Z
 
     expr = density if x_value is None else density.xreplace({X: sp.Float(x_value, 30)})
     f = sp.lambdify(Z, expr, modules=["numpy"])

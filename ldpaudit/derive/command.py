@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ldpaudit.errors import InvalidParameter
 
 if TYPE_CHECKING:
-    from ldpaudit.mechanism.model import Mechanism
+    from ldpaudit.mechanism.core import Mechanism
 
 
 def add_parser(subparsers) -> None:

@@ -15,7 +15,10 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import N_USERS, simplify
 from ldpaudit.errors import NotDerivable
-from ldpaudit.mechanism.model import X, Z, DensityChannel, IntervalDomain, Mechanism
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.params import X, Z
+from ldpaudit.mechanism.spaces import IntervalDomain
 
 _W = sp.Symbol("w", positive=True)
 

@@ -36,7 +36,10 @@ from ldpaudit.derive.risk import (
     nonprivate_l2,
 )
 from ldpaudit.errors import LdpAuditError
-from ldpaudit.mechanism.model import DensityChannel, FiniteDomain, Mechanism, ProductChannel
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.product import ProductChannel
+from ldpaudit.mechanism.spaces import FiniteDomain
 
 G, H = sp.Symbol("g"), sp.Symbol("h")
 PI_Y = sp.Symbol("pi_y", nonnegative=True)

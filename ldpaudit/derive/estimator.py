@@ -26,7 +26,9 @@ from ldpaudit.derive.hits import item_statistic
 from ldpaudit.derive.statistic import ItemStatistic
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
-from ldpaudit.mechanism.model import DensityChannel, ExplicitChannel, Mechanism
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.explicit import ExplicitChannel
 
 
 @dataclass(frozen=True)

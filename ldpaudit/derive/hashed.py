@@ -24,8 +24,10 @@ import sympy as sp
 from ldpaudit.derive.algebra import simplify
 from ldpaudit.derive.statistic import ItemStatistic, Orbit
 from ldpaudit.errors import InvalidSpec, NotDerivable
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.hashing import BloomChannel, cohort_class, cohort_literals
-from ldpaudit.mechanism.model import CohortSpace, FiniteDomain, Mechanism, StructuredChannel
+from ldpaudit.mechanism.spaces import CohortSpace, FiniteDomain
+from ldpaudit.mechanism.structured import StructuredChannel
 
 
 def is_hashed(mech: Mechanism) -> bool:

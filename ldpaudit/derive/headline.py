@@ -12,7 +12,8 @@ from ldpaudit.derive.estimator import _explicit, hit_estimator
 from ldpaudit.derive.hits import item_statistic
 from ldpaudit.derive.risk import effective_samples, hit_risk
 from ldpaudit.errors import LdpAuditError
-from ldpaudit.mechanism.model import DensityChannel, Mechanism
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
 
 
 def _per_n(expr) -> str:

@@ -23,7 +23,7 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import N_USERS, leading_power, simplify
 from ldpaudit.errors import NotDerivable
-from ldpaudit.mechanism.model import Mechanism
+from ldpaudit.mechanism.core import Mechanism
 
 #: smoothness of the Hölder class and the constant of the modelled bias C₁ K^(-β)
 SMOOTHNESS = sp.Symbol("beta", positive=True)

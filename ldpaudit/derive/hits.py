@@ -31,17 +31,13 @@ from ldpaudit.derive.memo import per_channel
 from ldpaudit.derive.statistic import ItemStatistic, Orbit
 from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidSpec
+from ldpaudit.mechanism.checks import sample_points
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.expr import eval_condition
-from ldpaudit.mechanism.model import (
-    ElementSpace,
-    FiniteDomain,
-    Mechanism,
-    ProductChannel,
-    StructuredChannel,
-    SubsetSpace,
-    Z,
-    sample_points,
-)
+from ldpaudit.mechanism.params import Z
+from ldpaudit.mechanism.product import ProductChannel
+from ldpaudit.mechanism.spaces import ElementSpace, FiniteDomain, SubsetSpace
+from ldpaudit.mechanism.structured import StructuredChannel
 
 
 class _Filler:

@@ -25,7 +25,11 @@ from ldpaudit.derive.hits import item_statistic
 from ldpaudit.derive.statistic import ItemStatistic
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
-from ldpaudit.mechanism.model import DensityChannel, ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.product import ProductChannel
+from ldpaudit.mechanism.structured import StructuredChannel
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import N_USERS, simplify
 from ldpaudit.errors import NotDerivable
-from ldpaudit.mechanism.model import X
+from ldpaudit.mechanism.params import X
 
 
 @dataclass(frozen=True)

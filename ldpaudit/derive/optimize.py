@@ -22,7 +22,7 @@ from ldpaudit.derive.algebra import KAPPA, N_USERS, simplify
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.mechanism.model import Mechanism
+from ldpaudit.mechanism.core import Mechanism
 
 TARGETS = {
     "l2": ("minimize", "worst-case ℓ2² risk"),
@@ -147,7 +147,7 @@ def _roots(num: sp.Basic, var: sp.Symbol) -> list[sp.Basic] | None:
 
 
 def _roots_in_range(roots, lower, upper, mech):
-    from ldpaudit.mechanism.model import sample_points
+    from ldpaudit.mechanism.checks import sample_points
 
     points = sample_points(mech, 3)
     good = []

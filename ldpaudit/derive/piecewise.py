@@ -18,7 +18,11 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import simplify
 from ldpaudit.errors import NotDerivable
-from ldpaudit.mechanism.model import X, Z, DensityChannel, IntervalDomain, Mechanism, sample_points
+from ldpaudit.mechanism.checks import sample_points
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.params import X, Z
+from ldpaudit.mechanism.spaces import IntervalDomain
 from ldpaudit.mechanism.piecewise import NotPiecewiseLinear, PiecewiseDensity, in_exp_base, is_piecewise_in, sample_inputs
 
 

@@ -1,5 +1,12 @@
 """Mechanisms: the model, the safe spec-file loader and the catalog.
 
+The model, bottom up: ``params`` (parameters, x/y/z, size limits), ``spaces`` (input domains,
+output spaces), ``checks`` (shared checks), ``core`` (the :class:`Mechanism` value; it imports
+no channel form), then one module per channel form: ``explicit``, ``structured``,
+``product``, ``density``, ``realinput``, ``hashing`` (Bloom filters and hash families).
+``model`` re-exports them for users. Above the model: ``loader`` (spec files), ``catalog``,
+``randomizers`` and ``command`` (``ldpaudit show``).
+
 The names below are imported on first use, so that a command which only needs a submodule
 without sympy (``ldpaudit.mechanism.options`` parsing ``--epsilon 1`` for the auditor) does not pay
 for sympy through this package."""
@@ -11,10 +18,16 @@ _API = {
     **{name: "ldpaudit.mechanism.catalog" for name in (
         "CATALOG", "k_rappor", "k_rr", "k_subset", "laplace_histogram", "laplace_mean", "o_rr", "oue", "rr_bit", "wrr")},
     **{name: "ldpaudit.mechanism.loader" for name in ("dumps_spec", "load_spec", "loads_spec", "spec_sha256")},
-    **{name: "ldpaudit.mechanism.model" for name in (
-        "X", "Z", "CohortSpace", "CoordinateLaw", "DensityChannel", "ElementSpace", "ExplicitChannel", "FiniteDomain",
-        "IntervalDomain", "Mechanism", "OutputClass", "Parameter", "ProductChannel", "StructuredChannel",
-        "SubsetSpace")},
+    "Mechanism": "ldpaudit.mechanism.core",
+    **{name: "ldpaudit.mechanism.params" for name in ("X", "Y", "Z", "Parameter")},
+    **{name: "ldpaudit.mechanism.spaces" for name in (
+        "CohortSpace", "ElementSpace", "FiniteDomain", "IntervalDomain", "SubsetSpace")},
+    "ExplicitChannel": "ldpaudit.mechanism.explicit",
+    **{name: "ldpaudit.mechanism.structured" for name in ("OutputClass", "StructuredChannel")},
+    **{name: "ldpaudit.mechanism.product" for name in ("CoordinateLaw", "ProductChannel")},
+    "DensityChannel": "ldpaudit.mechanism.density",
+    "RealInputChannel": "ldpaudit.mechanism.realinput",
+    "BloomChannel": "ldpaudit.mechanism.hashing",
 }
 __getattr__ = lazy_names(__name__, _API)
 __all__ = list(_API)

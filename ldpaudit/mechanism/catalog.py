@@ -10,23 +10,13 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ldpaudit.mechanism.model import (
-    X,
-    Z,
-    CohortSpace,
-    CoordinateLaw,
-    DensityChannel,
-    ElementSpace,
-    ExplicitChannel,
-    FiniteDomain,
-    IntervalDomain,
-    Mechanism,
-    OutputClass,
-    Parameter,
-    ProductChannel,
-    StructuredChannel,
-    SubsetSpace,
-)
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.params import X, Z, Parameter
+from ldpaudit.mechanism.product import CoordinateLaw, ProductChannel
+from ldpaudit.mechanism.spaces import CohortSpace, ElementSpace, FiniteDomain, IntervalDomain, SubsetSpace
+from ldpaudit.mechanism.structured import OutputClass, StructuredChannel
 
 _EPS = Parameter("epsilon", "real", sp.Integer(0), lower_strict=True, description="privacy budget")
 EPSILON = _EPS.symbol

@@ -7,17 +7,14 @@ import json
 
 import sympy as sp
 
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.loader import load_bound
-from ldpaudit.mechanism.model import (
-    CohortSpace,
-    DensityChannel,
-    RealInputChannel,
-    ExplicitChannel,
-    Mechanism,
-    ProductChannel,
-    StructuredChannel,
-    SubsetSpace,
-)
+from ldpaudit.mechanism.product import ProductChannel
+from ldpaudit.mechanism.realinput import RealInputChannel
+from ldpaudit.mechanism.spaces import CohortSpace, SubsetSpace
+from ldpaudit.mechanism.structured import StructuredChannel
 
 
 def add_parser(subparsers) -> None:

@@ -24,7 +24,7 @@ number h of hashes per cohort and the hash family, which is one of
   OLH/BLH); its reference sampler draws the d digits of c.
 
 Outputs are ``(c, v)`` for O-RR / local hashing (a structured channel with
-:class:`~ldpaudit.mechanism.model.CohortSpace` outputs) and the flat tuple ``(c, b_0, ...,
+:class:`~ldpaudit.mechanism.spaces.CohortSpace` outputs) and the flat tuple ``(c, b_0, ...,
 b_{k-1})`` for O-RAPPOR (:class:`BloomChannel`, ``form = "bloom"``): a Bloom filter whose
 "on" positions are the h hashed positions of x, then RAPPOR's independent flips (law ``on``
 for a set bit, ``off`` for the others). A Bloom channel with C = 1, h = 1 and a permutation
@@ -35,12 +35,18 @@ design: the coordinate laws, their validation and their proofs are the product f
 
 from __future__ import annotations
 
+import ast
 import itertools
 from dataclasses import dataclass, replace
 
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
+from ldpaudit.mechanism.checks import _require_nonnegative, is_zero, require_numeric_sizes
+from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.expr import eval_condition
+from ldpaudit.mechanism.params import _subs
+from ldpaudit.mechanism.spaces import FiniteDomain
 
 #: the Mersenne prime of the Carter-Wegman family
 MERSENNE_31 = 2**31 - 1
@@ -188,6 +194,7 @@ class BloomChannel:
     family: HashFamily | None = None
     permutation: bool = False
     form = "bloom"
+    variables = frozenset()
 
     @property
     def continuous(self) -> bool:
@@ -197,10 +204,18 @@ class BloomChannel:
         return [self.cohorts, self.k, self.hashes, *self.on.expressions(), *self.off.expressions()]
 
     def substitute(self, subs) -> BloomChannel:
-        from ldpaudit.mechanism.model import _subs
-
         return replace(self, cohorts=_subs(self.cohorts, subs), k=_subs(self.k, subs), hashes=_subs(self.hashes, subs),
                        on=self.on.substitute(subs), off=self.off.substitute(subs))
+
+    def size_fields(self) -> list[tuple[str, sp.Basic]]:
+        return [("channel.cohorts", self.cohorts), ("channel.k", self.k), ("channel.hashes", self.hashes)]
+
+    def validate(self, mech) -> list[str]:
+        return validate_bloom(mech, self)
+
+    def materialize(self, mech, *, max_entries: int) -> ExplicitChannel:
+        require_numeric_sizes(mech)
+        return materialize_bloom(mech, self, max_entries)
 
     def values(self) -> list[int]:
         return sorted({v for v, _ in self.on.probabilities} | {v for v, _ in self.off.probabilities})
@@ -221,8 +236,6 @@ class BloomChannel:
 
 
 def validate_bloom(mech, ch: BloomChannel) -> list[str]:
-    from ldpaudit.mechanism.model import FiniteDomain, _require_nonnegative, is_zero
-
     if not isinstance(mech.inputs, FiniteDomain) or mech.inputs.labels is not None:
         raise InvalidSpec(f"bloom channel {mech.name!r} needs inputs 0..d-1 (inputs.size)")
     if ch.on.probabilities is None or ch.off.probabilities is None:
@@ -242,8 +255,6 @@ def validate_bloom(mech, ch: BloomChannel) -> list[str]:
 
 def materialize_bloom(mech, ch: BloomChannel, max_entries: int):
     """The explicit channel over outputs (c, b_0, ..., b_{k-1})."""
-    from ldpaudit.mechanism.model import ExplicitChannel
-
     d = int(mech.inputs.size)
     C, K = int(ch.cohorts), int(ch.k)
     values = ch.values()
@@ -282,8 +293,6 @@ class _Token:
 
 def cohort_literals(ch) -> list[int]:
     """Integer constants compared with c in the class conditions (cohort-specific classes)."""
-    import ast
-
     out = set()
     for cls in ch.classes:
         for node in ast.walk(cls.predicate):
@@ -300,10 +309,6 @@ def cohort_class(mech, ch, cohort, hit: bool) -> int:
 
     Raises InvalidSpec when the conditions depend on more than that (e.g. ``v == x``): then
     the class of an output is not determined by collisions alone."""
-    import ast
-
-    from ldpaudit.mechanism.expr import eval_condition
-
     for cls in ch.classes:
         for node in ast.walk(cls.predicate):
             if isinstance(node, ast.Name) and node.id in ("x", "y"):

@@ -45,28 +45,17 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.expr import (
     CONSTANTS, FUNCTIONS, BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute,
 )
-from ldpaudit.mechanism.model import (
-    X,
-    Z,
-    CohortSpace,
-    CoordinateLaw,
-    DensityChannel,
-    ElementSpace,
-    ExplicitChannel,
-    FiniteDomain,
-    IntervalDomain,
-    Y,
-    Mechanism,
-    OutputClass,
-    Parameter,
-    ProductChannel,
-    RealInputChannel,
-    StructuredChannel,
-    SubsetSpace,
-)
+from ldpaudit.mechanism.params import X, Y, Z, Parameter
+from ldpaudit.mechanism.product import CoordinateLaw, ProductChannel
+from ldpaudit.mechanism.realinput import RealInputChannel
+from ldpaudit.mechanism.spaces import CohortSpace, ElementSpace, FiniteDomain, IntervalDomain, SubsetSpace
+from ldpaudit.mechanism.structured import OutputClass, StructuredChannel
 
 MAX_SPEC_BYTES = 1_000_000
 MAX_TOML_NESTING = 32  # arrays and tables inside each other ([[[...]]], {a = {b = ...}}, a.b.c...)

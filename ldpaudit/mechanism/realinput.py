@@ -18,14 +18,56 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from ldpaudit.mechanism.model import X, Y, IntervalDomain
+from ldpaudit.errors import InvalidSpec, NotMaterializable
+from ldpaudit.mechanism.checks import _require_nonnegative, is_zero, sample_points
+from ldpaudit.mechanism.params import X, Y, _subs
+from ldpaudit.mechanism.spaces import IntervalDomain, _subs_domain
 
 #: at most this many combinations of feature values are enumerated
 MAX_CASES = 4096
+
+
+@dataclass(frozen=True)
+class RealInputChannel:
+    """Finitely many outputs from a real input: ``entry`` is Q(y|x) as an expression in
+    :data:`X` and :data:`Y` (a ``Piecewise`` over class conditions for a structured spec),
+    ``outputs`` the output labels (integers).
+
+    Written in a spec as ``form = "explicit"`` with ``outputs = [...]`` and ``entry``, or as
+    ``form = "structured"`` with ``outputs = "element"`` and classes whose conditions may use
+    functions of x (floor, ``%``, comparisons with parameters, Max/Min, abs, ``bit``);
+    ``layout`` records which, and ``classes`` keeps the structured classes (their
+    ``relation`` is the condition as a sympy boolean)."""
+
+    outputs: tuple
+    entry: sp.Basic
+    layout: str = "explicit"
+    classes: tuple = ()  # of ldpaudit.mechanism.structured.OutputClass
+    form = "real-input"
+    variables = frozenset({X, Y})
+
+    def probability(self, y) -> sp.Basic:
+        """Q(y|x) for one output label, as an expression in :data:`X` and the parameters."""
+        return _subs(self.entry, {Y: sp.Integer(y)})
+
+    def expressions(self) -> list[sp.Basic]:
+        return [self.entry] + [e for c in self.classes for e in (c.count, c.weight)]
+
+    def substitute(self, subs) -> RealInputChannel:
+        return replace(self, entry=_subs(self.entry, subs), classes=tuple(c.substitute(subs) for c in self.classes))
+
+    def size_fields(self) -> list:
+        return []
+
+    def validate(self, mech) -> list[str]:
+        return _validate_real_input(mech, self)
+
+    def materialize(self, mech, *, max_entries: int):
+        raise NotMaterializable(f"{mech.name!r} has real inputs; it has no finite channel matrix")
 
 
 @dataclass(frozen=True)
@@ -226,8 +268,6 @@ def audit_inputs(mech, *, limit: int = 6, extra: Iterable = ()) -> list[float]:
     point) whose double falls on the other side is not counted as a new class."""
     from fractions import Fraction
 
-    from ldpaudit.mechanism.model import RealInputChannel
-
     dom = mech.inputs
     ch = mech.channel
     first = [float(v) for v in extra]
@@ -249,3 +289,85 @@ def audit_inputs(mech, *, limit: int = 6, extra: Iterable = ()) -> list[float]:
     if len(others) > room:  # keep both extremes and spread the rest
         others = sorted({others[round(i * (len(others) - 1) / max(room - 1, 1))] for i in range(room)}) if room else []
     return sorted(kept + others)
+
+
+# --- validation ------------------------------------------------------------------------------
+
+
+def _validate_real_input(mech, ch: RealInputChannel) -> list[str]:
+    """Rows of a real-input channel: non-negative and summing to 1 for every x, proved by a
+    case split over the values of its input functions where possible, and always checked
+    exactly at representative inputs and sample parameters; structured class counts too."""
+    if not isinstance(mech.inputs, IntervalDomain):
+        raise InvalidSpec(f"channel of {mech.name!r} has real inputs but [inputs] is finite; use low/high or real = true")
+    if not ch.outputs or len(set(ch.outputs)) != len(ch.outputs):
+        raise InvalidSpec(f"channel.outputs of {mech.name!r} must be non-empty and without repeats")
+    for i, c in enumerate(ch.classes):
+        if not (c.count.is_Integer and c.count >= 0):
+            raise InvalidSpec(
+                f"channel.classes[{i}].count of {mech.name!r} = {c.count}; with real inputs a class count must be "
+                "a non-negative integer (the number of outputs in the class for every x)"
+            )
+    rows = [ch.probability(y) for y in ch.outputs]
+    relations = [c.relation.xreplace({Y: sp.Integer(y)}) for c in ch.classes for y in ch.outputs]
+    ab = abstract(rows + relations)
+    notes = []
+    proved = False
+    if ab.case_count <= MAX_CASES:
+        n = len(rows)
+        proved = True
+        seen = set()
+        for case in ab.cases():
+            values = [ab.at(e, case) for e in ab.expressions[:n]]
+            for y, v in zip(ch.outputs, values):
+                if v not in seen:
+                    seen.add(v)
+                    _require_nonnegative(mech, v, f"Q(y={y}|x) of the real-input channel")
+            if is_zero(sp.Add(*values) - 1) is not True:
+                proved = False
+            if ch.classes:
+                rel = ab.expressions[n:]
+                for i, c in enumerate(ch.classes):
+                    hits = [ab.at(r, case) for r in rel[i * n:(i + 1) * n]]
+                    if any(h not in (sp.true, sp.false) for h in hits) or sum(h is sp.true for h in hits) != int(c.count):
+                        proved = False
+        if proved:
+            what = ", ".join(f.describe() for f in ab.features) or "no input function"
+            scope = "every x" + (" (x enters only through " + what + ")" if ab.features and not ab.residual else "")
+            notes.append(f"rows sum to 1{' and class counts hold' if ch.classes else ''} for {scope}: case split, sympy")
+    checked = _spot_check_real_input(mech, ch, rows)
+    notes.append(f"rows checked exactly at {checked} (input, parameter) points")
+    if not proved:
+        notes.append("row sums not proved symbolically for every x; spot checks only")
+    return notes
+
+
+def _spot_check_real_input(mech, ch: RealInputChannel, rows) -> int:
+    count = 0
+    for point in sample_points(mech, count=3):
+        subs = {mech.symbols[k]: v for k, v in point.items()}
+        bound_rows = [r.xreplace(subs) for r in rows]
+        xs = representative_inputs(_subs_domain(mech.inputs, subs), bound_rows)
+        if len(xs) > 14:  # keep the spread: both far ends and an even selection between
+            step = (len(xs) - 1) / 13
+            xs = sorted({xs[round(i * step)] for i in range(14)})
+        pretty = ", ".join(f"{k}={v}" for k, v in point.items())
+        for x in xs:
+            values = [evaluate(r, x) for r in bound_rows]
+            for y, v in zip(ch.outputs, values):
+                if not v.is_number or v.has(sp.nan, sp.zoo) or bool(v < 0):
+                    raise InvalidSpec(f"Q(y={y}|x={x}) of {mech.name!r} = {v} at {pretty} is not a probability")
+            if is_zero(sp.Add(*values) - 1) is not True:
+                raise InvalidSpec(
+                    f"row x={x} of channel {mech.name!r} sums to {sp.nsimplify(sp.Add(*values))} at {pretty}; each row must sum to 1"
+                )
+            for i, c in enumerate(ch.classes):
+                rel = c.relation.xreplace(subs)
+                hits = sum(evaluate(rel.xreplace({Y: sp.Integer(y)}), x) is sp.true for y in ch.outputs)
+                if hits != int(c.count):
+                    raise InvalidSpec(
+                        f"channel.classes[{i}] ({c.name!r}) of {mech.name!r} declares count {c.count} but {hits} outputs "
+                        f"satisfy {c.condition!r} for input x={x} at {pretty}"
+                    )
+            count += 1
+    return count

@@ -159,7 +159,7 @@ def _plot_bound(points, claimed, certified, path, label):
 
 def _spec_probabilities(spec, x, labels, what):
     """The spec's probability of each plotted event for input x, or None if not computable."""
-    from ldpaudit.mechanism.model import ProductChannel
+    from ldpaudit.mechanism.product import ProductChannel
 
     mech = spec
     ch = mech.channel

@@ -128,8 +128,8 @@ def _audit_stage(mech, *, samples) -> dict:
     from ldpaudit.audit import audit
     from ldpaudit.audit.engine import conformance_failed
     from ldpaudit.errors import InvalidParameter
-    from ldpaudit.mechanism.model import FiniteDomain
     from ldpaudit.mechanism.randomizers import reference_for
+    from ldpaudit.mechanism.spaces import FiniteDomain
 
     try:
         randomizer = reference_for(mech)

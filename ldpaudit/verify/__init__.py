@@ -11,7 +11,7 @@ The only package that imports z3. Entry points:
 * :func:`summary` — a one-line verdict for ``ldpaudit check``.
 """
 
-from ldpaudit.mechanism.model import Mechanism
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
 from ldpaudit.verify.core import tight_epsilon, verify
 from ldpaudit.verify.delta import delta_for

@@ -13,8 +13,8 @@ from fractions import Fraction
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.expr import exact_decimal, parse_expression
-from ldpaudit.mechanism.model import Mechanism
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.result import Status, Verdict
 from ldpaudit.verify.smt import Unsupported

@@ -15,8 +15,8 @@ import json
 import sys
 from pathlib import Path
 
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.loader import load_family, parse_assignments, resolve_spec
-from ldpaudit.mechanism.model import Mechanism
 from ldpaudit.verify import budget, smt
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
 from ldpaudit.verify.core import tight_epsilon, verify

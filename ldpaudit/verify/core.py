@@ -20,7 +20,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ldpaudit.mechanism.model import DensityChannel, Mechanism, ProductChannel
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.product import ProductChannel
 from ldpaudit.verify import budget, density, density_delta, finite, hashed, piecewise, real, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta

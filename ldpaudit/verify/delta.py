@@ -17,7 +17,7 @@ import sympy as sp
 import z3
 
 from ldpaudit.errors import InvalidParameter, NotMaterializable
-from ldpaudit.mechanism.model import Mechanism
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import exact_number, scope_of
 from ldpaudit.verify.result import DeltaResult, Status, Verdict, Witness

@@ -22,7 +22,10 @@ import time
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.mechanism.model import X, Z, DensityChannel, Mechanism, Parameter, ProductChannel
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.params import X, Z, Parameter
+from ldpaudit.mechanism.product import ProductChannel
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide

@@ -25,7 +25,10 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.mechanism.expr import Phi
-from ldpaudit.mechanism.model import X, Z, DensityChannel, IntervalDomain, Mechanism
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.params import X, Z
+from ldpaudit.mechanism.spaces import IntervalDomain
 from ldpaudit.verify.claims import scope_of
 from ldpaudit.verify.result import Status, Verdict, Witness
 from ldpaudit.verify.text import sstr

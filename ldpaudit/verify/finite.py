@@ -15,7 +15,7 @@ import time
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.mechanism.model import Mechanism
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.problem import Problem, build, entry

@@ -33,7 +33,10 @@ from fractions import Fraction
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.mechanism.model import ExplicitChannel, Mechanism, ProductChannel, StructuredChannel
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.product import ProductChannel
+from ldpaudit.mechanism.structured import StructuredChannel
 from ldpaudit.verify import exact
 from ldpaudit.verify.claims import claim_of
 from ldpaudit.verify.core import verify

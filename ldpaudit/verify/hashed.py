@@ -31,8 +31,10 @@ import time
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.hashing import BloomChannel, cohort_class, cohort_representatives
-from ldpaudit.mechanism.model import CohortSpace, Mechanism, StructuredChannel
+from ldpaudit.mechanism.spaces import CohortSpace
+from ldpaudit.mechanism.structured import StructuredChannel
 from ldpaudit.verify import exact, finite, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide

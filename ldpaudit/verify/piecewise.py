@@ -30,7 +30,9 @@ import sympy as sp
 import z3
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.mechanism.model import X, Z, DensityChannel, Mechanism, Parameter
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.params import X, Z, Parameter
 from ldpaudit.mechanism.piecewise import NotPiecewiseLinear, PiecewiseDensity
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import scope_of, unknown

@@ -25,17 +25,12 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ldpaudit.errors import NotMaterializable
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.expr import eval_condition
-from ldpaudit.mechanism.model import (
-    CohortSpace,
-    ElementSpace,
-    ExplicitChannel,
-    FiniteDomain,
-    Mechanism,
-    ProductChannel,
-    StructuredChannel,
-    SubsetSpace,
-)
+from ldpaudit.mechanism.product import ProductChannel
+from ldpaudit.mechanism.spaces import CohortSpace, ElementSpace, FiniteDomain, SubsetSpace
+from ldpaudit.mechanism.structured import StructuredChannel
 from ldpaudit.verify import exact
 from ldpaudit.verify.prover import Fact
 from ldpaudit.verify.smt import Unsupported

@@ -15,7 +15,7 @@ import sympy as sp
 import z3
 
 from ldpaudit.errors import InvalidSpec
-from ldpaudit.mechanism.model import Parameter
+from ldpaudit.mechanism.params import Parameter
 from ldpaudit.verify import smt
 from ldpaudit.verify.smt import Encoder, Unsupported, fraction
 from ldpaudit.verify.text import sstr

@@ -28,7 +28,9 @@ import sympy as sp
 from sympy.functions.elementary.piecewise import ExprCondPair
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
-from ldpaudit.mechanism.model import X, Mechanism, Parameter, RealInputChannel
+from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.params import X, Parameter
+from ldpaudit.mechanism.realinput import RealInputChannel
 from ldpaudit.mechanism.realinput import MAX_CASES, Abstraction, abstract, evaluate, representative_inputs
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import scope_of, unknown

@@ -37,7 +37,7 @@ import sympy as sp
 import z3
 
 from ldpaudit.errors import InvalidSpec, SolverError
-from ldpaudit.mechanism.model import Parameter
+from ldpaudit.mechanism.params import Parameter
 from ldpaudit.verify.numbers import HUGE_EXPONENT, MAX_INTEGER_ROOT_DEGREE, exp_bounds, log_bounds, power_bounds, root_bounds
 from ldpaudit.verify.text import sstr
 

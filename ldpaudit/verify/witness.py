@@ -10,7 +10,8 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ldpaudit.mechanism.model import Mechanism, sample_points
+from ldpaudit.mechanism.checks import sample_points
+from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.prover import Decision
 from ldpaudit.verify.result import Witness

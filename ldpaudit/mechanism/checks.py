@@ -1,0 +1,194 @@
+"""Checks every channel form shares: exact zero tests, admissible sample points of the free
+parameters, non-negativity of probabilities, and the size guards of materialization.
+
+They take the mechanism under validation as a plain value (its ``name``, ``parameters``,
+``symbols``, ``inputs``, ``channel``) and import no channel form."""
+
+from __future__ import annotations
+
+import math
+
+import sympy as sp
+
+from ldpaudit.errors import InvalidSpec, NotMaterializable
+from ldpaudit.mechanism.expr import shown
+from ldpaudit.mechanism.params import _decided, _subs
+from ldpaudit.mechanism.spaces import FiniteDomain
+
+
+def is_zero(expr) -> bool | None:
+    """True when sympy proves ``expr == 0``, False when it proves otherwise, None if unsure."""
+    expr = sp.sympify(expr)
+    if expr == 0:
+        return True
+    if expr.is_number:
+        if expr.is_Rational:
+            return False
+        if sp.cancel(sp.together(expr)) == 0:
+            return True
+        nz = sp.simplify(expr)
+        if nz == 0:
+            return True
+        return None if nz.is_zero is None else bool(nz.is_zero)
+    # combsimp proves the binomial identities of subset channels in milliseconds; simplify takes 0.2 s
+    for simplifier in (sp.cancel, sp.combsimp, sp.simplify, lambda e: sp.simplify(sp.gammasimp(e)),
+                       lambda e: sp.simplify(sp.expand_func(e))):
+        try:
+            if simplifier(expr) == 0:
+                return True
+        except (TypeError, ValueError, NotImplementedError):
+            continue
+    return None
+
+
+def sample_points(mech, count: int = 6) -> list[dict]:
+    """A few admissible numeric assignments of the free parameters (for spot checks)."""
+    points = []
+    candidates = {
+        "integer": [2, 3, 5, 8, 13, 40],
+        "real": [sp.Rational(1, 3), sp.Rational(1, 2), 1, 2, sp.Rational(7, 2), 5],
+    }
+    params = mech.parameters
+    for i in range(count):
+        point = {}
+        for p in params:
+            options = candidates[p.kind]
+            subs = {mech.symbols[k]: v for k, v in point.items()}
+            chosen = None
+            for j in range(len(options)):
+                value = sp.sympify(options[(i + j) % len(options)])
+                lo = None if p.lower is None else _subs(p.lower, subs)
+                hi = None if p.upper is None else _subs(p.upper, subs)
+                if lo is not None and lo.is_number and (value < lo or (p.lower_strict and value == lo)):
+                    continue
+                if hi is not None and hi.is_number and (value > hi or (p.upper_strict and value == hi)):
+                    continue
+                chosen = value
+                break
+            if chosen is None:
+                lo = _subs(p.lower, subs) if p.lower is not None else sp.Integer(0)
+                hi = None if p.upper is None else _subs(p.upper, subs)
+                if p.kind == "real" and hi is not None and hi.is_number and lo.is_number:
+                    chosen = _simple_between(lo, hi)  # both ends bound it: a short rational inside
+                else:
+                    chosen = sp.ceiling(lo) + (1 if p.lower_strict else 0) if p.kind == "integer" else lo + 1
+            point[p.name] = chosen
+        if point not in points:
+            points.append(point)
+    return points
+
+
+def _simple_between(lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
+    """A rational strictly between two numbers lo < hi with a small denominator."""
+    from fractions import Fraction
+
+    a, b = Fraction(str(sp.N(lo, 30))), Fraction(str(sp.N(hi, 30)))
+    mid = (a + b) / 2
+    for den in (1, 2, 3, 4, 5, 8, 10, 16, 20, 50, 100, 1000, 10**6):
+        q = mid.limit_denominator(den)
+        if a < q < b:
+            return sp.Rational(q.numerator, q.denominator)
+    return sp.Rational(mid.numerator, mid.denominator)
+
+
+def _vanishing_denominator(mech, expr) -> str | None:
+    """For an expression in one real parameter, a point of its admissible range where a
+    denominator is 0 (sympy solveset), or None."""
+    free = expr.free_symbols
+    if len(free) != 1:
+        return None
+    (sym,) = free
+    param = next((p for p in mech.parameters if p.symbol == sym), None)
+    if param is None or param.kind != "real":
+        return None
+    low = param.lower if param.lower is not None and param.lower.is_number else -sp.oo
+    high = param.upper if param.upper is not None and param.upper.is_number else sp.oo
+    domain = sp.Interval(low, high, param.lower_strict or low == -sp.oo, param.upper_strict or high == sp.oo)
+    _, den = sp.fraction(sp.together(expr))
+    for factor in sp.Mul.make_args(sp.factor(den)):
+        if factor.is_number or factor.is_positive:
+            continue
+        try:
+            zeros = sp.solveset(factor, sym, domain)
+        except (NotImplementedError, ValueError, TypeError):
+            continue
+        if isinstance(zeros, sp.FiniteSet) and zeros:
+            try:
+                return f"{sym} = {shown(sorted(zeros, key=lambda v: float(v))[0])}"
+            except (TypeError, ValueError, OverflowError):
+                return f"{sym} = {shown(next(iter(zeros)))}"
+    return None
+
+
+def _require_nonnegative(mech, expr, where: str) -> None:
+    expr = sp.sympify(expr)
+    if expr.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is not finite")
+    if expr.is_number:
+        if expr.is_Rational:
+            if expr < 0:
+                raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is negative; probabilities must be >= 0")
+            return
+        if not expr.is_extended_real:
+            raise InvalidSpec(f"{where} of {mech.name!r} = {shown(expr)} is not a real number")
+        if expr.is_nonnegative:
+            return
+        if _decided(expr < 0, where, expr):
+            raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is negative; probabilities must be >= 0")
+        return
+    if expr.is_nonnegative:
+        return
+    vanishing = _vanishing_denominator(mech, expr)
+    if vanishing is not None:
+        raise InvalidSpec(f"{where} of {mech.name!r} = {expr} has a denominator that is 0 at {vanishing}; "
+                          "rewrite it so that it is defined on the whole parameter range")
+    for point in sample_points(mech):
+        value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
+        if not value.is_number and _varies(value):
+            continue  # still a function of the input (x): no simplification makes it a number to check
+        value = sp.simplify(value) if not value.is_number else value
+        if value.is_number and (
+            value.has(sp.nan, sp.zoo) or value.is_extended_real is False or _decided(value < 0, where, value)
+        ):
+            pretty = ", ".join(f"{k}={v}" for k, v in point.items())
+            raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is {value} (negative or undefined) at {pretty}")
+
+
+def _varies(expr) -> bool:
+    """True when ``expr`` takes two different finite values at two points of its free symbols,
+    so it is not a constant function and no simplification turns it into a number. False
+    means only "not shown" (a value undefined there, or equal values)."""
+    symbols = sorted(expr.free_symbols, key=str)
+    values = []
+    for start in (sp.Rational(2, 7), sp.Rational(13, 11)):
+        try:
+            value = complex(sp.N(expr.xreplace({s: start + i for i, s in enumerate(symbols)}), 30))
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            return False
+        if not (math.isfinite(value.real) and math.isfinite(value.imag)):
+            return False
+        values.append(value)
+    return abs(values[0] - values[1]) > 1e-9 * max(1.0, abs(values[0]))
+
+
+# --- materialization guards ------------------------------------------------------------------
+
+
+def require_numeric_sizes(mech) -> None:
+    """Materialization needs every size (inputs, outputs, coordinates) to be a number."""
+    exprs = [mech.inputs.size] if isinstance(mech.inputs, FiniteDomain) else []
+    exprs += [e for _, e in mech.channel.size_fields()]
+    if mech.parameters and any(
+        s in sp.sympify(e).free_symbols for e in exprs for s in mech.symbols.values()
+    ):
+        raise NotMaterializable(
+            f"{mech.name!r} has symbolic sizes; bind {', '.join(mech.parameter_names)} first (e.g. mech.bind(d=4))"
+        )
+
+
+def check_materialized_size(mech, n_in, n_out, max_entries) -> None:
+    if n_in * n_out > max_entries:
+        raise NotMaterializable(
+            f"{mech.name!r} has {n_in} x {n_out} = {n_in * n_out} entries, more than the limit {max_entries}; "
+            "use its structured form or pass a larger max_entries"
+        )
