@@ -30,9 +30,6 @@ class ExpForm:
     rational: sp.Basic
     scale: sp.Integer
 
-    def back(self, eps: sp.Symbol) -> dict:
-        return {S: sp.exp(eps / self.scale)}
-
 
 def exp_form(expr: sp.Basic, eps: sp.Symbol, scale: int | None = None) -> ExpForm:
     """``expr`` as a rational function of s = e^(ε/L) (L = ``scale``, or the least that
@@ -60,9 +57,9 @@ def exp_form(expr: sp.Basic, eps: sp.Symbol, scale: int | None = None) -> ExpFor
 
 @dataclass(frozen=True)
 class ExactRoot:
-    """ε = scale·ln(s*) where s* > 1 is the ``index``-th real root of the irreducible integer
-    polynomial ``polynomial`` in s; ``s_interval`` is a rational interval holding s* and no other
-    root, ``epsilon_interval`` the ε it gives (ln is increasing)."""
+    """ε = scale·ln(s*) where s* > 1 (``root``, a ``CRootOf`` or a rational) is a real root of the
+    irreducible integer polynomial ``polynomial`` in s; ``s_interval`` is a rational interval
+    holding s* and no other root, ``epsilon_interval`` the ε it gives (ln is increasing)."""
 
     polynomial: sp.Poly
     root: sp.Basic                        # CRootOf

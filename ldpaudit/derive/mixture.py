@@ -85,8 +85,6 @@ def optimal_mixture(second_a: sp.Basic, second_b: sp.Basic, x: sp.Symbol, bound:
     (see the module doc). The second moments are E[z²|x] of the two unbiased reports."""
     variance = mixture_variance(second_a, second_b, x, alpha)
     a, c = even_quadratic(variance, x)
-    if a.has(x) or c.has(x):
-        raise NotDerivable("the mixture's variance is not a quadratic in x with coefficients free of x")
     kinks = sp.solve(a, alpha) if a.has(alpha) else []
     kink = simplify(kinks[0]) if len(kinks) == 1 else None
     options = {"second": sp.Integer(0), "first": sp.Integer(1)}
