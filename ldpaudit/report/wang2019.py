@@ -441,7 +441,10 @@ def _differences(agree: dict, k_differs: list, optimum: dict) -> list[str]:
     else:
         out.append("Every printed formula compared here agrees with the derivation (PM's variance and worst case, Duchi "
                    "et al.'s variance and worst case, HM's weight, threshold and worst case on both sides of it, the "
-                   "d-dimensional PM variance), and so do the two printed decimals (1.29 and 0.61).")
+                   "d-dimensional PM variance), and so do the two printed decimals (1.29 and 0.61). HM's worst-case "
+                   "expression and the d-dimensional PM variance are transcribed from the paper's lemmas as recalled, "
+                   "not yet checked against the PDF; the other printed forms are the ones the issue and implementations "
+                   "of HM quote.")
     if k_differs:
         cells = "; ".join(f"d = {m['d']}, ε = {m['epsilon']}: the rule's k = {m['k_paper']} gives {fmt(m['HM'])}, "
                           f"k = {m['k_best_HM']} gives {fmt(m['HM_best'])} (the rule's is {100 * (m['HM'] / m['HM_best'] - 1):.1f}% higher)"
