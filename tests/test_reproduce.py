@@ -17,7 +17,7 @@ from ldpaudit.report.golden import json_differences, same_toolchain
 
 ROOT = Path(__file__).resolve().parents[1]
 PROOFS = ROOT / "proofs"
-NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013", "joseph2018", "localhashing")
+NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013", "joseph2018", "localhashing", "wang2019")
 
 
 @pytest.fixture(scope="module")
