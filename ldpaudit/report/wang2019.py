@@ -22,7 +22,7 @@ from ldpaudit.derive.exproots import S, crossings, polynomial_of_square, sign_re
 from ldpaudit.derive.mean import mean_estimator
 from ldpaudit.derive.mixture import ALPHA, DIMENSIONS, SAMPLED, even_quadratic, optimal_mixture, sampled_coordinate
 from ldpaudit.derive.piecewise import piecewise_moments
-from ldpaudit.mechanism.model import X
+from ldpaudit.mechanism.params import X
 from ldpaudit.report.documents import Document, Math, fmt, save_png, write_outputs
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
