@@ -556,6 +556,18 @@ def _derive_real_input(mech, model, steps, results):
         results["not_derived"][key] = "not defined for a real-valued mean estimate"
 
 
+def _worst_case_steps(worst, steps, results) -> None:
+    """The worst-case squared error of a real-valued mean estimate, its large-n absolute error,
+    and what is not defined for it."""
+    results["l2_worst"] = worst
+    l1 = simplify(half_normal_mean() * sp.sqrt(worst))
+    results["l1_worst"] = l1
+    steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
+                      (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
+    for key in ("effective_samples", "mutual_information"):
+        results["not_derived"][key] = "not defined for a real-valued mean estimate"
+
+
 def _derive_piecewise(mech, model, steps, results):
     """A piecewise density (Piecewise mechanism, Square Wave): moments cell by cell, the unbiased
     affine report map, its variance and the worst case over the input interval."""
@@ -596,13 +608,7 @@ def _derive_piecewise(mech, model, steps, results):
         worst = simplify((pm.worst_variance + (hi - lo) ** 2 / 4) / n)
     steps.append(Step("Worst-case squared error", text,
                       (_eq("sup E(μ̂ - μ)²", r"\sup \mathbb{E}(\hat\mu-\mu)^2", worst, "=" if model == "fixed" else "≤"),)))
-    results["l2_worst"] = worst
-    l1 = simplify(half_normal_mean() * sp.sqrt(worst))
-    results["l1_worst"] = l1
-    steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
-                      (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
-    for key in ("effective_samples", "mutual_information"):
-        results["not_derived"][key] = "not defined for a real-valued mean estimate"
+    _worst_case_steps(worst, steps, results)
 
 
 def _derive_density(mech, model, steps, results):
@@ -641,10 +647,4 @@ def _derive_density(mech, model, steps, results):
         wt = "The fixed-population variance does not depend on the inputs:"
         eqs = (_eq("sup E(μ̂ - μ)²", r"\sup \mathbb{E}(\hat\mu-\mu)^2", worst),)
     steps.append(Step("Worst-case squared error", wt, eqs))
-    results["l2_worst"] = worst
-    l1 = simplify(half_normal_mean() * sp.sqrt(worst))
-    results["l1_worst"] = l1
-    steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
-                      (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
-    for key in ("effective_samples", "mutual_information"):
-        results["not_derived"][key] = "not defined for a real-valued mean estimate"
+    _worst_case_steps(worst, steps, results)

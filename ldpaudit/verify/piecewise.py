@@ -23,6 +23,7 @@ pair of branches attains, proved to bound every pair.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 
@@ -40,7 +41,7 @@ from ldpaudit.verify.prover import Query
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Encoder, Unsupported
 from ldpaudit.verify.text import sstr
-from ldpaudit.verify.witness import candidate_points, sympy_exceeds
+from ldpaudit.verify.witness import candidate_points, checked_witness
 
 METHOD = ("piecewise density: one z3 query per pair of branches, z off every breakpoint "
           "(f(z|x) <= e^ε f(z|x') for all x, x' and almost every z)")
@@ -488,16 +489,8 @@ def _exact_witness(setup: _Setup, xa, xb, z, claim) -> Witness | None:
         den = setup.density_at(xb, z, {})
     except Unsupported:
         return None
-    bound = sp.exp(claim)
-    if den == 0:
-        if exact.sign(num) != 1:
-            return None
-        ratio = sp.oo
-    else:
-        ratio = sp.simplify(num / den)
-        if exact.compare(ratio, bound) != 1 or not sympy_exceeds(num, den, bound):
-            return None
-    return Witness(xa, xb, z, ratio, num, den, claim, params=setup.mech.bindings, kind="f")
+    w = checked_witness(setup.mech, xa, xb, z, num, den, claim)
+    return None if w is None else dataclasses.replace(w, kind="f")
 
 
 # --- tight ε ----------------------------------------------------------------------------------
