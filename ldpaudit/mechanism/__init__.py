@@ -10,7 +10,7 @@ from ldpaudit._callable import lazy_names
 _API = {
     **{name: "ldpaudit.mechanism.catalog" for name in (
         "CATALOG", "k_rappor", "k_rr", "k_subset", "laplace_histogram", "laplace_mean", "o_rr", "oue", "rr_bit", "wrr")},
-    **{name: "ldpaudit.mechanism.loader" for name in ("dumps_spec", "load_spec", "loads_spec", "spec_sha256")},
+    **{name: "ldpaudit.mechanism.loader" for name in ("dumps_spec", "load_budgeted", "load_spec", "loads_spec", "spec_sha256")},
     **{name: "ldpaudit.mechanism.model" for name in (
         "X", "Z", "CohortSpace", "CoordinateLaw", "DensityChannel", "ElementSpace", "ExplicitChannel", "FiniteDomain",
         "IntervalDomain", "Mechanism", "OutputClass", "Parameter", "ProductChannel", "StructuredChannel",
