@@ -132,6 +132,31 @@ def test_check_of_a_directory_gives_the_spent_spec_its_row_and_checks_the_others
     assert cpu < 2 * CPU_LIMIT
 
 
+def _processes_mentioning(text: str) -> list[int]:
+    """Live processes whose command line mentions ``text`` (a zombie's is empty)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and text.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the kernel's parent-death signal (prctl)")
+def test_a_load_inside_verify_dies_with_verify(tmp_path):
+    """verify's own --timeout stops its child while that child's load child is still running:
+    the load child must die with it, not burn CPU as an orphan."""
+    path = hostile(tmp_path, SLIP, "slip")
+    [(proc, _)] = run_cli(["verify", str(path), "--timeout", "1", "--load-timeout", "60"])
+    assert proc.returncode == 3 and "budget exceeded: still running after 1 s of wall time" in proc.stdout
+    deadline = time.monotonic() + 10
+    while (left := _processes_mentioning(str(path))) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, f"processes {left} still loading {path}"
+
+
 # --- the budgeted loader --------------------------------------------------------------------------
 
 
