@@ -1,6 +1,6 @@
 """``ldpaudit audit``: the command-line front of the statistical auditor.
 
-    ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--delta D] [--spec SPEC -p ...] [--samples N]
+    ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--delta D] [--spec SPEC -p ... [--load-timeout S]] [--samples N]
                    [--alpha 0.05] [--seed S] [--json] [--batch] [--target-arg name=value]
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
@@ -21,6 +21,7 @@ import math
 import sys
 
 from ldpaudit.errors import InvalidParameter
+from ldpaudit.mechanism.options import add_load_budget
 
 #: the default false-alarm level: one correct mechanism in a hundred audited at its tight ε
 #: is reported as a violation (0.05 failed a CI build one run in twenty)
@@ -107,6 +108,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--spec", help="a spec file or a catalog name such as krr: guide the audit with exact "
                                   "probabilities and test conformance")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a spec parameter")
+    add_load_budget(p)  # --load-timeout, --load-memory-mb: loading --spec, as in every command
     p.add_argument("--samples", type=int, default=10**6, help="draws per input (default 1,000,000)")
     p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
                    help=f"false-alarm probability: a correct randomizer is reported as a violation with "
@@ -182,9 +184,10 @@ def _load_spec(args):
         if args.param:
             raise InvalidParameter("-p binds spec parameters; give --spec SPEC as well")
         return None
-    from ldpaudit.mechanism.loader import load_bound
+    from ldpaudit.mechanism.loader import load_budgeted
+    from ldpaudit.mechanism.options import load_budget
 
-    mech = load_bound(args.spec, args.param)
+    _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
     if mech.parameters:
         free = ", ".join(mech.parameter_names)
         raise InvalidParameter(f"--spec {args.spec}: bind every parameter for an audit (free: {free}); e.g. -p d=25")

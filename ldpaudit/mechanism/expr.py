@@ -215,7 +215,23 @@ def _constant_term(expr: sp.Basic) -> sp.Basic | None:
     return None
 
 
+def _tower_check(base: sp.Basic, exponent: sp.Basic) -> None:
+    """Refuse a**(b**c) with parameters in both b and c (``d**d**d``): its size grows doubly
+    exponentially in small parameter values (d = 3 gives 3**27), so evaluating it at the
+    validation's sample points never ends, whatever the other budgets allow."""
+    if exponent.is_number:
+        return
+    for node in sp.preorder_traversal(exponent):
+        if isinstance(node, sp.Pow) and node.base.free_symbols and node.exp.free_symbols:
+            raise BudgetExceeded(
+                f"{_operand(base)}**{_operand(exponent)} is a power tower: its exponent raises a parameter to a "
+                f"parameter ({shown(node, 30)}), so its size grows doubly exponentially; write it without a "
+                "parameter raised to a parameter in an exponent"
+            )
+
+
 def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
+    _tower_check(base, exponent)
     if base.is_number and _constant_term(exponent) is not None:
         _pow_check(base, _constant_term(exponent))
     if not (base.is_number and exponent.is_number):

@@ -32,7 +32,10 @@ A spec file declares one mechanism family::
     weight = "exp(epsilon)/(exp(epsilon) + d - 1)"
 
 Every expression goes through the allow-list parser in :mod:`ldpaudit.mechanism.expr`;
-nothing in the file is ever evaluated as Python.
+nothing in the file is ever evaluated as Python. Commands load a spec with
+:func:`load_budgeted`: the parse, the validation and the binding run in a forked child under
+a wall-clock and memory budget (:mod:`ldpaudit.budget`), since the per-operation budgets of
+``expr`` cannot bound everything validation does with an expression.
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ from pathlib import Path
 
 import sympy as sp
 
-from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
+from ldpaudit import budget
+from ldpaudit.errors import BudgetSpent, InvalidParameter, InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
@@ -224,6 +228,55 @@ def load_family(spec: str | Path) -> Mechanism:
 def load_bound(spec: str | Path, params: list[str] | None) -> Mechanism:
     """Load a spec (file or catalog name) and bind the ``-p name=value`` parameters exactly."""
     return load_family(spec).bind(parse_assignments(params))
+
+
+def load_budgeted(
+    spec: str | Path,
+    params: list[str] | None = None,
+    *,
+    example: bool = False,
+    seconds: float | None = budget.LOAD_SECONDS,
+    memory_mb: int | None = budget.LOAD_MEMORY_MB,
+) -> tuple[Mechanism, Mechanism]:
+    """``(family, instance)`` for a command's SPEC argument: the spec file or catalog name
+    loaded as by :func:`load_family`, and the family bound to the ``-p name=value`` ``params``
+    (to its ``[example]`` with ``example=True``; the family itself with neither).
+
+    Loading, validating and binding a spec file (or binding a catalog mechanism) run in a
+    forked child with at most ``seconds`` of wall time and ``memory_mb`` MiB of new memory: a
+    spec whose validation never ends (``exp(epsilon)**(3**3**d)`` at a sample point) ends in
+    :class:`~ldpaudit.errors.BudgetSpent` naming the budget and the option that raises it
+    (``--load-timeout``, ``--load-memory-mb``, :func:`ldpaudit.mechanism.options.add_load_budget`).
+    A bad spec raises its :class:`InvalidSpec` as without the budget. The mechanisms come back
+    pickled (a few KiB); fork and pickle cost a command about 20 ms of CPU per spec."""
+    where = resolve_spec(spec)
+    values = parse_assignments(params)
+    if isinstance(where, str) and not values and not example:
+        family = load_family(where)  # a catalog constructor: trusted code, nothing to bound
+        return family, family
+    # sympy's Add and Mul import these on first use (about 35 ms): once here, before the fork,
+    # instead of in the child and again when the result is unpickled
+    import sympy.sets.setexpr  # noqa: F401
+    import sympy.tensor.tensor  # noqa: F401
+
+    try:
+        return budget.call(_load_and_bind, where, values, example, seconds=seconds, memory_mb=memory_mb,
+                           label="spec loading")
+    except budget.BudgetExceeded as exc:
+        if exc.resource == "memory":
+            spent = (f"needed more than {exc.limit} MiB of memory, the memory budget of loading; "
+                     "raise it with --load-memory-mb MB")
+        else:
+            spent = (f"still running after {exc.limit:g} s of wall time, the time budget of loading; "
+                     "raise it with --load-timeout SECONDS")
+        raise BudgetSpent(f"loading spec {str(spec)!r}: {spent}") from None
+
+
+def _load_and_bind(where: Path | str, values: dict, example: bool) -> tuple[Mechanism, Mechanism]:
+    family = load_family(where)
+    if example:
+        return family, family.bind_example()
+    return family, (family.bind(values) if values else family)
 
 
 def spec_sha256(path: str | Path) -> str:

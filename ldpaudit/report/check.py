@@ -1,13 +1,20 @@
 """``ldpaudit check``: validate specs and summarize every stage (verify, derive, audit) on
-their example instances: the main job a newcomer runs on the bundled specs."""
+their example instances: the main job a newcomer runs on the bundled specs.
+
+Each spec is loaded under the load budget (``--load-timeout``, ``--load-memory-mb``): one that
+is still loading when it runs out gets its row with the reason (verdict UNKNOWN) and the
+others are checked as usual. Each spec that could not be loaded also gets one line on stderr,
+the line ``show`` would print for it."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from ldpaudit import __version__
-from ldpaudit.errors import LdpAuditError
+from ldpaudit import __version__, budget
+from ldpaudit.errors import BudgetSpent, LdpAuditError
+from ldpaudit.mechanism.options import add_load_budget
 
 
 def add_parser(subparsers) -> None:
@@ -16,6 +23,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--audit-samples", type=int, default=20_000, help="samples per input for the quick audit")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    add_load_budget(p)
     p.set_defaults(func=cmd_check)
 
 
@@ -35,20 +43,24 @@ def spec_files(target: str) -> list[Path]:
 CHECK_ALPHA = 0.01
 
 
-def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
-    """Validate one spec and run the three stages (verify, derive, audit) on its example
-    instance. ``row["stages"]`` holds each stage's structured result (a ``verdict`` from
-    :data:`ldpaudit.schema.VERDICTS`, a ``text`` for people, and the stage's own fields); the
-    ``verification``/``derivation``/``audit`` keys repeat each ``text``."""
-    from ldpaudit.mechanism import load_spec
+def check_one(path: Path, *, audit_samples: int, progress=None, load_seconds: float | None = budget.LOAD_SECONDS,
+              load_memory_mb: int | None = budget.LOAD_MEMORY_MB) -> dict:
+    """Validate one spec (under the load budget) and run the three stages (verify, derive,
+    audit) on its example instance. ``row["stages"]`` holds each stage's structured result (a
+    ``verdict`` from :data:`ldpaudit.schema.VERDICTS`, a ``text`` for people, and the stage's own
+    fields); the ``verification``/``derivation``/``audit`` keys repeat each ``text``. A spec that
+    is refused is INVALID; one whose loading spent the budget is UNKNOWN (not shown wrong)."""
+    from ldpaudit.mechanism.loader import load_budgeted
 
     row: dict = {"spec": str(path)}
     try:
-        mech = load_spec(path)
+        mech, example = load_budgeted(Path(path), example=True, seconds=load_seconds, memory_mb=load_memory_mb)
+    except BudgetSpent as exc:
+        row.update(mechanism=path.stem, ok=False, error=str(exc), stochastic="UNKNOWN", verdict="UNKNOWN")
+        return row
     except LdpAuditError as exc:
         row.update(mechanism=path.stem, ok=False, error=str(exc), stochastic="INVALID", verdict="INVALID")
         return row
-    example = mech.bind_example()
     row.update(
         mechanism=mech.name,
         form=mech.channel.form,
@@ -183,7 +195,12 @@ def cmd_check(args) -> int:
     from ldpaudit.report.progress import status, wanted
 
     with status("check", enabled=wanted(args)) as progress:
-        rows = [check_one(path, audit_samples=args.audit_samples, progress=progress) for path in files]
+        rows = [check_one(path, audit_samples=args.audit_samples, progress=progress, load_seconds=args.load_timeout,
+                          load_memory_mb=args.load_memory_mb) for path in files]
+    for r in rows:
+        if not r["ok"]:
+            kind = "inconclusive" if r["verdict"] == "UNKNOWN" else "error"
+            print(f"ldpaudit: {kind}: {' '.join(r['error'].split())}", file=sys.stderr)
     if args.json:
         print(json.dumps({"schema_version": SCHEMA_VERSION, "command": "check", "verdict": _overall(rows),
                           "version": __version__, "specs": rows}, indent=2))
@@ -212,7 +229,7 @@ def _render_check(rows: list[dict]) -> None:
         table.add_column(name, overflow="fold")
     for r in rows:
         if not r["ok"]:
-            table.add_row(r["mechanism"], "", "", f"[red]INVALID[/red]: {r['error']}", *["" for _ in extra])
+            table.add_row(r["mechanism"], "", "", f"[red]{r['verdict']}[/red]: {r['error']}", *["" for _ in extra])
             continue
         params = ", ".join(r["parameters"]) or "(none)"
         example = ", ".join(f"{k}={v}" for k, v in r["example"].items())

@@ -3,7 +3,8 @@
 Exit codes: 0 PROVED, 1 REFUTED, 3 UNKNOWN (also when the budget runs out); bad input raises
 an LdpAuditError, which the CLI turns into exit 2. The whole command (loading, binding, exact
 arithmetic, every z3 query, certificates) runs in a child process bounded by ``--timeout``
-seconds of wall time and ``--memory-mb`` of memory (:mod:`ldpaudit.verify.budget`).
+seconds of wall time and ``--memory-mb`` of memory (:mod:`ldpaudit.budget`); loading the spec
+is also bounded by the load budget of every command (``--load-timeout``, ``--load-memory-mb``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import json
 import sys
 from pathlib import Path
 
+from ldpaudit import budget
 from ldpaudit.mechanism.core import Mechanism
-from ldpaudit.mechanism.loader import load_family, parse_assignments, resolve_spec
-from ldpaudit.verify import budget, smt
+from ldpaudit.mechanism.loader import load_budgeted, resolve_spec
+from ldpaudit.mechanism.options import add_load_budget, load_budget, option_megabytes, option_seconds
+from ldpaudit.verify import smt
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
 from ldpaudit.verify.core import tight_epsilon, verify
 from ldpaudit.verify.floats import parse_floats, verify_float_params
@@ -33,7 +36,9 @@ bind them with -p to check one instance. Values are exact: 1/2, log(3), 0.01 (= 
 budget: --timeout (default 60 s) bounds the wall time of the whole command, --memory-mb
 (default 2048) the memory it may allocate; the work runs in a child process that is stopped
 when either runs out, and the verdict is then UNKNOWN (exit 3) with the reason "budget
-exceeded: ...". Each z3 query also stops after min(20 s, --timeout).
+exceeded: ...". Each z3 query also stops after min(20 s, --timeout). Loading the spec has the
+load budget of every command besides (--load-timeout, default 5 s; --load-memory-mb): over it
+the command stops with one line and exit 3.
 
 --float-params converts float64 values exactly (Fraction(float)) and reports the ε they give:
 names that are parameters of the spec are bound; otherwise p, q are the generic two-parameter
@@ -66,6 +71,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--memory-mb", type=_megabytes, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
                    help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
                         "over budget the verdict is UNKNOWN (exit 3)")
+    add_load_budget(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress line (shown on a terminal when the proof takes over a second)")
@@ -74,35 +80,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _seconds(text: str) -> float:
-    raw = text.strip().lower()
-    scale = 1.0
-    if raw.endswith("ms"):
-        raw, scale = raw[:-2], 0.001
-    elif raw.endswith("s"):
-        raw = raw[:-1]
-    try:
-        value = float(raw) * scale
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--timeout {text!r} is not a number of seconds; write e.g. 60, 2.5 or 500ms") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"--timeout {text!r} must be a positive number of seconds")
-    return value
+    return option_seconds(text, "--timeout")
 
 
 def _megabytes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is not a whole number of MiB; write e.g. 2048") from None
-    if value < 64:
-        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is below the 64 MiB the verifier needs to start")
-    return value
+    return option_megabytes(text, "--memory-mb")
 
 
 def _load(args) -> Mechanism:
-    mech = load_family(args.spec)
-    values = parse_assignments(args.param)
-    return mech.bind(values) if values else mech
+    """The spec bound to the ``-p`` values, under the load budget (a child of this child)."""
+    _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
+    return mech
 
 
 def run(args) -> int:

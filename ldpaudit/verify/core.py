@@ -4,7 +4,7 @@ Layers, each importing only those below it::
 
     command, floats, certificate   users of verify (CLI, float64 parameters, certificates)
     core (this module)             verify, tight_epsilon: claim, domain check, then FORMS;
-                                   the optional whole-call budget (budget.py, a forked child)
+                                   the optional whole-call budget (ldpaudit/budget.py, a forked child)
     finite, density, piecewise,    one module per channel form (and the (ε, δ) check)
     hashed, real, delta
     claims, witness                shared: exact numbers, the claim, scopes; witnesses, points
@@ -20,10 +20,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ldpaudit import budget
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.product import ProductChannel
-from ldpaudit.verify import budget, density, density_delta, finite, hashed, piecewise, real, smt
+from ldpaudit.verify import density, density_delta, finite, hashed, piecewise, real, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -74,7 +75,7 @@ def verify(
     ``epsilon`` defaults to the spec's claimed ε and may be symbolic ("epsilon/2", "log(3)").
     Free parameters are universally quantified: the verdict holds for all admissible values.
     ``timeout_ms`` bounds each z3 query; ``timeout`` (seconds) and ``memory_mb`` bound the
-    whole call, run in a child process (:mod:`ldpaudit.verify.budget`): over budget the
+    whole call, run in a child process (:mod:`ldpaudit.budget`): over budget the
     verdict is UNKNOWN with the reason "budget exceeded: ...".
     """
     if timeout is not None or memory_mb is not None:
