@@ -769,12 +769,46 @@ def _expr_text(expr, field: str, symbols: Mapping[str, sp.Basic]) -> str:
     text = _SpecPrinter().doprint(expr) if expr.has(sp.Piecewise, sp.Mod) or isinstance(expr, sp.logic.boolalg.Boolean) else sp.sstr(expr)
     back = parse_expression(text, symbols, field=field)
     if isinstance(expr, sp.logic.boolalg.Boolean) or expr.has(sp.Piecewise):
-        same = back == expr or sp.piecewise_fold(back) == sp.piecewise_fold(expr)
+        same = back == expr or sp.piecewise_fold(back) == sp.piecewise_fold(expr) or _equivalent(back, expr)
     else:
         same = back == expr or sp.simplify(back - expr) == 0
     if not same:
         raise InvalidSpec(f"{field} = {expr} cannot be written as spec text that reads back unchanged")
     return text
+
+
+def _equivalent(a, b) -> bool:
+    """Structural equality up to sympy's rewriting of what the parser reads back: values equal
+    when their difference simplifies to 0, a relation equal to the same relation written from
+    the other side (z <= r and r >= z), And/Or arguments in any order."""
+    if a == b:
+        return True
+    if isinstance(a, sp.Piecewise) and isinstance(b, sp.Piecewise):
+        return len(a.args) == len(b.args) and all(
+            _equivalent(va, vb) and _equivalent(ca, cb) for (va, ca), (vb, cb) in zip(a.args, b.args))
+    if isinstance(a, (sp.And, sp.Or)) and type(a) is type(b):
+        rest = list(b.args)
+        for x in a.args:
+            match = next((y for y in rest if _equivalent(x, y)), None)
+            if match is None:
+                return False
+            rest.remove(match)
+        return not rest
+    if isinstance(a, sp.Not) and isinstance(b, sp.Not):
+        return _equivalent(a.args[0], b.args[0])
+    if isinstance(a, sp.core.relational.Relational) and isinstance(b, sp.core.relational.Relational):
+        flip = {">": "<", ">=": "<=", "<": "<", "<=": "<=", "==": "==", "!=": "!="}
+
+        def canonical(r):
+            return (flip[r.rel_op], r.rhs - r.lhs) if r.rel_op in (">", ">=") else (r.rel_op, r.lhs - r.rhs)
+
+        (oa, da), (ob, db) = canonical(a), canonical(b)
+        return oa == ob and (sp.simplify(da - db) == 0 or (oa in ("==", "!=") and sp.simplify(da + db) == 0))
+    if isinstance(a, sp.logic.boolalg.Boolean) or isinstance(b, sp.logic.boolalg.Boolean):
+        return False
+    if a.has(sp.Piecewise) or b.has(sp.Piecewise):
+        return False
+    return sp.simplify(a - b) == 0
 
 
 def _condition_text(c: OutputClass, symbols) -> str:
