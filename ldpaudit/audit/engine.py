@@ -42,6 +42,7 @@ class AuditResult:
     detectable_epsilon: float
     conformance: dict | None
     method: str
+    outputs: dict | None = None     # how the outputs were read (shape, as_set, precision); black box only
 
     def to_json(self) -> dict:
         return jsonable(asdict(self))
