@@ -212,10 +212,22 @@ def _outputs_from_list(x, ys: list) -> Outputs:
     except TypeError:
         bad = next(y for y in ys if not _hashable(y))
         if isinstance(bad, (np.ndarray, set, list)):
-            counts = collections.Counter(_canonical_object(x, y) for y in ys)
+            try:    # vectors as tuples, validated below once per distinct value
+                counts = collections.Counter(map(_sequence_key, ys))
+            except TypeError:
+                counts = collections.Counter(_canonical_object(x, y) for y in ys)
         else:
             raise _unhashable_error(x, bad) from None
     return _outputs_from_counts(x, counts.items(), n)
+
+
+def _sequence_key(y):
+    """A 1-d array or a list as a tuple (anything else as it is), before validation."""
+    if type(y) is np.ndarray and y.ndim == 1:
+        return tuple(y.tolist())
+    if type(y) is list:
+        return tuple(y)
+    return y
 
 
 def _outputs_from_counts(x, items, n: int) -> Outputs:
