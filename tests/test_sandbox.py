@@ -294,9 +294,12 @@ def test_a_target_that_writes_a_lot_to_stderr_does_not_block():
 
 
 def test_an_unhashable_output_is_reported_as_such():
-    with isolated("tests/programs/bad_randomizers.py:returns_list") as randomizer:
-        with pytest.raises(RandomizerError, match=r"randomizer returned a list for input 0; outputs must be hashable"):
+    with isolated("tests/programs/bad_randomizers.py:returns_dict") as randomizer:
+        with pytest.raises(RandomizerError, match=r"randomizer returned a dict for input 0; outputs must be hashable"):
             Sampler(randomizer, batch=True).draw(0, 5, np.random.SeedSequence(0))
+    with isolated("tests/programs/bad_randomizers.py:returns_list") as randomizer:   # a list is read as a tuple
+        out = Sampler(randomizer, batch=True).draw(0, 5, np.random.SeedSequence(0))
+    assert out.kind == "array" and out.values.tolist() == [[0]] * 5
 
 
 # --- histograms: counts instead of outputs ---------------------------------------------------

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
+from dataclasses import replace
 from typing import Callable, Iterable
 
 import numpy as np
@@ -129,7 +130,7 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
           max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None,
-          cluster=None, delta: float = 0.0) -> AuditResult:
+          cluster=None, delta: float = 0.0, as_set: bool = False) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -150,6 +151,9 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     the result is the same as without it.
     delta: audit the claim (ε, δ)-LDP: certify a lower bound on ε at this δ in [0, 1) (the
     events are then searched for a large P(S|x) − e^ε P(S|x')); 0 is the pure-ε audit.
+    as_set: read every output (a tuple, list or array of any length, or a set) as the set of its
+    elements, when their order carries no information; the result's ``outputs`` says so.
+    Outputs of varying length are otherwise opaque values, compared whole.
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
@@ -165,6 +169,9 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     ordered = _ordered_pairs(inputs, pairs)
     alpha = float(alpha)
     sampler = Sampler(randomizer, batch=batch, output_space=output_space)
+    if as_set and (spec is not None or events is not None):
+        raise InvalidParameter("as_set=True reads outputs as sets for the black-box search; a spec or given events "
+                               "describe the outputs as they are: drop as_set (--as-set) or the spec")
     if spec is not None or events is not None:
         from ldpaudit.audit.guided import guided_audit
 
@@ -179,14 +186,14 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     try:
         return _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
                           samples=int(samples), alpha=alpha, fraction=float(explore_fraction),
-                          max_confirm=max_confirm, t0=t0, looks=looks, delta=delta)
+                          max_confirm=max_confirm, t0=t0, looks=looks, delta=delta, as_set=bool(as_set))
     finally:
         engine.close()
         prog.close()
 
 
 def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, samples, alpha,
-               fraction, max_confirm, t0, looks=None, delta=0.0) -> AuditResult:
+               fraction, max_confirm, t0, looks=None, delta=0.0, as_set=False) -> AuditResult:
     # Pilot: the first exploration chunk of every input fits the featurizer.
     half, _ = _budget(samples, fraction, 1, len(inputs))
     pilot_n = min(PILOT, half)
@@ -194,7 +201,7 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     pilots = {}
     for i, out in engine.draw([(index[x], x, pilot_n, _PHASE_A) for x in inputs]):
         pilots[i] = out
-    feat = Featurizer().fit([(x, pilots[index[x]]) for x in inputs])
+    feat = Featurizer(as_set=as_set).fit([(x, pilots[index[x]]) for x in inputs])
     width = max(1, feat.width if feat.shape != "set" else len(feat.columns))
     half, n_confirm = _budget(samples, fraction, width, len(inputs))
     half = max(half, pilot_n)
@@ -238,8 +245,9 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
                      "bounds hold for the average probability, Hoeffding 1956; see audit/pool.py)")
     if looks:  # the looks' sizes are relative to the confirmation budget
         looks = looks.rescaled(n_confirm)
-    return _confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
-                    n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks, delta=delta)
+    return replace(_confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
+                            n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks, delta=delta),
+                   outputs=feat.outputs_json())
 
 
 def _at_delta(candidates: list[Candidate], s: Search) -> list[Candidate]:

@@ -5,7 +5,7 @@
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
                    [--until-confident [--budget N]] [--report DIR] [--workers N]
-                   [--feature MODULE:FUNC] [--hash MODULE:FUNC] [--cluster ADDRESS]
+                   [--feature MODULE:FUNC] [--hash MODULE:FUNC] [--cluster ADDRESS] [--as-set]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
@@ -145,6 +145,10 @@ def add_parser(subparsers) -> None:
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
                         "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")
+    p.add_argument("--as-set", action="store_true",
+                   help="read each output (a tuple, list or array of any length) as the set of its elements, "
+                        "when their order carries no information; outputs of varying length are otherwise "
+                        "compared whole, as opaque values")
     p.add_argument("--no-progress", "-q", "--quiet", dest="no_progress", action="store_true",
                    help="no progress bar (also off with --json or when stderr is not a terminal)")
     p.set_defaults(func=run)
@@ -152,7 +156,7 @@ def add_parser(subparsers) -> None:
 
 _RESUMABLE = ("target", "domain", "epsilon", "delta", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
               "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
-              "feature", "hash")
+              "feature", "hash", "as_set")
 
 
 def run(args) -> int:
@@ -312,6 +316,8 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
             feature = load_target(args.feature)
         # The feature follows the target's own convention (--batch or not), whatever the transport.
         options["feature"] = per_output(feature) if batch and not args.batch else feature
+    if getattr(args, "as_set", False):
+        options["as_set"] = True
     if connection is not None:
         options["cluster"] = connection
     rounds = None
@@ -394,6 +400,18 @@ def _conformance_failed(conformance) -> bool:
     return conformance_failed(conformance)
 
 
+def _outputs_text(outputs: dict) -> str:
+    """How the outputs were read, with the precision of real columns grouped by format."""
+    groups: dict = {}
+    for p in outputs.get("precision") or []:
+        groups.setdefault((p["format"], p["detected_from"], p["grid"]), []).append(p["column"])
+    parts = [outputs["read_as"]]
+    for (fmt, source, grid), columns in groups.items():
+        name = "y" if columns == [None] else "y[" + ", ".join(map(str, columns)) + "]"
+        parts.append(f"{name} in {fmt} ({source}), float tests on its grid ({grid})")
+    return "; ".join(parts)
+
+
 def _render(payload: dict) -> None:
     head = payload["verdict"]
     if payload.get("conformance_failed") and payload.get("epsilon_verdict") != "VIOLATION":
@@ -422,6 +440,8 @@ def _render(payload: dict) -> None:
     if payload.get("report"):
         print(f"  report: {payload['report']['markdown']}")
     print(f"  method: {payload['method']}")
+    if payload.get("outputs"):
+        print(f"  outputs: {_outputs_text(payload['outputs'])}")
     box = payload.get("sandbox")
     if box:
         print(f"  sandbox: {box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"

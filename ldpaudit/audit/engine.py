@@ -45,6 +45,7 @@ class AuditResult:
     conformance: dict | None
     method: str
     delta: float = 0.0
+    outputs: dict | None = None     # how the outputs were read (shape, as_set, precision); black box only
 
     def to_json(self) -> dict:
         return jsonable(asdict(self))

@@ -13,6 +13,14 @@ binary features of each real output (or each real column of a vector output) can
 - trailing zero bits of the mantissa: at least k of the low mantissa bits are zero
   (k = 4, 12, 24): a coarse grid of reachable values near an input.
 
+Both are tested in the format each column was computed in, detected on the pilot sample
+(features.detect_precision): float32 (or float16) when the array has that dtype or every
+value is one, with the round trip computed in float32 and its 23-bit mantissa (k = 1, 4, 12):
+float32 ``x + Laplace`` or one-hot plus float32 noise (coordinate x is fl32(1 + n), the
+others fl32(n): in [0.25, 0.5) the odd multiples of 2^-25 never come from x) pass the float64
+tests untouched. On a decimal grid (every value a multiple of 10^-k) the analogue is "y - c is
+a multiple of 10^-(k-1) (or 10^-(k-2))".
+
 The features are part of the featurizer's view (features.FloatFeatures, fitted with it). Each
 feature gives the events {feature} and {not feature}; the search (``float_candidates``)
 chooses, per input pair, the best on the exploration sample, and the confirmation sample
