@@ -117,6 +117,12 @@ def test_intervals_event_membership_matches_a_direct_check():
     got = ev.mask(SpecView(len(y), None, vals=y))
     assert got.dtype == bool and (got == expected).all()
     assert expected.any() and not expected.all()
+    many = np.sort(rng.uniform(-5, 5, 40))   # 20 intervals: the binary-search path
+    ev = IntervalsEvent(many, "")
+    y = np.concatenate([y, many])
+    spans = list(zip(many[::2], many[1::2]))
+    expected = np.array([any(a <= v < b for a, b in spans) for v in y])
+    assert (ev.mask(SpecView(len(y), None, vals=y)) == expected).all() and expected.any()
 
 
 def test_piecewise_densities_use_no_quadrature(monkeypatch):
