@@ -20,11 +20,13 @@ Per channel form:
 """
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import random
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
@@ -749,8 +751,6 @@ class _PiecewiseLaw:
         in increasing order, their 30-digit values, and the density on each of the cells."""
         key = float(x)
         if key not in self._at:
-            from fractions import Fraction
-
             from ldpaudit.mechanism.model import X
 
             exact = sp.Rational(*Fraction(key).as_integer_ratio())
@@ -763,8 +763,6 @@ class _PiecewiseLaw:
     def cells(self, inputs) -> list[_Cell]:
         """The cells between the breakpoints of f(.|u) for every u in ``inputs`` (merged; points
         within 1e-25 of each other are one), with P(cell|u) for each u, exactly."""
-        import bisect
-
         pts: list = []
         for u in inputs:
             points, keys, _ = self.at(u)
