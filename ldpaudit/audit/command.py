@@ -275,11 +275,17 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     from ldpaudit.audit.sequential import rounds_json, sequential_audit
 
     mech = _load_spec(args)
+    domain = None
     if args.domain is None:
         if mech is not None and mech.inputs.__class__.__name__ == "FiniteDomain":
             domain = list(mech.inputs.enumerate())
-        else:
-            raise InvalidParameter("--domain is required (e.g. --domain 0..24), unless --spec gives a finite input domain")
+        elif mech is not None:
+            from ldpaudit.mechanism.realinput import density_inputs
+
+            domain = density_inputs(mech)   # a density on [low, high]: both ends and three interior points
+        if domain is None:
+            raise InvalidParameter("--domain is required (e.g. --domain 0..24), unless --spec gives a finite input "
+                                   "domain or a density channel on a bounded interval")
     else:
         domain = parse_domain(args.domain)
     from ldpaudit.mechanism.options import option_float

@@ -13,21 +13,25 @@ Per channel form:
   the four patterns (x in y?, x' in y?) with counts C(d-2, k-a-b) give the exact law;
 - discrete product channels: only coordinates x and x' differ, so the cells (y_x, y_x');
 - continuous product channels: {y_x >= a and y_x' < b} from the coordinate CDFs;
-- density channels: thresholds {y >= c} and {y < c} from the CDFs.
+- density channels piecewise in z (the Piecewise mechanism, Square Wave): the cells between
+  the breakpoints of both densities at x and x', with exact masses (length × value), sorted by
+  f(z|x)/f(z|x'); events are prefixes (unions of cells), and each cell is a conformance test;
+- other density channels: thresholds {y >= c} and {y < c} from numeric CDFs.
 """
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 import random
 import time
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 import sympy as sp
-from scipy import integrate, stats
 
-from ldpaudit.audit import bounds
+from ldpaudit.audit import binomial, bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.draws import Progress
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
@@ -37,6 +41,8 @@ from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
 MAX_ENTRIES = 200_000           # largest channel materialized for guided events
 MAX_SINGLETON_TESTS = 64        # finite outputs up to this size get one conformance test per output
 _PHASE_GUIDED = 4
+#: the cells of density 0 are tested narrowed by this fraction of the support's width
+SUPPORT_MARGIN = 2.0 ** -16
 
 
 # -- canonical views of outputs under a spec ------------------------------------------------
@@ -135,6 +141,29 @@ class BoxEvent(Event):
 
 
 @dataclass(eq=False)
+class IntervalsEvent(Event):
+    """A real output in [a_0, b_0) ∪ [a_1, b_1) ∪ ...: ``ends`` is the increasing array
+    a_0, b_0, a_1, b_1, ... (±inf allowed); y is inside when an odd number of ends are <= y."""
+
+    ends: np.ndarray
+    description: str = ""
+
+    def mask(self, view):
+        y = view.vals
+        if len(self.ends) > 16:   # a binary search per output (~25 ns each) beats many comparisons
+            return np.searchsorted(self.ends, y, side="right") % 2 == 1
+        m = np.zeros(len(y), dtype=bool)
+        for a, b in zip(self.ends[::2], self.ends[1::2]):   # two comparisons per interval: ~1 ns per output
+            if a == -math.inf:
+                m |= y < b
+            elif b == math.inf:
+                m |= y >= a
+            else:
+                m |= (y >= a) & (y < b)
+        return m
+
+
+@dataclass(eq=False)
 class PredicateEvent(Event):
     """A user predicate on one raw output (for ``audit(events=...)``)."""
 
@@ -216,6 +245,8 @@ class Plan:
             self.kind = "density"
             self.density = ch.density
             self.space = "R"
+            self.law = _PiecewiseLaw.of(ch.density)    # None: thresholds from numeric CDFs
+            self._cdfs: dict = {}
         self._check_inputs()
 
     # inputs
@@ -499,13 +530,50 @@ class Plan:
                     desc = f"y[{i}] >= {a:.4g}" + (f" and y[{j}] < {b:.4g}" if b < math.inf else "")
                     cands.append((BoxEvent(i, a, j if b < math.inf else None, b, True, desc), p, q))
             return self._best(cands, x, xp, n, z)
-        cdf_x = _cdf(self.density, float(x))
-        cdf_y = _cdf(self.density, float(xp))
+        if self.law is not None:
+            return self._best(self._cell_candidates(x, xp), x, xp, n, z)
+        cdf_x, cdf_y = self._cdf(x), self._cdf(xp)
         cands = []
         for c in _grid(cdf_x, cdf_y):
             cands.append((BoxEvent(None, c, upper=True, description=f"y >= {c:.4g}"), 1 - cdf_x(c), 1 - cdf_y(c)))
             cands.append((BoxEvent(None, c, upper=False, description=f"y < {c:.4g}"), cdf_x(c), cdf_y(c)))
         return self._best(cands, x, xp, n, z)
+
+    def _cdf(self, x):
+        """The numeric CDF of the density at input x, one per input (its values and quantiles
+        are shared by every pair and conformance test of x)."""
+        key = float(x)
+        if key not in self._cdfs:
+            self._cdfs[key] = _cdf(self.density, key)
+        return self._cdfs[key]
+
+    def _cell_candidates(self, x, xp) -> list[tuple[Event, float, float]]:
+        """Unions of the cells between the breakpoints of f(.|x) and f(.|x'), by decreasing
+        f(z|x)/f(z|x') (constant on a cell of a piecewise-constant density, else the ratio of
+        the cells' masses): every prefix of the cells grouped by equal ratio, with its exact
+        probabilities P(S|x) = Σ length × value (floats only at the end)."""
+        cells = [c for c in self.law.cells((x, xp)) if c.masses[0] != 0 or c.masses[1] != 0]
+        ranked = []
+        for c in cells:
+            a, b = c.masses
+            ranked.append((sp.oo if b == 0 else sp.N(a / b, 30), c))
+        ranked.sort(key=lambda t: t[0], reverse=True)
+        groups: list[list] = []
+        last = None
+        for r, c in ranked:
+            if last is not None and (r == last or (r != sp.oo and last != sp.oo and abs(r - last) <= 1e-20 * abs(last))):
+                groups[-1].append(c)
+            else:
+                groups.append([c])
+            last = r
+        out = []
+        chosen: list = []
+        for g in groups:
+            chosen = chosen + g
+            p = _float(sp.Add(*[c.masses[0] for c in chosen]))
+            q = _float(sp.Add(*[c.masses[1] for c in chosen]))
+            out.append((_intervals_event(chosen), p, q))
+        return out
 
     @staticmethod
     def _best(cands, x, xp, n, z) -> list[Candidate]:
@@ -607,14 +675,152 @@ class Plan:
                 out.append((BoxEvent(i, a, description=f"y[{i}] >= {a}"), 1 - self.cdf_on(a), 1))
                 out.append((_OffColumns(i, a, f"y[j] >= {a} for j != {i} (pooled)", real=True),
                             1 - self.cdf_off(a), self.d - 1))
-        if self.kind == "density":
-            cdf = _cdf(self.density, float(x))
+        if self.kind == "density" and self.law is not None:
+            out += self._cell_tests(x)
+        elif self.kind == "density":
+            cdf = self._cdf(x)
             for c in _grid(cdf, cdf, points=(0.1, 0.25, 0.5, 0.75, 0.9)):
                 out.append((BoxEvent(None, c, description=f"y >= {c:.4g}"), 1 - cdf(c), 1))
         for cand, role in pair_events:
             p = cand.p_explore if role == 0 else cand.q_explore
             out.append((cand.event, p, 1))
         return out
+
+
+    def _cell_tests(self, x) -> list[tuple[Event, float, int]]:
+        """One test per cell of f(.|x) with positive mass (its frequency against length ×
+        value), and one of the cells of density 0 (expected count 0), each narrowed by
+        ``SUPPORT_MARGIN`` of the support's width at its finite ends so that outputs rounded to
+        a grid (post-processing the reference samplers do) do not count outside."""
+        cells = self.law.cells((x,))
+        finite = [v for c in cells for v in (c.lo_f, c.hi_f) if math.isfinite(v)]
+        margin = SUPPORT_MARGIN * (max(finite) - min(finite)) if finite else 0.0
+        out = []
+        zero = []
+        for c in cells:
+            if c.masses[0] != 0:
+                out.append((_intervals_event([c]), _float(c.masses[0]), 1))
+                continue
+            lo, hi = c.lo_f + margin, c.hi_f - margin   # inf - margin = inf
+            if lo < hi:
+                zero.append((lo, hi))
+        if zero:
+            ends = np.array([v for iv in zero for v in iv])
+            text = " ∪ ".join(_interval_text(lo, hi) for lo, hi in zero)
+            out.append((IntervalsEvent(ends, f"y in {text} (density 0 under x = {x!r}; "
+                                             f"{SUPPORT_MARGIN:g} of the support's width spared at its ends)"), 0.0, 1))
+        return out
+
+
+@dataclass(frozen=True)
+class _Cell:
+    """An open interval (lo, hi) between consecutive breakpoints (exact, and as floats), and
+    its exact probability under each of the inputs it was built for."""
+
+    lo: sp.Basic
+    hi: sp.Basic
+    lo_f: float
+    hi_f: float
+    masses: tuple
+
+
+class _PiecewiseLaw:
+    """The exact law of a density piecewise in z (ldpaudit.mechanism.piecewise) at numeric
+    inputs: breakpoints, the density on each cell, and the cells between the breakpoints of
+    several inputs with their masses, by exact integration (no quadrature)."""
+
+    def __init__(self, pd):
+        self.pd = pd
+        self._at: dict = {}
+
+    @staticmethod
+    def of(density) -> "_PiecewiseLaw | None":
+        from ldpaudit.errors import InvalidSpec
+        from ldpaudit.mechanism.params import Z
+        from ldpaudit.mechanism.piecewise import NotPiecewiseLinear, PiecewiseDensity, is_piecewise_in
+
+        if not is_piecewise_in(density, Z):
+            return None
+        try:
+            return _PiecewiseLaw(PiecewiseDensity(density, Z))
+        except (NotPiecewiseLinear, InvalidSpec):
+            return None
+
+    def at(self, x) -> tuple[list, list, list]:
+        """At input x (the exact value of the double the randomizer is given): the breakpoints
+        in increasing order, their 30-digit values, and the density on each of the cells."""
+        key = float(x)
+        if key not in self._at:
+            from ldpaudit.mechanism.params import X
+
+            exact = sp.Rational(*Fraction(key).as_integer_ratio())
+            order, values = self.pd.order_at({X: exact})
+            points = [values[k] for k in order]
+            cells = [sp.sympify(v).xreplace({X: exact}) for v in self.pd.cell_values(order)]
+            self._at[key] = (points, [sp.N(v, 30) for v in points], cells)
+        return self._at[key]
+
+    def cells(self, inputs) -> list[_Cell]:
+        """The cells between the breakpoints of f(.|u) for every u in ``inputs`` (merged; points
+        within 1e-25 of each other are one), with P(cell|u) for each u, exactly."""
+        pts: list = []
+        for u in inputs:
+            points, keys, _ = self.at(u)
+            pts += zip(keys, points)
+        pts.sort(key=lambda t: t[0])
+        merged: list = []
+        for key, v in pts:
+            if merged and abs(key - merged[-1][0]) <= 1e-25 * max(1, abs(key)):
+                continue
+            merged.append((key, v))
+        bounds_ = [(None, -sp.oo)] + merged + [(None, sp.oo)]
+        out = []
+        for (klo, lo), (khi, hi) in zip(bounds_[:-1], bounds_[1:]):
+            if klo is None and khi is None:
+                t = sp.Integer(0)
+            else:
+                t = khi - 1 if klo is None else klo + 1 if khi is None else (klo + khi) / 2
+            masses = []
+            for u in inputs:
+                _, keys, values = self.at(u)
+                masses.append(_cell_mass(values[bisect.bisect_left(keys, t)], lo, hi))
+            out.append(_Cell(lo, hi, -math.inf if klo is None else float(klo), math.inf if khi is None else float(khi),
+                             tuple(masses)))
+        return out
+
+
+def _cell_mass(value, lo, hi) -> sp.Basic:
+    """∫_lo^hi value dz, exactly: length × value for a value constant in z."""
+    from ldpaudit.mechanism.params import Z
+    from ldpaudit.mechanism.piecewise import integrate_cell
+
+    if value == 0:
+        return sp.Integer(0)
+    if not value.has(Z):
+        return value * (hi - lo)
+    return integrate_cell(value, Z, lo, hi)
+
+
+def _float(value) -> float:
+    return float(sp.N(value, 20))
+
+
+def _interval_text(lo: float, hi: float) -> str:
+    if lo == -math.inf:
+        return f"(-inf, {hi:.6g})"
+    return f"[{lo:.6g}, {hi:.6g})" if hi < math.inf else f"[{lo:.6g}, inf)"
+
+
+def _intervals_event(cells: list) -> IntervalsEvent:
+    """The union of cells (adjacent ones joined) as one event."""
+    spans: list = []
+    for c in sorted(cells, key=lambda c: c.lo_f):
+        if spans and spans[-1][1] == c.lo_f:
+            spans[-1][1] = c.hi_f
+        else:
+            spans.append([c.lo_f, c.hi_f])
+    text = " ∪ ".join(_interval_text(lo, hi) for lo, hi in spans)
+    return IntervalsEvent(np.array([v for s in spans for v in s]), f"y in {text}")
 
 
 @dataclass(eq=False)
@@ -664,6 +870,8 @@ def _member(x, a) -> str:
 
 def _cdf(density, x_value):
     """A numeric CDF of a density in z (x substituted when given)."""
+    from scipy import integrate
+
     from ldpaudit.mechanism.params import X, Z
 
     expr = density if x_value is None else density.xreplace({X: sp.Float(x_value, 30)})
@@ -807,7 +1015,7 @@ def _conformance(tests, test_hits, n: int, alpha: float) -> dict:
     pvalues = []
     for (u, ev, p, per), h in zip(tests, test_hits):
         trials = n * per
-        pvalues.append(float(stats.binomtest(h, trials, min(max(p, 0.0), 1.0)).pvalue))
+        pvalues.append(binomial.pvalue(h, trials, min(max(p, 0.0), 1.0)))
     reject = _holm(pvalues, alpha) if pvalues else []
     rejected = [i for i, r in enumerate(reject) if r]
     discrepancy = None

@@ -192,7 +192,7 @@ class PiecewiseDensity:
         for value, (lo, hi) in zip(self.cell_values(order), self.cell_ends(order)):
             if value == 0:
                 continue
-            total += _integrate(weight * value, self.z, lo, hi)
+            total += integrate_cell(weight * value, self.z, lo, hi)
         return total
 
     # -- a numeric point -------------------------------------------------------------------------
@@ -233,7 +233,7 @@ class PiecewiseDensity:
             value = sp.sympify(value).xreplace(subs)
             if value == 0 or (lo.is_finite and hi.is_finite and _sign(hi - lo) <= 0):
                 continue
-            total += _integrate(weight * value, self.z, lo, hi)
+            total += integrate_cell(weight * value, self.z, lo, hi)
         return total
 
     def negative_at(self, subs: Mapping) -> tuple[sp.Basic, sp.Basic] | None:
@@ -260,7 +260,7 @@ class PiecewiseDensity:
         return None
 
 
-def _integrate(expr: sp.Basic, z: sp.Symbol, lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
+def integrate_cell(expr: sp.Basic, z: sp.Symbol, lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
     """∫_lo^hi expr dz exactly: polynomials in z by their antiderivative (the piecewise-constant
     and piecewise-polynomial densities of the papers), anything else by sympy."""
     expr = sp.expand(expr)

@@ -257,6 +257,21 @@ def _floor_points(arg, ks) -> set:
     return out
 
 
+def density_inputs(mech, *, interior: int = 3) -> list[float] | None:
+    """Inputs for a spec-guided audit of a density channel on a bounded interval [low, high]
+    (ends numbers once the parameters are bound): both ends, where the bands of the Piecewise
+    mechanism and Square Wave lie farthest apart, and ``interior`` evenly spaced points
+    between them; None for any other channel or domain."""
+    dom = mech.inputs
+    if getattr(mech.channel, "form", None) != "density" or not isinstance(dom, IntervalDomain) or not dom.bounded:
+        return None
+    low, high = sp.sympify(dom.low), sp.sympify(dom.high)
+    if not (low.is_number and high.is_number):
+        return None
+    points = [low + (high - low) * sp.Rational(k, interior + 1) for k in range(interior + 2)]
+    return list(dict.fromkeys(float(v) for v in points))
+
+
 def audit_inputs(mech, *, limit: int = 6, extra: Iterable = ()) -> list[float]:
     """A few real inputs for a black-box audit of a bound real-input mechanism: ``extra`` first
     (e.g. the witness pair of verify's tightest ε), then one per distinct row Q(.|x) among the
