@@ -11,8 +11,8 @@ import math
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
-from ldpaudit.mechanism.expr import shown
-from ldpaudit.mechanism.params import _decided, _subs
+from ldpaudit.mechanism.expr import shown, substitute
+from ldpaudit.mechanism.params import _decided, _subs, decide
 from ldpaudit.mechanism.spaces import FiniteDomain
 
 
@@ -59,9 +59,10 @@ def sample_points(mech, count: int = 6) -> list[dict]:
                 value = sp.sympify(options[(i + j) % len(options)])
                 lo = None if p.lower is None else _subs(p.lower, subs)
                 hi = None if p.upper is None else _subs(p.upper, subs)
-                if lo is not None and lo.is_number and (value < lo or (p.lower_strict and value == lo)):
+                # a candidate is admissible when it is shown within its bounds
+                if lo is not None and lo.is_number and decide(value > lo if p.lower_strict else value >= lo) is not True:
                     continue
-                if hi is not None and hi.is_number and (value > hi or (p.upper_strict and value == hi)):
+                if hi is not None and hi.is_number and decide(value < hi if p.upper_strict else value <= hi) is not True:
                     continue
                 chosen = value
                 break
@@ -126,7 +127,10 @@ def _require_nonnegative(mech, expr, where: str) -> None:
         raise InvalidSpec(f"{where} of {mech.name!r} = {expr} has a denominator that is 0 at {vanishing}; "
                           "rewrite it so that it is defined on the whole parameter range")
     for point in sample_points(mech):
-        value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
+        try:
+            value = substitute(expr, {mech.symbols[k]: v for k, v in point.items()}, field=where)
+        except InvalidSpec:
+            continue  # over the budgets there (g**d at d = 10**100): no number to check, nothing shown
         if not value.is_number and _varies(value):
             continue  # still a function of the input (x): no simplification makes it a number to check
         value = sp.simplify(value) if not value.is_number else value

@@ -4,6 +4,7 @@ their example instances: the main job a newcomer runs on the bundled specs."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from ldpaudit import __version__
@@ -179,6 +180,9 @@ def cmd_check(args) -> int:
                           "version": __version__, "specs": rows}, indent=2))
     else:
         _render_check(rows)
+    for r in rows:  # bad input is also one line on stderr, as from every other command
+        if not r["ok"]:
+            print(f"ldpaudit: error: {' '.join(r['error'].split())}", file=sys.stderr)
     return {"OK": 0, "INVALID": 2, "REFUTED": 1, "VIOLATION": 1, "UNKNOWN": 3, "ERROR": 3}[_overall(rows)]
 
 
