@@ -194,7 +194,7 @@ def overhead(client, cluster, tasks: int, counts=(2, 1)) -> dict:
 
     from ldpaudit.audit.adapters import Sampler
     from ldpaudit.audit.cluster import ClusterDraws
-    from ldpaudit.audit.engine import Progress
+    from ldpaudit.audit.draws import Progress
 
     out = {}
     for n in counts:
@@ -222,7 +222,7 @@ def project(per_task: dict, micros: float, draws: float = 1e9, workers: int = 10
     """Wall time of ``draws`` draws on ``workers`` single-threaded workers: each samples its
     share and pays the per-task cost once per chunk; the client and the scheduler handle every
     task in turn, so the run takes at least tasks x either's cost per task."""
-    from ldpaudit.audit.engine import CHUNK
+    from ldpaudit.audit.draws import CHUNK
 
     tasks = draws / CHUNK
     per_worker = draws * micros * 1e-6 / workers + tasks / workers * per_task["worker"]

@@ -5,8 +5,10 @@ each with ``add_parser(subparsers)`` and ``run(args) -> int``) and are wired in 
 
 One exit-code contract for every command (:data:`EXIT_STATUS`): 0 proved / no evidence / ok,
 1 refuted / violation, 2 bad input, 3 unknown / inconclusive, 4 internal error. Bad input is a
-one-line message; an unexpected exception is one line too (what failed, how to report it) and
-exits 4, so a crash never reads as a verdict. ``--debug`` shows the traceback.
+one-line message; so is a spent budget (a spec that takes more time or memory to load than
+its budget: exit 3, inconclusive, not bad input); an unexpected exception is one line too (what
+failed, how to report it) and exits 4, so a crash never reads as a verdict. ``--debug`` shows
+the traceback.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import os
 import sys
 
 from ldpaudit import __version__
-from ldpaudit.errors import LdpAuditError
+from ldpaudit.errors import BudgetSpent, LdpAuditError
 
 #: the exit-code contract, shared by every command
 EXIT_STATUS = {
@@ -92,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         code = args.func(args)
     except SystemExit as exc:  # argparse: --help, --version (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+    except BudgetSpent as exc:  # not shown wrong, only not finished in time: inconclusive
+        print(f"ldpaudit: inconclusive: {_one_line(exc)}", file=sys.stderr)
+        return EXIT_UNKNOWN
     except LdpAuditError as exc:
         print(f"ldpaudit: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -32,3 +32,8 @@ class NotIdentifiable(LdpAuditError, ValueError):
 
 class NotDerivable(LdpAuditError, ValueError):
     """A quantity cannot be derived for this mechanism (form or parameters); the message says why."""
+
+
+class BudgetSpent(LdpAuditError, RuntimeError):
+    """A job (loading a spec) ran out of its time or memory budget: inconclusive, not bad input
+    (the CLI exits 3, not 2); the message says which budget was spent and how to raise it."""

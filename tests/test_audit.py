@@ -217,8 +217,8 @@ def _nan(x):
     return float("nan") if x == 1 else 0.5
 
 
-def _list(x):
-    return [x, 1]
+def _dict(x):
+    return {x: 1}
 
 
 def _mixed(x):
@@ -229,8 +229,8 @@ def _mixed_within(x):
     return "a" if random.random() < 0.5 else 3
 
 
-def _ragged(x):
-    return (1, 2, 3) if x == 1 else (1, 2)
+def _tuple_or_number(x):
+    return (1, 2) if x == 1 else 2
 
 
 def _outside(x):
@@ -241,10 +241,11 @@ BAD = [
     (_raises, {}, r"randomizer raised ValueError for input 2: boom"),
     (_none, {}, r"returned None for input 1"),
     (_nan, {}, r"returned nan for input 1; outputs must be finite"),
-    (_list, {}, r"returned a list for input 0; outputs must be hashable \(convert to a tuple\)"),
+    (_dict, {}, r"returned a dict for input 0; outputs must be hashable \(convert to a tuple\)"),
     (_mixed, {}, r"returned 'a' \(str\) for input 1 but 3 \(integer\) for input 0; outputs must all be of one kind"),
     (_mixed_within, {}, r"returned .* for input 0 after .*; outputs must all be of one kind"),
-    (_ragged, {}, r"input 1 .*(one length|one shape)"),
+    (_tuple_or_number, {}, r"returned vector outputs for input 1 but discrete outputs for input 0; every input "
+                           r"must give outputs of one shape"),
     (_outside, {"output_space": range(3)}, r"returned 7 for input 1, outside the declared output space range\(0, 3\)"),
 ]
 
@@ -324,9 +325,12 @@ def test_result_json_and_reproducibility():
     assert _stable(r1) != _stable(r3)
     d = r1.to_json()
     assert set(d) == {"verdict", "epsilon_claimed", "epsilon_lower_bound", "confidence", "witness",
-                      "samples_per_input", "seconds", "detectable_epsilon", "conformance", "method"}
+                      "samples_per_input", "seconds", "detectable_epsilon", "conformance", "method", "delta",
+                      "outputs"}
     json.dumps(d)
-    assert d["confidence"] == 0.95 and d["conformance"] is None
+    assert d["confidence"] == 0.95 and d["conformance"] is None and d["delta"] == 0.0
+    assert d["outputs"] == {"shape": "vector", "read_as": "vectors of length 6, per coordinate", "as_set": False,
+                            "precision": None}
     assert "Bonferroni" in d["method"] and "fresh" in d["method"]
     assert d["detectable_epsilon"] > 5
 

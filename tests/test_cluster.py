@@ -323,7 +323,7 @@ def test_progress_shows_draws_per_second_across_workers(cluster):
 
     from ldpaudit.audit.adapters import Sampler
     from ldpaudit.audit.cluster import ClusterDraws
-    from ldpaudit.audit.engine import Progress
+    from ldpaudit.audit.draws import Progress
 
     prog = Progress(True, total=10_000)
     engine = ClusterDraws(Sampler(krr_eps15, batch=False), 0, prog, cluster)

@@ -17,7 +17,7 @@ from ldpaudit.report.golden import json_differences, same_toolchain
 
 ROOT = Path(__file__).resolve().parents[1]
 PROOFS = ROOT / "proofs"
-NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013", "joseph2018", "localhashing")
+NAMES = ("derivations", "kairouz2016", "wang2017", "yebarg2017", "duchi2013", "joseph2018", "localhashing", "wang2019")
 
 
 @pytest.fixture(scope="module")
@@ -185,6 +185,50 @@ def test_duchi(regenerated):
     p = payloads["duchi2013"]
     assert p["laplace_mean"]["agrees"] and p["multivariate_rr"]["bound_proved"]
     assert p["multivariate_rr"]["small_epsilon_large_d"] == "4*d/(epsilon**2*n)"
+
+
+def test_duchi_blog_experiment(regenerated):
+    """The blog's experiment: N(100, 1) clipped at M = 105, n = 1000, α ∈ {0.2, 0.3, 0.5, 0.7};
+    every simulated MSE within 4 SE of bias² + Var clip(X)/n + 8M²/(nα²), recomputed here."""
+    import sympy as sp
+
+    e = regenerated[1]["duchi2013"]["blog_experiment"]
+    assert (e["M"], e["n"], e["alphas"]) == (105, 1000, [0.2, 0.3, 0.5, 0.7]) and 1000 in e["ns"]
+    assert e["clipping_bias_value"] == pytest.approx(-5.34617e-8, rel=1e-5)   # -(φ(5) - 5 Q(5))
+    b, v = e["clipping_bias_value"], e["clipped_variance_value"]
+    b_sym, V, M, eps, n = sp.symbols("b V M epsilon n")
+    derived = sp.sympify(e["derived_mse"], locals={"b": b_sym, "V": V, "M": M, "epsilon": eps, "n": n})
+    assert sp.simplify(derived - (b_sym**2 + V / n + 8 * M**2 / (n * eps**2))) == 0
+    assert len(e["rows"]) == len(e["ns"]) * 4
+    for r in e["rows"]:
+        expected = b**2 + v / r["n"] + 8 * 105**2 / (r["n"] * r["alpha"] ** 2)
+        assert r["derived_mse"] == pytest.approx(expected, rel=1e-5)
+        assert abs(r["simulated_mse"] - expected) <= 4 * r["simulated_mse_se"]
+        assert abs(r["mean_error"]) <= 4 * r["mean_error_se"]
+    assert e["all_within_tolerance"]
+    assert all(abs(s["simulated"] + 1) < 0.05 for s in e["slopes_against_n"])
+    assert abs(e["slope_against_alpha"]["simulated"] + 2) < 0.05
+
+
+def test_duchi_density_estimation(regenerated):
+    """The Laplace histogram: K* ∝ (nε²)^(1/(2β+2)), rate (nε²)^(-2β/(2β+2)), and the simulated
+    slope of log IMSE against log n within 0.1 of the derived exponent at every α."""
+    import sympy as sp
+
+    d = regenerated[1]["duchi2013"]["density_estimation"]
+    beta = sp.Symbol("beta", positive=True)
+    assert sp.simplify(sp.sympify(d["bins_exponent"], locals={"beta": beta}) - 1 / (2 * beta + 2)) == 0
+    assert sp.simplify(sp.sympify(d["rate_exponent"], locals={"beta": beta}) + 2 * beta / (2 * beta + 2)) == 0
+    assert d["rate_agrees_with_blog"] and not d["bins_agree_with_blog"]   # the blog's K exponent has its sign flipped
+    assert d["concrete"]["beta"] == "1" and d["concrete"]["rate_exponent"] == "-1/2"
+    s = d["simulation"]
+    assert len(s["slopes"]) == 4 and len(s["ns"]) >= 5 and s["ns"][-1] / s["ns"][0] >= 1e3
+    for slope in s["slopes"]:
+        assert abs(slope["simulated"] - (-0.5)) <= 0.1
+    for r in s["rows"]:
+        assert r["K"] == max(2, round(r["K_star"]))
+        assert abs(r["simulated_imse"] - r["exact_imse"]) <= 4 * r["simulated_imse_se"]
+    assert s["slopes_within_tolerance"] and s["all_within_tolerance"]
 
 
 def test_cli_reproduce_json(tmp_path, capsys):

@@ -128,7 +128,7 @@ def test_without_namespaces_or_seccomp_a_parent_kill_is_still_reported(monkeypat
     with isolated("tests/programs/bad_randomizers.py:fine") as randomizer:
         randomizer(0, 1, np.random.default_rng(0))
         box = randomizer.describe()["sandbox"]
-    assert box["level"] == "session" and box["network"] == "allowed"
+    assert box["level"] == "session" and box["network"] == "allowed" and box["process_tree"] == "subreaper"
     assert box["fallback"] == "no namespaces (disabled for the test); no seccomp filter"
     assert "can still signal it" in box["signals"]
 
@@ -199,13 +199,16 @@ def test_the_audit_json_and_report_state_the_sandbox_and_the_timeout_policy(tmp_
     assert box["level"] == ("namespaces" if FOUND["namespaces"] else "session") + \
         ("+seccomp" if FOUND["seccomp"] else "")
     assert box["network"] == ("blocked" if FOUND["namespaces"] else "allowed")
-    assert set(box) >= {"level", "network", "filesystem", "signals", "processes", "scratch", "fallback"}
+    assert set(box) >= {"level", "network", "filesystem", "signals", "processes", "process_tree", "scratch",
+                        "fallback"}
+    assert box["process_tree"] == ("pid-namespace" if FOUND["pid_namespace"] else "subreaper")
     t = payload["timeouts"]
     assert (t["first_call_s"], t["floor_s"], t["factor"]) == (30.0, 7.0, 50.0)
     assert t["rule"] == "first call: 30 s (warm-up: imports, JIT compilation); later calls: max(7 s, 50 x the slowest call after the first)"
     assert 0 < t["slowest_call_s"] < 1
     report = (tmp_path / "report.md").read_text()
-    assert f"| Sandbox | {box['level']}; network {box['network']}; files {box['filesystem']}" in report
+    assert (f"| Sandbox | {box['level']}; network {box['network']}; files {box['filesystem']}; "
+            f"process tree {box['process_tree']}") in report
     assert f"| Timeouts | {t['rule']} |" in report
     assert sandbox.unconfined()["level"] == "none"   # what --no-isolate reports
 
@@ -291,9 +294,12 @@ def test_a_target_that_writes_a_lot_to_stderr_does_not_block():
 
 
 def test_an_unhashable_output_is_reported_as_such():
-    with isolated("tests/programs/bad_randomizers.py:returns_list") as randomizer:
-        with pytest.raises(RandomizerError, match=r"randomizer returned a list for input 0; outputs must be hashable"):
+    with isolated("tests/programs/bad_randomizers.py:returns_dict") as randomizer:
+        with pytest.raises(RandomizerError, match=r"randomizer returned a dict for input 0; outputs must be hashable"):
             Sampler(randomizer, batch=True).draw(0, 5, np.random.SeedSequence(0))
+    with isolated("tests/programs/bad_randomizers.py:returns_list") as randomizer:   # a list is read as a tuple
+        out = Sampler(randomizer, batch=True).draw(0, 5, np.random.SeedSequence(0))
+    assert out.kind == "array" and out.values.tolist() == [[0]] * 5
 
 
 # --- histograms: counts instead of outputs ---------------------------------------------------

@@ -7,7 +7,7 @@ budget. The CLI turns every refusal into exit status 2."""
 import contextlib
 import io
 import math
-import time
+import os
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,13 @@ from ldpaudit.errors import InvalidParameter, InvalidSpec, LdpAuditError
 from ldpaudit.mechanism import loads_spec
 from ldpaudit.mechanism.expr import MAX_INT_BITS, exact_decimal, parse_expression
 from ldpaudit.mechanism.loader import load_bound
+
+
+def cpu_seconds() -> float:
+    """CPU of this process and of its finished children: commands load specs in a forked child."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
 
 SPECS = Path(__file__).resolve().parent.parent / "specs"
 KRR = (SPECS / "krr.toml").read_text()
@@ -31,9 +38,9 @@ def edit(text: str, old: str, new: str) -> str:
 
 @contextlib.contextmanager
 def cpu_budget(seconds: float = CPU_BUDGET):
-    start = time.process_time()
+    start = cpu_seconds()
     yield
-    used = time.process_time() - start
+    used = cpu_seconds() - start
     assert used < seconds, f"used {used:.2f} s of CPU, budget {seconds} s"
 
 

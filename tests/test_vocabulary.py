@@ -100,12 +100,11 @@ def test_an_unknown_spec_name_is_bad_input_naming_the_catalog():
 
 
 def test_one_resolver_for_every_command():
-    from ldpaudit.derive import command as derive_command
-    from ldpaudit.mechanism.loader import load_bound, load_family, resolve_spec
+    from ldpaudit.mechanism.loader import load_bound, load_budgeted, load_family, resolve_spec
 
     assert resolve_spec("krr") == "krr"
     assert str(resolve_spec("specs/krr.toml")) == "specs/krr.toml"
-    assert derive_command.load_family("krr").name == load_family("krr").name == "k-RR"
+    assert load_budgeted("krr")[0].name == load_family("krr").name == "k-RR"
     assert load_bound("krr", ["d=4"]).parameter_names == ("epsilon",) or "epsilon" in load_bound("krr", ["d=4"]).parameter_names
 
 

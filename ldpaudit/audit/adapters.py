@@ -2,11 +2,12 @@
 
 A randomizer is either per-call, ``f(x) -> y``, or batch, ``f(x, n, rng) -> n outputs`` (an
 array of shape (n,) or (n, m), or a sequence of n outputs). Outputs may be numbers, tuples,
-numpy arrays, sets/frozensets, pairs or any hashable value. ``draw`` returns them once,
-validated, as an ``Outputs``: either a numeric array or the distinct hashable values with their
-counts. Anything unusable (an exception, None, NaN, an unhashable value, a change of shape or
-type, a value outside the declared output space) raises RandomizerError naming the input and
-the value.
+lists and 1-d arrays (of one length, or of varying length: read as tuples), sets/frozensets,
+pairs or any hashable value. ``draw`` returns them once, validated, as an ``Outputs``: either a
+numeric array or the distinct hashable values with their counts. Anything unusable (an
+exception, None, NaN, an unhashable value, a change of type, a value outside the declared
+output space) raises RandomizerError naming the input and the value. ``as_sets`` reads every
+output as the set of its elements (``audit(..., as_set=True)``).
 """
 from __future__ import annotations
 
@@ -124,7 +125,7 @@ def _kind_of(y) -> str:
         return "integer"
     if isinstance(y, numbers.Real):
         return "real"
-    if isinstance(y, (tuple, np.ndarray)):
+    if isinstance(y, (tuple, list, np.ndarray)):
         return "tuple"
     if isinstance(y, (set, frozenset)):
         return "set"
@@ -132,11 +133,13 @@ def _kind_of(y) -> str:
 
 
 def _canonical_object(x, y):
-    """Hashable canonical form of one per-call output (numpy arrays -> tuples, sets ->
-    frozensets); raise on None, NaN and unhashable values."""
+    """Hashable canonical form of one per-call output (numpy arrays and lists -> tuples, sets
+    -> frozensets); raise on None, NaN and unhashable values."""
     if y is None:
         raise RandomizerError(f"randomizer returned None for input {x!r}; it must return an output")
-    if isinstance(y, np.ndarray):
+    if isinstance(y, list):
+        y = tuple(y)
+    elif isinstance(y, np.ndarray):
         if y.ndim != 1:
             raise RandomizerError(
                 f"randomizer returned an array of shape {y.shape} for input {x!r}; per-call outputs "
@@ -170,15 +173,6 @@ def _check_one_kind(x, ys) -> None:
         raise RandomizerError(
             f"randomizer returned {_describe(y2)} ({k2}) for input {x!r} after {_describe(y1)} "
             f"({k1}); outputs must all be of one kind")
-    sizes = {}
-    for y in ys:
-        if isinstance(y, tuple):
-            sizes.setdefault(len(y), y)
-    if len(sizes) > 1:
-        (l1, y1), (l2, y2) = list(sizes.items())[:2]
-        raise RandomizerError(
-            f"randomizer returned {_describe(y2)} (length {l2}) for input {x!r} after "
-            f"{_describe(y1)} (length {l1}); tuple outputs must all have one length")
 
 
 def _outputs_from_list(x, ys: list) -> Outputs:
@@ -203,9 +197,9 @@ def _outputs_from_list(x, ys: list) -> Outputs:
                 raise RandomizerError(
                     f"randomizer returned {_describe(y)} ({_type_name(y)}) for input {x!r} after "
                     f"{_describe(first)} (float); outputs must all be of one kind")
-    if isinstance(first, tuple) or \
+    if isinstance(first, (tuple, list)) or \
             (isinstance(first, np.ndarray) and first.ndim == 1):
-        # Numeric vectors of one length: one array, checked at once.
+        # Numeric vectors of one length: one array, checked at once (varying lengths: below).
         try:
             arr = np.array(ys)
         except (TypeError, ValueError):
@@ -217,11 +211,23 @@ def _outputs_from_list(x, ys: list) -> Outputs:
         counts = collections.Counter(ys)
     except TypeError:
         bad = next(y for y in ys if not _hashable(y))
-        if isinstance(bad, (np.ndarray, set)):
-            counts = collections.Counter(_canonical_object(x, y) for y in ys)
+        if isinstance(bad, (np.ndarray, set, list)):
+            try:    # vectors as tuples, validated below once per distinct value
+                counts = collections.Counter(map(_sequence_key, ys))
+            except TypeError:
+                counts = collections.Counter(_canonical_object(x, y) for y in ys)
         else:
             raise _unhashable_error(x, bad) from None
     return _outputs_from_counts(x, counts.items(), n)
+
+
+def _sequence_key(y):
+    """A 1-d array or a list as a tuple (anything else as it is), before validation."""
+    if type(y) is np.ndarray and y.ndim == 1:
+        return tuple(y.tolist())
+    if type(y) is list:
+        return tuple(y)
+    return y
 
 
 def _outputs_from_counts(x, items, n: int) -> Outputs:
@@ -233,6 +239,44 @@ def _outputs_from_counts(x, items, n: int) -> Outputs:
     _check_one_kind(x, merged)
     values = list(merged)
     return Outputs("objects", values, np.fromiter(merged.values(), dtype=np.int64, count=len(values)), n)
+
+
+def as_sets(x, out: Outputs) -> Outputs:
+    """The outputs of input x read as sets (``as_set``): each tuple, vector or set output
+    becomes the frozenset of its elements, the same outputs in another order merge. This is
+    post-processing, so an event on the sets is an event on the outputs. An output repeating
+    an element is refused (the set would drop the repeat, which may be what leaks)."""
+    if out.n == 0:
+        return out
+    if out.kind == "array":
+        if out.values.ndim != 2:
+            raise RandomizerError(
+                f"randomizer returned {_describe(out.values[0].item())} for input {x!r}, a number; as_set "
+                f"(--as-set) reads each output as a set of elements: drop it for number outputs")
+        rows, counts = np.unique(out.values, axis=0, return_counts=True)
+        items = zip((tuple(r) for r in rows.tolist()), counts.tolist())
+    else:
+        items = zip(out.values, out.counts.tolist())
+    merged: dict = {}
+    for y, c in items:
+        if isinstance(y, tuple):
+            s = frozenset(y)
+            if len(s) != len(y):
+                seen = set()
+                twice = next(v for v in y if v in seen or seen.add(v))
+                raise RandomizerError(
+                    f"randomizer returned {_describe(y)} for input {x!r}, which repeats {twice!r}; as_set "
+                    f"(--as-set) reads each output as a set, which would drop the repeat: audit without it")
+        elif isinstance(y, frozenset):
+            s = y
+        else:
+            raise RandomizerError(
+                f"randomizer returned {_describe(y)} ({_type_name(y)}) for input {x!r}; as_set (--as-set) reads "
+                f"each output as a set of elements: it needs tuples, lists, arrays or sets")
+        merged[s] = merged.get(s, 0) + c
+    values = list(merged)
+    return Outputs("objects", values, np.fromiter(merged.values(), dtype=np.int64, count=len(values)), out.n,
+                   out.digest)
 
 
 def _hashable(y) -> bool:

@@ -14,19 +14,28 @@ Clopper-Pearson bounds at level α/(2k), k the number of candidates confirmed, s
 probability at least 1-α no confirmed bound exceeds the randomizer's true ε (Bonferroni over
 the k candidates and their two bounds). VIOLATION is reported iff the best bound exceeds the
 claimed ε; a correct randomizer is flagged with probability at most α.
+
+(ε, δ) audits (``delta`` > 0): an (ε, δ)-LDP randomizer has P(S|x) <= e^ε P(S|x') + δ for
+every event, so the certified bound is ln((CP_lower(a) − δ)/CP_upper(b)), the events are ranked
+by that bound (events.py: tail thresholds for a Gaussian), and VIOLATION means
+CP_lower(a) − e^ε CP_upper(b) > δ; the exploration/confirmation split and the Bonferroni
+correction are unchanged, so a randomizer that is truly (ε, δ)-LDP is flagged with
+probability at most α.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import time
+from dataclasses import replace
 from typing import Callable, Iterable
 
 import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
-from ldpaudit.audit.engine import AuditResult, Draws, Progress, chunks, confirm_counts, make_draws, verdict_of, witness_of
+from ldpaudit.audit.draws import Draws, Progress, chunks
+from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, compact, concat_views
 from ldpaudit.audit.floats import float_candidates
@@ -44,6 +53,18 @@ _PHASE_A, _PHASE_B, _PHASE_CONFIRM = 1, 2, 3
 
 
 # -- the audit -----------------------------------------------------------------------------
+
+def _check_delta(delta) -> float:
+    if isinstance(delta, (bool, np.bool_)):
+        raise InvalidParameter(f"delta={delta!r} is not a number; give δ in [0, 1), e.g. delta=1e-5")
+    try:
+        value = float(delta)
+    except (TypeError, ValueError):
+        raise InvalidParameter(f"delta={delta!r} is not a number; give δ in [0, 1), e.g. delta=1e-5") from None
+    if not 0 <= value < 1:
+        raise InvalidParameter(f"delta={delta!r} must be in [0, 1) (the δ of an (ε, δ) claim), e.g. delta=1e-5")
+    return value
+
 
 def _check_params(domain, epsilon, samples, alpha, explore_fraction, workers):
     try:
@@ -109,7 +130,7 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
           max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None,
-          cluster=None) -> AuditResult:
+          cluster=None, delta: float = 0.0, as_set: bool = False) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -128,9 +149,19 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     cluster: sample on a Dask cluster: a scheduler address ``"tcp://host:8786"``,
     ``"local:N"`` (N local worker processes) or a ``distributed.Client`` (see cluster.py);
     the result is the same as without it.
+    delta: audit the claim (ε, δ)-LDP: certify a lower bound on ε at this δ in [0, 1) (the
+    events are then searched for a large P(S|x) − e^ε P(S|x')); 0 is the pure-ε audit.
+    as_set: read every output (a tuple, list or array of any length, or a set) as the set of its
+    elements, when their order carries no information; the result's ``outputs`` says so.
+    Outputs of varying length are otherwise opaque values, compared whole.
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
+    delta = _check_delta(delta)
+    if delta and (spec is not None or events is not None):
+        given = "spec" if spec is not None else "events"
+        raise InvalidParameter(f"delta={delta:g} with {given}=: (ε, δ) audits are black-box only (the spec-guided "
+                               f"events are chosen for pure ε); drop {given} or delta")
     if feature is not None:
         from ldpaudit.audit.projection import project
 
@@ -138,6 +169,9 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     ordered = _ordered_pairs(inputs, pairs)
     alpha = float(alpha)
     sampler = Sampler(randomizer, batch=batch, output_space=output_space)
+    if as_set and (spec is not None or events is not None):
+        raise InvalidParameter("as_set=True reads outputs as sets for the black-box search; a spec or given events "
+                               "describe the outputs as they are: drop as_set (--as-set) or the spec")
     if spec is not None or events is not None:
         from ldpaudit.audit.guided import guided_audit
 
@@ -152,14 +186,14 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     try:
         return _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
                           samples=int(samples), alpha=alpha, fraction=float(explore_fraction),
-                          max_confirm=max_confirm, t0=t0, looks=looks)
+                          max_confirm=max_confirm, t0=t0, looks=looks, delta=delta, as_set=bool(as_set))
     finally:
         engine.close()
         prog.close()
 
 
 def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, samples, alpha,
-               fraction, max_confirm, t0, looks=None) -> AuditResult:
+               fraction, max_confirm, t0, looks=None, delta=0.0, as_set=False) -> AuditResult:
     # Pilot: the first exploration chunk of every input fits the featurizer.
     half, _ = _budget(samples, fraction, 1, len(inputs))
     pilot_n = min(PILOT, half)
@@ -167,7 +201,7 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     pilots = {}
     for i, out in engine.draw([(index[x], x, pilot_n, _PHASE_A) for x in inputs]):
         pilots[i] = out
-    feat = Featurizer().fit([(x, pilots[index[x]]) for x in inputs])
+    feat = Featurizer(as_set=as_set).fit([(x, pilots[index[x]]) for x in inputs])
     width = max(1, feat.width if feat.shape != "set" else len(feat.columns))
     half, n_confirm = _budget(samples, fraction, width, len(inputs))
     half = max(half, pilot_n)
@@ -193,10 +227,10 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     del views_b
 
     z_select = bounds.z_value(alpha / (2 * max_confirm))
-    searcher = Search(feat, half_a, half_b, n_confirm, z_select)
+    searcher = Search(feat, half_a, half_b, n_confirm, z_select, delta)
     extra = relation_candidates(searcher, n_confirm=n_confirm, z=z_select)
     screened = searcher.screen(pairs, MAX_PAIRS)
-    extra += float_candidates(searcher, screened, n_confirm=n_confirm, z=z_select)
+    extra += _at_delta(float_candidates(searcher, screened, n_confirm=n_confirm, z=z_select), searcher)
     candidates = search(feat, half_a, half_b, screened, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
                         searcher=searcher, extra=extra)
     chosen = choose(candidates, max_confirm)
@@ -211,32 +245,58 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
                      "bounds hold for the average probability, Hoeffding 1956; see audit/pool.py)")
     if looks:  # the looks' sizes are relative to the confirmation budget
         looks = looks.rescaled(n_confirm)
-    return _confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
-                    n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks)
+    return replace(_confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
+                            n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks, delta=delta),
+                   outputs=feat.outputs_json())
+
+
+def _at_delta(candidates: list[Candidate], s: Search) -> list[Candidate]:
+    """Float candidates (chosen per pair by their pure-ε prediction, floats.py) re-ranked by
+    the bound their half-B frequencies predict at the search's δ; unchanged at δ = 0."""
+    if not s.delta:
+        return candidates
+    out = []
+    for c in candidates:
+        n_rank = min(s.b[u].n for u in c.pair)
+        c.predicted = float(bounds.predicted_bound(c.p_explore, c.q_explore, s.n_confirm, s.z, n_rank, s.delta))
+        if math.isfinite(c.predicted):
+            out.append(c)
+    return out
 
 
 def _confirm(engine: Draws, prog: Progress, transform, chosen: list[Candidate], *, index, epsilon, samples,
-             n_confirm, alpha, explored, t0, looks=None) -> AuditResult:
-    """Count the chosen events on fresh samples and turn the counts into the certified bound.
-    ``looks`` [(cumulative draws, α)] stop at the first look that certifies a violation."""
+             n_confirm, alpha, explored, t0, looks=None, delta=0.0) -> AuditResult:
+    """Count the chosen events on fresh samples and turn the counts into the certified bound
+    (at δ = ``delta``). ``looks`` [(cumulative draws, α)] stop at the first look that
+    certifies a violation."""
     k = max(1, len(chosen))
     looks = looks or [(n_confirm, alpha)]
     alpha_each = looks[-1][1] / (2 * k)
-    detectable = bounds.detectable_epsilon(n_confirm, alpha_each)
+    detectable = bounds.detectable_epsilon(n_confirm, alpha_each, delta)
+    if delta:
+        certified = (f"ε_lb(δ) = ln((lower(P(S|x)) − δ)/upper(P(S|x'))) at δ = {delta:g} (an (ε, δ)-LDP "
+                     f"randomizer has P(S|x) <= e^ε P(S|x') + δ for every S) with one-sided exact "
+                     f"Clopper-Pearson bounds")
+        claim = "(ε, δ)-LDP"
+    else:
+        certified, claim = "one-sided exact Clopper-Pearson bounds", "ε-LDP"
     method = (f"{explored}; confirmation: {n_confirm} fresh draws per input for the {len(chosen)} "
-              f"best candidate(s); one-sided exact Clopper-Pearson bounds at α/(2·{k}) = {alpha_each:.3g} "
+              f"best candidate(s); {certified} at α/(2·{k}) = {alpha_each:.3g} "
               f"each (Bonferroni over {k} candidate(s) × 2 bounds), so a randomizer that is truly "
-              f"ε-LDP is reported as a VIOLATION with probability at most α = {alpha:g}")
+              f"{claim} is reported as a VIOLATION with probability at most α = {alpha:g}")
     if not chosen:
         return AuditResult("NO_EVIDENCE", epsilon, 0.0, 1 - alpha, None, samples,
-                           time.perf_counter() - t0, detectable, None, method)
+                           time.perf_counter() - t0, detectable, None, method, delta)
     used = sorted({u for c in chosen for u in c.inputs}, key=lambda u: index[u])
     view_of = transform if callable(transform) else transform.transform
     done, best, k, _ = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
-                                   looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon)
+                                      looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon, delta=delta)
     samples = samples - n_confirm + done
     lb = best[0]
-    witness = witness_of(best, done, k, predicted_from_exploration=best[1].predicted)
+    extra = {"predicted_from_exploration": best[1].predicted}
+    if delta:   # the same verdict read at the claimed ε: the δ this event certifies it needs
+        extra.update(delta=delta, delta_lower_bound=best[4] - math.exp(min(epsilon, 700.0)) * best[5])
+    witness = witness_of(best, done, k, **extra)
     lb = max(lb, 0.0)
     return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, samples,
-                       time.perf_counter() - t0, detectable, None, method)
+                       time.perf_counter() - t0, detectable, None, method, delta)

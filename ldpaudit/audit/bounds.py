@@ -8,6 +8,13 @@ For an input pair (x, x') and an event S, with a ~ Bin(n, P(S|x)) and b ~ Bin(m,
 Each bound fails with probability at most α', so ε_lb > ln(P(S|x)/P(S|x')) <= ε with
 probability at most 2α'. Auditing k (pair, event) candidates at α' = α/(2k) keeps the chance
 of any false certificate at most α (Bonferroni).
+
+(ε, δ). An (ε, δ)-LDP randomizer has P(S|x) <= e^ε P(S|x') + δ for every event S, so
+
+    ε_lb(δ) = ln( (CP_lower(a, n, α') − δ) / CP_upper(b, m, α') )      (when CP_lower > δ)
+
+is a lower bound on the ε of every (ε, δ) guarantee it could have at that δ, with the same
+false-alarm probability; ε_lb(δ) > ε is CP_lower − e^ε CP_upper > δ. δ = 0 is the bound above.
 """
 from __future__ import annotations
 
@@ -44,23 +51,29 @@ def cp_upper(successes, trials, alpha):
     return bound if bound.ndim else float(bound)
 
 
-def epsilon_lower_bound(a: int, n: int, b: int, m: int, alpha_each: float) -> tuple[float, float, float]:
-    """(ε_lb, p_lower, q_upper) for a of n hits under x and b of m hits under x'.
+def epsilon_lower_bound(a: int, n: int, b: int, m: int, alpha_each: float,
+                        delta: float = 0.0) -> tuple[float, float, float]:
+    """(ε_lb(δ), p_lower, q_upper) for a of n hits under x and b of m hits under x':
+    ε_lb(δ) = ln((p_lower − δ)/q_upper).
 
-    ε_lb is -inf when a = 0 (no evidence at all)."""
+    ε_lb is -inf when p_lower <= δ (no evidence at all: a = 0, or too few hits at this δ)."""
     p_low = cp_lower(a, n, alpha_each)
     q_up = cp_upper(b, m, alpha_each)
-    if p_low <= 0:
+    if p_low <= delta:
         return -math.inf, p_low, q_up
-    return math.log(p_low / q_up), p_low, q_up
+    return math.log((p_low - delta) / q_up), p_low, q_up
 
 
-def detectable_epsilon(n: int, alpha_each: float) -> float:
-    """The largest ε_lb any event can give with n samples per input: a = n hits under x and
-    b = 0 under x' (about ln(n / ln(1/α')))."""
+def detectable_epsilon(n: int, alpha_each: float, delta: float = 0.0) -> float:
+    """The largest ε_lb(δ) any event can give with n samples per input: a = n hits under x
+    and b = 0 under x', ln((CP_lower(n, n) − δ)/CP_upper(0, n)) (about ln((1 − δ) n / ln(1/α')));
+    0 when CP_lower(n, n) <= δ (nothing can be certified)."""
     if n <= 0:
         return 0.0
-    return math.log(cp_lower(n, n, alpha_each) / cp_upper(0, n, alpha_each))
+    p_low = cp_lower(n, n, alpha_each)
+    if p_low <= delta:
+        return 0.0
+    return math.log((p_low - delta) / cp_upper(0, n, alpha_each))
 
 
 def z_value(alpha_each: float) -> float:
@@ -89,25 +102,30 @@ def wilson_upper(qhat, n, z):
 EXPLORE_Z = 2.0
 
 
-def predicted_bound(phat, qhat, n_confirm: int, z: float, n_explore: int | None = None):
-    """The ε_lb one expects to certify on n_confirm fresh samples per input for an event whose
-    probabilities are estimated as phat (under x) and qhat (under x') from n_explore draws.
+def predicted_bound(phat, qhat, n_confirm: int, z: float, n_explore: int | None = None, delta: float = 0.0):
+    """The ε_lb(δ) one expects to certify on n_confirm fresh samples per input for an event
+    whose probabilities are estimated as phat (under x) and qhat (under x') from n_explore draws.
 
     The estimates are first made pessimistic by two standard errors (Wilson, z = 2) so that
     events seen only a handful of times in exploration are not mistaken for certainties, and
     the best of many candidates is not chosen for its luck.
-    Vectorized; -inf where the lower bound on P(S|x) is 0."""
+    Vectorized; -inf where the lower bound on P(S|x) is at most δ."""
     if n_explore is not None:
         phat = wilson_lower(phat, n_explore, EXPLORE_Z)
         qhat = wilson_upper(qhat, n_explore, EXPLORE_Z)
     low = wilson_lower(phat, n_confirm, z)
     up = wilson_upper(qhat, n_confirm, z)
+    if delta:
+        low = np.maximum(low - delta, 0.0)
     with np.errstate(divide="ignore"):
         return np.log(low) - np.log(up)
 
 
-def bound_sd(phat, qhat, n: int):
-    """Delta-method standard deviation of ln(p̂/q̂) with n samples per input."""
+def bound_sd(phat, qhat, n: int, delta: float = 0.0):
+    """Delta-method standard deviation of ln((p̂ − δ)/q̂) with n samples per input."""
     phat = np.maximum(np.asarray(phat, dtype=float), 1.0 / n)
     qhat = np.maximum(np.asarray(qhat, dtype=float), 1.0 / n)
+    if delta:   # sd(p̂)/(p̂ − δ) for the first term
+        gap = np.maximum(phat - delta, 1.0 / n)
+        return np.sqrt(phat * (1 - phat) / (n * gap * gap) + (1 - qhat) / (n * qhat))
     return np.sqrt((1 - phat) / (n * phat) + (1 - qhat) / (n * qhat))

@@ -1,7 +1,7 @@
 """Sampling on a Dask cluster (``dask.distributed``), behind the same engine as local audits.
 
 The auditor's work is chunks of draws, each from its own seed
-``SeedSequence(audit seed, spawn_key=(phase, input index, chunk number))`` (engine.Draws.tasks);
+``SeedSequence(audit seed, spawn_key=(phase, input index, chunk number))`` (draws.Draws.tasks);
 here each chunk is one Dask task. A task samples its chunk on a worker, in the same isolated
 worker process as a local audit (external.py) when the randomizer is one (a Python function
 runs in a single-threaded child of the worker), and sends back counts: a confirmation chunk
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ldpaudit.audit.adapters import Histogram, Outputs, Sampler, _outputs_from_batch, check_output_space, load_target
-from ldpaudit.audit.engine import Draws, Progress
+from ldpaudit.audit.draws import Draws, Progress, repeat_digest
 from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
 
 #: tasks in flight per worker thread: enough to keep every thread busy while results travel
@@ -313,8 +313,6 @@ def tally_chunk(recipe: Recipe, blob: bytes, x, n: int, entropy: int, spawn_key:
     compare across workers or None, the slowest call so far); the outputs stay on the worker."""
     import cloudpickle
 
-    from ldpaudit.audit.engine import repeat_digest
-
     out, slowest = _draw(recipe, x, n, entropy, spawn_key)
     key = (recipe.token, hash(blob))
     tally = _TALLIES.get(key)
@@ -494,7 +492,7 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 
 class ClusterDraws(Draws):
-    """engine.Draws with every chunk sampled by a Dask task (see the module docstring)."""
+    """draws.Draws with every chunk sampled by a Dask task (see the module docstring)."""
 
     def __init__(self, sampler: Sampler, seed, progress: Progress, cluster):
         super().__init__(sampler, seed, 1, progress)

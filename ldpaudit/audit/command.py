@@ -1,16 +1,17 @@
 """``ldpaudit audit``: the command-line front of the statistical auditor.
 
-    ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--spec SPEC -p ...] [--samples N]
+    ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--delta D] [--spec SPEC -p ... [--load-timeout S]] [--samples N]
                    [--alpha 0.05] [--seed S] [--json] [--batch] [--target-arg name=value]
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
                    [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
                    [--until-confident [--budget N]] [--report DIR] [--workers N]
-                   [--feature MODULE:FUNC] [--hash MODULE:FUNC] [--cluster ADDRESS]
+                   [--feature MODULE:FUNC] [--hash MODULE:FUNC] [--cluster ADDRESS] [--as-set]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
 ``--target-arg`` values when given). Targets named on the command line run isolated in a
-worker process by default. Exit codes: 0 no evidence, 1 violation (or conformance failure),
-2 bad input.
+worker process by default. With ``--delta D`` the claim audited is (ε, D)-LDP: the certified
+bound is the ε at that δ (auditor.py). Exit codes: 0 no evidence, 1 violation (or conformance
+failure), 2 bad input, 3 inconclusive, 4 internal error.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import math
 import sys
 
 from ldpaudit.errors import InvalidParameter
+from ldpaudit.mechanism.options import add_load_budget
 
 #: the default false-alarm level: one correct mechanism in a hundred audited at its tight ε
 #: is reported as a violation (0.05 failed a CI build one run in twenty)
@@ -100,9 +102,13 @@ def add_parser(subparsers) -> None:
     p.add_argument("target", nargs="?", help="package.module:function or path/to/file.py:function")
     p.add_argument("--domain", help="inputs: 0..24 (inclusive), a,b,c, a JSON list (reals allowed), or low..high:count for count evenly spaced reals")
     p.add_argument("--epsilon", help="the claimed ε, exact: 1, 1/2, log(3) (default: the spec's claimed ε)")
+    p.add_argument("--delta", metavar="D",
+                   help="audit the claim (ε, D)-LDP: certify a lower bound on ε at δ = D, a number in [0, 1) "
+                        "such as 1e-5 or 1/10**5 (black-box audits; default 0, pure ε)")
     p.add_argument("--spec", help="a spec file or a catalog name such as krr: guide the audit with exact "
                                   "probabilities and test conformance")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a spec parameter")
+    add_load_budget(p)  # --load-timeout, --load-memory-mb: loading --spec, as in every command
     p.add_argument("--samples", type=int, default=10**6, help="draws per input (default 1,000,000)")
     p.add_argument("--alpha", type=float, default=DEFAULT_ALPHA,
                    help=f"false-alarm probability: a correct randomizer is reported as a violation with "
@@ -139,14 +145,18 @@ def add_parser(subparsers) -> None:
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
                         "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")
+    p.add_argument("--as-set", action="store_true",
+                   help="read each output (a tuple, list or array of any length) as the set of its elements, "
+                        "when their order carries no information; outputs of varying length are otherwise "
+                        "compared whole, as opaque values")
     p.add_argument("--no-progress", "-q", "--quiet", dest="no_progress", action="store_true",
                    help="no progress bar (also off with --json or when stderr is not a terminal)")
     p.set_defaults(func=run)
 
 
-_RESUMABLE = ("target", "domain", "epsilon", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
+_RESUMABLE = ("target", "domain", "epsilon", "delta", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
               "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
-              "feature", "hash")
+              "feature", "hash", "as_set")
 
 
 def run(args) -> int:
@@ -178,9 +188,10 @@ def _load_spec(args):
         if args.param:
             raise InvalidParameter("-p binds spec parameters; give --spec SPEC as well")
         return None
-    from ldpaudit.mechanism.loader import load_bound
+    from ldpaudit.mechanism.loader import load_budgeted
+    from ldpaudit.mechanism.options import load_budget
 
-    mech = load_bound(args.spec, args.param)
+    _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
     if mech.parameters:
         free = ", ".join(mech.parameter_names)
         raise InvalidParameter(f"--spec {args.spec}: bind every parameter for an audit (free: {free}); e.g. -p d=25")
@@ -215,7 +226,34 @@ def _randomizer(args):
     return load_target(args.target, target_args, batch=bool(args.batch)), bool(args.batch), False
 
 
+def _delta(args) -> float:
+    """``--delta D`` as a float in [0, 1) (0 when not given); a one-line error otherwise."""
+    from ldpaudit.mechanism.options import option_float
+
+    text = getattr(args, "delta", None)
+    if text is None:
+        return 0.0
+    value = option_float(text, "--delta", positive=False)
+    if not 0 <= value < 1:
+        raise InvalidParameter(f"--delta {text}: δ must be in [0, 1) (the δ of the (ε, δ) claim), e.g. --delta 1e-5")
+    if value and args.spec:
+        raise InvalidParameter(f"--delta {text} with --spec {args.spec}: (ε, δ) audits are black-box only; drop --spec "
+                               f"(or --delta for the spec-guided pure-ε audit)")
+    return value
+
+
+def _false_alarm_control(delta: float, guided: bool, sequential: bool, alpha: float) -> str:
+    chosen = ("events chosen from the spec before sampling" if guided else
+              "events chosen on exploration draws only, then counted on fresh confirmation draws")
+    looks = "; look r of --until-confident is tested at α·6/(π²r²) (alpha spending)" if sequential else ""
+    claim = f"(ε, {delta:g})-LDP" if delta else "ε-LDP"
+    return (f"{chosen}; one-sided exact Clopper-Pearson bounds at α/(2k), Bonferroni over the k confirmed "
+            f"candidates × 2 bounds{looks}: a randomizer that is truly {claim} at the claimed ε is reported as a "
+            f"VIOLATION with probability at most α = {alpha:g}")
+
+
 def execute(args, journal=None) -> tuple[dict, int]:
+    args.delta_value = _delta(args)
     if not args.spec:
         for option, value in (("--domain", args.domain), ("--epsilon", args.epsilon)):
             if value is None:
@@ -262,6 +300,8 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=mech, workers=args.workers, progress=progress)
+    if args.delta_value:
+        options["delta"] = args.delta_value
     if getattr(args, "hash", None):
         options["feature"] = _hash_feature(args, mech, domain, batch)
     elif getattr(args, "feature", None):
@@ -276,6 +316,8 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
             feature = load_target(args.feature)
         # The feature follows the target's own convention (--batch or not), whatever the transport.
         options["feature"] = per_output(feature) if batch and not args.batch else feature
+    if getattr(args, "as_set", False):
+        options["as_set"] = True
     if connection is not None:
         options["cluster"] = connection
     rounds = None
@@ -310,6 +352,9 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     payload["alpha"] = args.alpha
     payload["epsilon_claimed_exact"] = str(args.epsilon if args.epsilon is not None else mech.claimed_epsilon)
     payload["epsilon_verdict"] = result.verdict  # the ε test alone; "verdict" also counts conformance
+    payload["detectable_epsilon_max"] = result.detectable_epsilon   # at this δ, with these draws
+    payload["false_alarm_control"] = _false_alarm_control(result.delta, mech is not None, rounds is not None,
+                                                          args.alpha)
     payload["conformance_failed"] = nonconforming
     from ldpaudit.schema import VERDICTS, envelope
 
@@ -355,19 +400,35 @@ def _conformance_failed(conformance) -> bool:
     return conformance_failed(conformance)
 
 
+def _outputs_text(outputs: dict) -> str:
+    """How the outputs were read, with the precision of real columns grouped by format."""
+    groups: dict = {}
+    for p in outputs.get("precision") or []:
+        groups.setdefault((p["format"], p["detected_from"], p["grid"]), []).append(p["column"])
+    parts = [outputs["read_as"]]
+    for (fmt, source, grid), columns in groups.items():
+        name = "y" if columns == [None] else "y[" + ", ".join(map(str, columns)) + "]"
+        parts.append(f"{name} in {fmt} ({source}), float tests on its grid ({grid})")
+    return "; ".join(parts)
+
+
 def _render(payload: dict) -> None:
     head = payload["verdict"]
     if payload.get("conformance_failed") and payload.get("epsilon_verdict") != "VIOLATION":
         head += f" (conformance failed; ε test: {payload.get('epsilon_verdict')})"
     claimed = payload.get("epsilon_claimed_exact") or f"{payload['epsilon_claimed']:g}"
     alpha = payload.get("alpha", 1 - payload["confidence"])
-    print(f"{head}: certified ε >= {payload['epsilon_lower_bound']:.4f} (claimed {claimed}) at confidence "
+    delta = payload.get("delta") or 0.0
+    at = f" at δ = {delta:g}" if delta else ""
+    print(f"{head}: certified ε >= {payload['epsilon_lower_bound']:.4f}{at} (claimed {claimed}) at confidence "
           f"{payload['confidence']:g} (α = {alpha:g}: a correct randomizer is flagged with probability <= α)")
-    print(f"  draws per input: {payload['samples_per_input']:,}; this run could certify up to "
-          f"ε = {payload['detectable_epsilon']:.4f}; {payload['seconds']:.2f} s")
+    print(f"  draws per input: {payload['samples_per_input']:,}; this run could certify ε in "
+          f"[0, {payload['detectable_epsilon']:.4f}]{at}; {payload['seconds']:.2f} s")
     if payload.get("witness"):
         w = payload["witness"]
         print("  witness: " + "; ".join(f"{k}={v}" for k, v in w.items() if k in ("pair", "event", "counts", "samples", "p_lower", "q_upper")))
+        if delta and w.get("delta_lower_bound", 0) > 0:
+            print(f"  at the claimed ε: P(S|x) - e^ε P(S|x') >= {w['delta_lower_bound']:.3g} (claimed δ = {delta:g})")
     if payload.get("conformance"):
         from rich.console import Console
 
@@ -379,9 +440,12 @@ def _render(payload: dict) -> None:
     if payload.get("report"):
         print(f"  report: {payload['report']['markdown']}")
     print(f"  method: {payload['method']}")
+    if payload.get("outputs"):
+        print(f"  outputs: {_outputs_text(payload['outputs'])}")
     box = payload.get("sandbox")
     if box:
         print(f"  sandbox: {box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"
+              + (f"; process tree {box['process_tree']}" if box.get("process_tree") else "")
               + (f"; fallback: {box['fallback']}" if box.get("fallback") else ""))
     if payload.get("timeouts"):
         print(f"  timeouts: {payload['timeouts']['rule']}")

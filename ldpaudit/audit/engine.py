@@ -1,38 +1,38 @@
 """The engine shared by the black-box auditor (auditor.py) and the spec-guided one (guided.py):
-reproducible sampling, confirmation of candidate events on fresh draws, the best confirmed
-candidate and the result it certifies.
+where the draws run (draws.py in this process or a local pool, cluster.py on Dask), confirmation
+of candidate events on fresh draws, the best confirmed candidate and the result it certifies.
 
 Confirmation. k candidates (pair (x, x'), event S) are fixed before any confirmation draw;
 each is counted on n fresh draws per input, a hits under x and b under x'. The certified bound
 of a candidate is ln(CP_lower(a)/CP_upper(b)) with one-sided exact Clopper-Pearson bounds at
 level α/(2k) (bounds.py), so with probability at least 1-α no confirmed bound exceeds the
 randomizer's true ε (Bonferroni over the k candidates and their two bounds). Sequential looks
-(sequential.py) spend α_r at look r with Σ α_r <= α.
+(sequential.py) spend α_r at look r with Σ α_r <= α. An (ε, δ) audit certifies
+ln((CP_lower(a) − δ)/CP_upper(b)) instead (bounds.py), with the same correction.
 
-Imports flow one way: auditor.py -> guided.py -> engine.py -> events, features, bounds.
+Imports flow one way: auditor.py -> guided.py -> engine.py -> events, features, bounds, and
+draws.py (chunks, seeds, Draws, Progress), which cluster.py (imported only for a cluster) extends.
 """
 from __future__ import annotations
 
 import math
-import multiprocessing
 import numbers
-import time
 from dataclasses import asdict, dataclass
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
+from ldpaudit.audit.draws import CHUNK, Draws, Progress, chunks, repeat_digest  # CHUNK, repeat_digest: re-exported
 from ldpaudit.audit.events import Candidate
-from ldpaudit.errors import InvalidParameter, RandomizerError
-
-CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
+from ldpaudit.errors import InvalidParameter
 
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of one audit. VIOLATION iff epsilon_lower_bound > epsilon_claimed."""
+    """Outcome of one audit. VIOLATION iff epsilon_lower_bound > epsilon_claimed; with
+    ``delta`` > 0 both are the ε of an (ε, δ) statement at that δ."""
 
     verdict: str
     epsilon_claimed: float
@@ -44,13 +44,16 @@ class AuditResult:
     detectable_epsilon: float
     conformance: dict | None
     method: str
+    delta: float = 0.0
+    outputs: dict | None = None     # how the outputs were read (shape, as_set, precision); black box only
 
     def to_json(self) -> dict:
         return jsonable(asdict(self))
 
     def __str__(self) -> str:
+        at = f" at δ = {self.delta:g}" if self.delta else ""
         head = (f"{self.verdict}: ε_lb = {self.epsilon_lower_bound:.4f} vs claimed ε = "
-                f"{self.epsilon_claimed:.4f} at confidence {self.confidence:g}")
+                f"{self.epsilon_claimed:.4f}{at} at confidence {self.confidence:g}")
         if self.witness:
             w = self.witness
             x, y = w["pair"]
@@ -79,166 +82,6 @@ def jsonable(value):
     return repr(value)
 
 
-# -- sampling ------------------------------------------------------------------------------
-
-def chunks(n: int, first: int | None = None) -> list[int]:
-    """Split n draws into tasks of at most CHUNK (the first of size ``first`` when given)."""
-    sizes = []
-    if first is not None and n > 0:
-        sizes.append(min(first, n))
-        n -= sizes[0]
-    while n > 0:
-        sizes.append(min(CHUNK, n))
-        n -= sizes[-1]
-    return sizes
-
-
-_WORKER_SAMPLER: Sampler | None = None
-
-
-def _worker_init(sampler: Sampler) -> None:
-    global _WORKER_SAMPLER
-    _WORKER_SAMPLER = sampler
-
-
-def _worker_draw(task):
-    x, n, entropy, key = task
-    return _WORKER_SAMPLER.draw(x, n, np.random.SeedSequence(entropy, spawn_key=key))
-
-
-def _local_draw(sampler: Sampler, task):
-    x, n, entropy, key = task
-    return sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=key))
-
-
-class Progress:
-    """A rich progress bar that appears only once a run has lasted about a second."""
-
-    def __init__(self, enabled, total: int = 0):
-        self.callback = enabled if callable(enabled) else None
-        self.enabled = bool(enabled)
-        self.total = total
-        self.done = 0
-        self.start = time.perf_counter()
-        self.bar = None
-        self.task = None
-        self.note = ""          # after the draws per second, e.g. " across 8 workers"
-
-    def add_total(self, extra: int) -> None:
-        self.total += extra
-        if self.bar is not None:
-            self.bar.update(self.task, total=self.total)
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        if self.callback is not None:
-            self.callback(self.done, self.total)
-            return
-        if not self.enabled:
-            return
-        if self.bar is None and time.perf_counter() - self.start > 1.0:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TimeRemainingColumn
-
-            from rich.progress import ProgressColumn
-            from rich.text import Text
-
-            note = self.note
-
-            class Rate(ProgressColumn):
-                def render(self, task):
-                    speed = task.speed
-                    return Text(f"{speed:,.0f} draws/s{note}" if speed else "")
-
-            self.bar = Bar("auditing", BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(),
-                           transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("audit", total=self.total, completed=self.done)
-        elif self.bar is not None:
-            self.bar.update(self.task, completed=self.done)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-class Draws:
-    """Runs draws in the calling process or in a pool, in a fixed order, from per-chunk seeds
-    keyed by (phase, input index, chunk number): the same seed gives the same draws whatever
-    the number of workers."""
-
-    def __init__(self, sampler: Sampler, seed: int, workers: int, progress: Progress):
-        self.sampler = sampler
-        self.entropy = np.random.SeedSequence().entropy if seed is None else int(seed)
-        self.progress = progress
-        self.pool = None
-        self.chunk_no: dict = {}
-        self.digests: set = set()
-        if workers > 1:
-            ctx = multiprocessing.get_context("fork")
-            sampler.digest = True
-            self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
-
-    def tasks(self, jobs: list[tuple[int, object, int, int]]) -> list[tuple]:
-        """(input, draws, entropy, spawn key) of each job: the chunk's seed is
-        SeedSequence(entropy, spawn_key=(phase, input index, chunk number))."""
-        tasks = []
-        for index, x, n, phase in jobs:
-            k = self.chunk_no.get((index, phase), 0)
-            self.chunk_no[(index, phase)] = k + 1
-            tasks.append((x, n, self.entropy, (phase, index, k)))
-        return tasks
-
-    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
-        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
-        tasks = self.tasks(jobs)
-        if self.pool is None:
-            for (index, *_), task in zip(jobs, tasks):
-                out = _local_draw(self.sampler, task)
-                self.progress.advance(task[1])
-                yield index, out
-        else:
-            for (index, x, *_), out in zip(jobs, self.pool.imap(_worker_draw, tasks)):
-                self._check_duplicate(x, out)
-                self.progress.advance(out.n)
-                yield index, out
-
-    def tally(self, jobs: list[tuple[int, object, int, int]], tally: Callable) -> Iterator[tuple[int, np.ndarray]]:
-        """Like :meth:`draw`, but yields (input index, ``tally(outputs, input index)``): the
-        counts of a chunk rather than its outputs (a cluster computes them on its workers)."""
-        for i, out in self.draw(jobs):
-            yield i, tally(out, i)
-
-    def _check_duplicate(self, x, out: Outputs) -> None:
-        self._check_digest(x, out.n, repeat_digest(out))
-
-    def _check_digest(self, x, n: int, digest: int | None) -> None:
-        """Worker processes start as copies of this one: a randomizer drawing from its own
-        generator (not the seeded global ``random``/``numpy.random``, nor the batch rng) then
-        repeats the same draws in every worker, and the samples are no longer independent."""
-        if digest is None:
-            return
-        if digest in self.digests:
-            raise RandomizerError(
-                f"randomizer returned the very same sequence of {n} outputs for input {x!r} in two "
-                f"worker processes: it draws from a private generator that every worker copies; "
-                f"use workers=1, or draw from the random/numpy.random module (seeded per chunk) or "
-                f"from the rng passed to a batch randomizer")
-        self.digests.add(digest)
-
-    def close(self):
-        if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
-
-
-def repeat_digest(out: Outputs) -> int | None:
-    """The digest of a chunk's draw sequence to compare across worker processes, or None
-    (none taken, or constant outputs, which repeat in any case)."""
-    constant = (out.kind == "objects" and len(out.values) <= 1) or \
-        (out.kind == "array" and out.n and bool((out.values == out.values[0]).all()))
-    return None if constant else out.digest
-
-
 def make_draws(sampler: Sampler, seed, workers: int, progress: Progress, cluster=None) -> Draws:
     """Draws in this process, in ``workers`` local processes, or on a Dask cluster
     (``cluster``: see :mod:`ldpaudit.audit.cluster`; dask is imported only then)."""
@@ -254,9 +97,9 @@ def make_draws(sampler: Sampler, seed, workers: int, progress: Progress, cluster
 
 # -- confirmation ----------------------------------------------------------------------------
 
-def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: float):
-    """The confirmed candidate with the largest certified bound, as (bound, candidate, count
-    under x, count under x', lower P(S|x), upper P(S|x')), or None without candidates.
+def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: float, delta: float = 0.0):
+    """The confirmed candidate with the largest certified bound at δ, as (bound, candidate,
+    count under x, count under x', lower P(S|x), upper P(S|x')), or None without candidates.
 
     ``hits[(ci, 0)]`` / ``hits[(ci, 1)]`` count candidate ci's event under x / x' in
     ``c.trials(n)`` trials (n, or a multiple of n for pooled candidates, pool.py)."""
@@ -264,7 +107,7 @@ def best_confirmed(chosen: list[Candidate], hits: dict, n: int, alpha_each: floa
     for ci, c in enumerate(chosen):
         a, b = hits[(ci, 0)], hits[(ci, 1)]
         na, nb = c.trials(n)
-        lb, p_low, q_up = bounds.epsilon_lower_bound(a, na, b, nb, alpha_each)
+        lb, p_low, q_up = bounds.epsilon_lower_bound(a, na, b, nb, alpha_each, delta)
         if best is None or lb > best[0]:
             best = (lb, c, a, b, p_low, q_up)
     return best
@@ -289,8 +132,9 @@ class Tally:
 
 def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, used: list, index: dict,
                    view_of: Callable, looks, phase: int, epsilon: float, on_view: Callable | None = None,
-                   view_counts: list | None = None):
-    """Count the chosen events on fresh draws of the inputs ``used``, look by look.
+                   view_counts: list | None = None, delta: float = 0.0):
+    """Count the chosen events on fresh draws of the inputs ``used``, look by look; bounds
+    are certified at ``delta`` (0: pure ε).
 
     ``looks`` [(cumulative draws per input, α of that look)]; the loop stops at the first look
     whose best bound exceeds ``epsilon``. ``view_of(out, u)`` canonicalizes outputs;
@@ -316,7 +160,7 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
                 view_counts[t] += int(count)
         done = n_look
         alpha_each = alpha_look / (2 * k)
-        best = best_confirmed(chosen, hits, done, alpha_each)
+        best = best_confirmed(chosen, hits, done, alpha_each, delta)
         if hasattr(looks, "record"):
             looks.record(done, alpha_look, best[0] if best is not None else 0.0)
         if best is not None and best[0] > epsilon:

@@ -14,6 +14,11 @@ confirmation sample. Three families, all likelihood-ratio sets:
 - linear: the naive-Bayes log-likelihood ratio sum_j w_j[y_j] with per-column weights from
   A (weights within 2 standard errors of 0 are set to 0); the event is a threshold on it.
 
+With δ > 0 ((ε, δ) audits, bounds.py) every family is ranked by the bound at that δ,
+ln((p − δ)/q): for a location family such as x + N(0, σ²) the best event is then a tail
+{y >= c} (or {y < c}) whose probability under x still clearly exceeds δ, not the farthest
+tail, where the ratio alone is largest.
+
 Nothing here looks at the confirmation sample, so the choice cannot inflate the final bound.
 """
 from __future__ import annotations
@@ -124,11 +129,11 @@ def _joint_code(cats: np.ndarray, columns, strides) -> np.ndarray:
     return code
 
 
-def _best_prefix(order, cb_x, cb_y, n_x, n_y, n_confirm, z):
-    """Best prefix of ``order`` on half B: (predicted bound, prefix length, p̂, q̂)."""
+def _best_prefix(order, cb_x, cb_y, n_x, n_y, n_confirm, z, delta=0.0):
+    """Best prefix of ``order`` on half B: (predicted bound at δ, prefix length, p̂, q̂)."""
     px = np.cumsum(cb_x[order]) / n_x
     qy = np.cumsum(cb_y[order]) / n_y
-    pred = predicted_bound(px, qy, n_confirm, z, min(n_x, n_y))
+    pred = predicted_bound(px, qy, n_confirm, z, min(n_x, n_y), delta)
     i = int(np.argmax(pred))
     return float(pred[i]), i + 1, float(px[i]), float(qy[i])
 
@@ -139,10 +144,13 @@ def _ratio_order(ca_x, ca_y, n_x, n_y):
 
 
 class Search:
-    """The candidate search over a fixed featurizer and the two exploration halves."""
+    """The candidate search over a fixed featurizer and the two exploration halves; events
+    are ranked by the bound they are predicted to certify at ``delta``."""
 
-    def __init__(self, feat: Featurizer, half_a: dict, half_b: dict, n_confirm: int, z: float):
+    def __init__(self, feat: Featurizer, half_a: dict, half_b: dict, n_confirm: int, z: float,
+                 delta: float = 0.0):
         self.feat = feat
+        self.delta = delta
         self.a = half_a
         self.b = half_b
         self.n_confirm = n_confirm
@@ -176,7 +184,8 @@ class Search:
         n_min = min(self.a[u].n for u in inputs)
         # predicted_bound(p, q) = ln(low(p)) - ln(up(q)), computed once per input and side.
         with np.errstate(divide="ignore"):
-            log_low = np.log(wilson_lower(wilson_lower(freq, n_min, EXPLORE_Z), self.n_confirm, self.z))
+            low = wilson_lower(wilson_lower(freq, n_min, EXPLORE_Z), self.n_confirm, self.z)
+            log_low = np.log(np.maximum(low - self.delta, 0.0) if self.delta else low)
             log_up = np.log(wilson_upper(wilson_upper(freq, n_min, EXPLORE_Z), self.n_confirm, self.z))
         # Per x, only the SCREEN_CODES codes most typical of x against the average input.
         with np.errstate(invalid="ignore"):
@@ -209,7 +218,7 @@ class Search:
             orders.append(("threshold", np.arange(k)))
         out = []
         for family, order in orders:
-            pred, length, p, q = _best_prefix(order, cb_x, cb_y, nb_x, nb_y, self.n_confirm, self.z)
+            pred, length, p, q = _best_prefix(order, cb_x, cb_y, nb_x, nb_y, self.n_confirm, self.z, self.delta)
             if not math.isfinite(pred):
                 continue
             in_set = np.zeros(k, dtype=bool)
@@ -253,7 +262,8 @@ class Search:
             axes = tuple(range(g, len(cols)))
             marg = {t: tab.sum(axis=axes).ravel() for t, tab in tables.items()}
             order = _ratio_order(marg["ax"], marg["ay"], na_x, na_y)
-            pred, length, pe, qe = _best_prefix(order, marg["bx"], marg["by"], nb_x, nb_y, self.n_confirm, self.z)
+            pred, length, pe, qe = _best_prefix(order, marg["bx"], marg["by"], nb_x, nb_y, self.n_confirm, self.z,
+                                                self.delta)
             if not math.isfinite(pred):
                 continue
             in_set = np.zeros(len(marg["ax"]), dtype=bool)
@@ -300,7 +310,7 @@ class Search:
             # Event {score >= lo + j*width}: counts are reverse cumulative sums.
             px = np.cumsum(hist[(i, "x")][::-1])[::-1] / self.b[x].n
             qy = np.cumsum(hist[(i, "y")][::-1])[::-1] / self.b[y].n
-            pred = predicted_bound(px, qy, self.n_confirm, self.z, min(self.b[x].n, self.b[y].n))
+            pred = predicted_bound(px, qy, self.n_confirm, self.z, min(self.b[x].n, self.b[y].n), self.delta)
             j = int(np.argmax(pred))
             if not math.isfinite(pred[j]):
                 continue
@@ -396,10 +406,12 @@ def _intervals(codes: np.ndarray, edges: np.ndarray) -> list[str]:
 
 
 def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confirm: int, z: float,
-           max_pairs: int = 1000, searcher: Search | None = None, extra: list | None = None) -> list[Candidate]:
+           max_pairs: int = 1000, searcher: Search | None = None, extra: list | None = None,
+           delta: float = 0.0) -> list[Candidate]:
     """All families' best event per pair, and the ``extra`` candidates, sorted by predicted
-    certified bound (best first). The pairs kept by screening are left in ``searcher.pairs``."""
-    s = searcher or Search(feat, half_a, half_b, n_confirm, z)
+    certified bound at δ (``searcher``'s if given, best first). The pairs kept by screening are
+    left in ``searcher.pairs``."""
+    s = searcher or Search(feat, half_a, half_b, n_confirm, z, delta)
     pairs = s.screen(pairs, max_pairs)
     s.pairs = pairs
     candidates = []
@@ -411,18 +423,18 @@ def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confi
     n_rank = min(v.n for v in half_b.values())
     for c in candidates:
         if not c.sd:
-            c.sd = float(bound_sd(c.p_explore, c.q_explore, n_confirm))
-    candidates.sort(key=lambda c: -(c.predicted - _complexity_penalty(c, feat, n_rank)))
+            c.sd = float(bound_sd(c.p_explore, c.q_explore, n_confirm, s.delta))
+    candidates.sort(key=lambda c: -(c.predicted - _complexity_penalty(c, feat, n_rank, s.delta)))
     return candidates
 
 
-def _complexity_penalty(c: Candidate, feat: Featurizer, n_rank: int) -> float:
+def _complexity_penalty(c: Candidate, feat: Featurizer, n_rank: int, delta: float = 0.0) -> float:
     """One standard deviation of the ranking half's estimate against sets of many frequent
     rows or real-output bins (whose best prefix partly fits that half's noise), so that a
     threshold or projection event doing about as well is preferred: it is as valid, and
     easier to read."""
     if c.family == "histogram" and feat.shape != "discrete" and np.count_nonzero(c.event.in_set) > 2:
-        return float(bound_sd(c.p_explore, c.q_explore, n_rank))
+        return float(bound_sd(c.p_explore, c.q_explore, n_rank, delta))
     return 0.0
 
 

@@ -54,6 +54,8 @@ MAX_LINE_BYTES = 1 << 30
 STDERR_KEPT = 8192
 #: extra seconds the auditor waits beyond the worker's own per-call limit before killing it
 GRACE = 5.0
+#: seconds a sandbox supervisor gets to end the randomizer's process tree before it is SIGKILLed
+STOP_WAIT = 10.0
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 
 
@@ -212,6 +214,10 @@ class ExternalRandomizer:
                 argv.append("--namespaces")
             else:
                 argv += ["--why-not", str(found["namespace_error"])]
+            if found.get("pid_namespace"):
+                argv.append("--pid-namespace")
+            else:
+                argv += ["--why-not-pid", str(found.get("pid_namespace_error") or "not probed")]
             if found["seccomp"]:
                 argv.append("--seccomp")
             argv += ["--", *self.argv]
@@ -313,8 +319,16 @@ class ExternalRandomizer:
                 pass
         self.target_pid = None
 
-    @staticmethod
-    def _kill(proc):
+    def _kill(self, proc):
+        """End the program. A sandbox supervisor is asked first (SIGTERM): it kills the
+        randomizer's whole process tree before it exits, which it cannot do once SIGKILLed."""
+        if self.sandbox:
+            try:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(timeout=STOP_WAIT)
+                return
+            except subprocess.TimeoutExpired:
+                pass
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -343,7 +357,9 @@ class ExternalRandomizer:
             if self.sandbox:
                 found = sandbox.probe()
                 ns = {"filesystem": "read-only except the scratch directory"} if found["namespaces"] else None
-                info = sandbox.confinement(ns, found["seccomp"], found["namespace_error"] or "")
+                info = sandbox.confinement(ns, found["seccomp"], found["namespace_error"] or "",
+                                           "pid-namespace" if found.get("pid_namespace") else "subreaper",
+                                           found.get("pid_namespace_error") or "")
             else:
                 info = sandbox.unconfined()
         return {"sandbox": info, "timeouts": self.policy.to_json(self.slowest)}

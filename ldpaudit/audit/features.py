@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ldpaudit.audit.adapters import Outputs
+from ldpaudit.audit.adapters import Outputs, _describe, as_sets
 from ldpaudit.errors import RandomizerError
 
 MAX_COLUMN_VALUES = 64          # a discrete column with more distinct values is treated as real
@@ -43,7 +43,7 @@ class View:
     weights: np.ndarray | None      # int64 (r,) multiplicities, None for all ones
     keys: np.ndarray | None         # uint64 (r,) row hashes for vector/set outputs
     n: int                          # number of draws represented
-    fbits: np.ndarray | None = None  # bool (r, f) float-level features of real outputs (floats.py)
+    fbits: np.ndarray | None = None  # bool (r, f) float-level features of real outputs (FloatFeatures)
     raw: np.ndarray | None = None    # float (r,) or (r, m) real outputs, for witnesses
 
     def count(self, mask: np.ndarray) -> int:
@@ -165,11 +165,223 @@ class _Column:
         return repr(values[c]) if c < len(values) else "(a value unseen in exploration)"
 
 
+# -- float-level features of real outputs ----------------------------------------------
+
+MAX_OFFSETS = 8
+MAX_FLOAT_COLUMNS = 16
+MAX_DECIMAL_DIGITS = 9          # decimal grids up to multiples of 10^-9 are detected
+DECIMAL_TRAILING = (1, 2)       # decimal features: y - c on a grid 10 and 100 times coarser
+#: binary formats, narrowest first: numpy type, unsigned type of its bits, explicit mantissa bits,
+#: the low mantissa bits whose zeros are tested (a coarse grid of values reachable near an input)
+BINARY_FORMATS = {
+    "float16": (np.float16, np.uint16, 10, (1, 3, 6)),
+    "float32": (np.float32, np.uint32, 23, (1, 4, 12)),
+    "float64": (np.float64, np.uint64, 52, (4, 12, 24)),
+}
+_MANTISSA = np.uint64((1 << 52) - 1)
+
+
+@dataclass(frozen=True)
+class Precision:
+    """The number format real outputs (or one column of them) were computed in, read off the
+    pilot sample: the narrowest binary format holding every value (float16, float32, else
+    float64), or for float64 values that are all decimals with ``digits`` places, a decimal
+    grid. Its rounding grid is where the float features look."""
+
+    format: str                     # "float16", "float32", "float64" or "decimal"
+    digits: int = 0                 # decimal: multiples of 10^-digits
+    source: str = ""
+
+    @property
+    def grid(self) -> str:
+        if self.format == "decimal":
+            return f"multiples of 10^-{self.digits}"
+        bits = BINARY_FORMATS[self.format][2]
+        return (f"{self.format}: {bits + 1}-bit significands, spacing 2^(e-{bits}) in each binade "
+                f"[2^e, 2^(e+1))")
+
+
+def detect_precision(values: list) -> Precision:
+    """The format of pilot values (arrays, one per input; their dtype is the randomizer's)."""
+    dtypes = {np.asarray(v).dtype for v in values}
+    pooled = np.concatenate([np.asarray(v, dtype=float).ravel() for v in values])
+    for name, (ftype, _, _, _) in BINARY_FORMATS.items():
+        if name == "float64":
+            break
+        with np.errstate(over="ignore", invalid="ignore"):
+            narrow = pooled.astype(ftype).astype(float)
+        if np.array_equal(narrow, pooled):
+            if dtypes == {np.dtype(ftype)}:
+                return Precision(name, source=f"array dtype {name}")
+            shown = f"; array dtype {', '.join(sorted(map(str, dtypes)))}" if dtypes != {np.dtype(float)} else ""
+            return Precision(name, source=f"every pilot value ({len(pooled)}) is a {name}{shown}")
+    for k in range(1, MAX_DECIMAL_DIGITS + 1):
+        scale = 10.0 ** k
+        m = np.rint(pooled * scale)
+        if np.all(np.abs(m) < 2.0 ** 53) and np.array_equal(m / scale, pooled):
+            return Precision("decimal", k, f"every pilot value ({len(pooled)}) is a multiple of 10^-{k}")
+    return Precision("float64", source="pilot values finer than float32 and than decimals with "
+                                       f"{MAX_DECIMAL_DIGITS} places")
+
+
+class FloatFeatures:
+    """Binary float-level features of real outputs (floats.py says what they give away and
+    searches events on them), each tested on the grid of the format the column was computed in
+    (``precisions``, detected on the pilot sample): a list of (column or None for scalars,
+    kind, param), where kind "roundtrip" with offset c is fl(fl(y - c) + c) != y in that binary
+    format, kind "lowbits" with k is "y is a value of the format whose low k mantissa bits are
+    zero", and kind "decimal" with (c, t) is "y - c is a multiple of 10^(t - digits)" on a
+    decimal grid. They become the ``fbits`` of a View."""
+
+    def __init__(self, features: list[tuple], precisions: dict | None = None):
+        self.features = features
+        self.precisions = precisions or {}
+
+    @classmethod
+    def fit(cls, columns: dict, inputs: list) -> "FloatFeatures | None":
+        """columns: {column index or None: {input: pilot float values}}."""
+        feats = []
+        precisions = {}
+        numeric = [float(u) for u in inputs if isinstance(u, numbers.Real) and not isinstance(u, bool)]
+        for j, by_input in list(columns.items())[:MAX_FLOAT_COLUMNS]:
+            values = [v for v in by_input.values() if len(v)]
+            if not values or all(np.all(v == np.round(v)) for v in values):
+                continue                      # integer-valued: nothing below the unit grid
+            precision = precisions[j] = detect_precision(values)
+            offsets = [] if j is not None else list(numeric)
+            offsets += [float(np.round(np.median(v))) for v in values]
+            offsets += [1.0]
+            if precision.format == "decimal":
+                k = precision.digits
+                seen = []
+                for c in [0.0] + offsets:
+                    if math.isfinite(c) and float(np.round(c, k)) == c and c not in seen:
+                        seen.append(c)
+                for c in seen[:MAX_OFFSETS]:
+                    for t in DECIMAL_TRAILING:
+                        if t <= k:
+                            feats.append((j, "decimal", (c, t)))
+                continue
+            ftype, _, _, low_bits = BINARY_FORMATS[precision.format]
+            seen = []
+            for c in offsets:
+                with np.errstate(over="ignore"):
+                    c = float(ftype(c))   # the offset as the format holds it
+                if c != 0 and math.isfinite(c) and c not in seen:
+                    seen.append(c)
+            for c in seen[:MAX_OFFSETS]:
+                feats.append((j, "roundtrip", c))
+            for k in low_bits:
+                feats.append((j, "lowbits", k))
+        return cls(feats, precisions) if feats else None
+
+    @property
+    def width(self) -> int:
+        return len(self.features)
+
+    def transform(self, values: np.ndarray) -> np.ndarray:
+        """(n, width) bool matrix for float values of shape (n,) or (n, m)."""
+        values = np.asarray(values, dtype=float)
+        out = np.zeros((values.shape[0], len(self.features)), dtype=bool)
+        for f, (j, kind, param) in enumerate(self.features):
+            col = values if j is None else values[:, j]
+            out[:, f] = _feature(col, kind, param, self.precisions.get(j))
+        return out
+
+    def describe(self, f: int, holds: bool) -> str:
+        j, kind, param = self.features[f]
+        y = "y" if j is None else f"y[{j}]"
+        fmt = self._format(j)
+        if kind == "roundtrip":
+            rel = "!=" if holds else "=="
+            return f"({y} - {param:g}) + {param:g} {rel} {y} in {fmt}"
+        if kind == "decimal":
+            c, t = param
+            step = _decimal_step(self.precisions[j].digits - t)
+            shift = f"{y} - {c:g}" if c else y
+            return f"{shift} is {'' if holds else 'not '}a multiple of {step} (decimal)"
+        if fmt == "float64":
+            return f"the low {param} mantissa bits of {y} are {'all zero' if holds else 'not all zero'}"
+        if holds:
+            return f"{y} is a {fmt} whose low {param} mantissa bits are all zero"
+        return f"{y} is not a {fmt} whose low {param} mantissa bits are all zero"
+
+    def explain(self, f: int, y: float) -> str:
+        j, kind, param = self.features[f]
+        name = "y" if j is None else f"y[{j}]"
+        fmt = self._format(j)
+        if kind == "roundtrip":
+            if fmt == "float64":
+                back = (y - param) + param
+                return f"{name} = {y!r}: ({name} - {param:g}) + {param:g} = {back!r}"
+            ftype = BINARY_FORMATS[fmt][0]
+            back = float((ftype(y) - ftype(param)) + ftype(param))
+            return f"{name} = {y!r} = {float(y).hex()}: ({name} - {param:g}) + {param:g} = {back!r} in {fmt}"
+        if kind == "decimal":
+            c, _ = param
+            return f"{name} = {y!r}: {name} - {c:g} = {_decimal_text(y - c, self.precisions[j].digits)}"
+        if fmt == "float64":
+            bits = int(np.float64(y).view(np.uint64) & _MANTISSA)
+            return f"{name} = {y!r}: mantissa 0x{bits:013x}"
+        ftype, utype, mbits, _ = BINARY_FORMATS[fmt]
+        if float(ftype(y)) != y:
+            return f"{name} = {y!r}: not a {fmt}"
+        bits = int(np.array(ftype(y)).view(utype)) & ((1 << mbits) - 1)
+        return f"{name} = {y!r}: {fmt} mantissa 0x{bits:0{(mbits + 3) // 4}x}"
+
+    def _format(self, j) -> str:
+        p = self.precisions.get(j)
+        return p.format if p is not None else "float64"
+
+    def to_json(self) -> list[dict]:
+        """Per real column: the format detected, from what, its grid and the features tested."""
+        out = []
+        for j, p in self.precisions.items():
+            tests = [self.describe(f, True) for f, feat in enumerate(self.features) if feat[0] == j]
+            out.append({"column": j, "format": p.format, "detected_from": p.source, "grid": p.grid,
+                        "tested": tests})
+        return out
+
+
+def _decimal_step(places: int) -> str:
+    return f"{10.0 ** -places:.{max(places, 0)}f}" if places > 0 else f"{10 ** -places}"
+
+
+def _decimal_text(v: float, digits: int) -> str:
+    return f"{v:.{digits}f}"
+
+
+def _feature(col: np.ndarray, kind: str, param, precision: Precision | None = None) -> np.ndarray:
+    fmt = "float64" if precision is None else precision.format
+    if kind == "decimal":
+        c, t = param
+        scale = 10.0 ** precision.digits
+        m = np.rint(col * scale)
+        on_grid = (np.abs(m) < 2.0 ** 53) & (m / scale == col)
+        return on_grid & (np.fmod(m - np.rint(c * scale), 10.0 ** t) == 0)
+    if fmt == "float64":
+        if kind == "roundtrip":
+            return (col - param) + param != col
+        bits = col.view(np.uint64) & _MANTISSA
+        return (bits & np.uint64((1 << param) - 1)) == 0
+    ftype, utype, mbits, _ = BINARY_FORMATS[fmt]
+    with np.errstate(over="ignore", invalid="ignore"):
+        narrow = col.astype(ftype)
+        if kind == "roundtrip":
+            c = ftype(param)
+            return ((narrow - c) + c).astype(float) != col
+        exact = narrow.astype(float) == col
+    bits = narrow.view(utype) & utype((1 << mbits) - 1)
+    return exact & ((bits & utype((1 << param) - 1)) == 0)
+
+
 class Featurizer:
     """Fit on the pilot outputs of every input (``fit``), grow discrete codes over the rest of
     exploration, then ``freeze`` before the event search; ``transform`` maps Outputs to a View."""
 
-    def __init__(self):
+    def __init__(self, *, as_set: bool = False):
+        self.as_set = bool(as_set)      # read every output as the set of its elements (adapters.as_sets)
+        self.opaque = False             # tuples of varying length: opaque discrete values
         self.shape: str | None = None
         self.width = 0
         self.frozen = False
@@ -184,22 +396,34 @@ class Featurizer:
 
     # -- fitting -------------------------------------------------------------------------
     def fit(self, pilots: list[tuple[object, Outputs]]) -> "Featurizer":
-        shapes = {}
+        if self.as_set:
+            pilots = [(x, as_sets(x, out)) for x, out in pilots]
+        shapes, lengths = {}, {}
         for x, out in pilots:
             if out.n == 0:
                 continue
-            shapes.setdefault((_shape_of(out), _width(out)), x)
+            shape = _shape_of(out)
+            shapes.setdefault(shape, x)
+            if shape == "vector":
+                for m in _lengths(out):
+                    lengths.setdefault(m, x)
         if len(shapes) > 1:
             (s1, x1), (s2, x2) = list(shapes.items())[:2]
             raise RandomizerError(
-                f"randomizer returned {_shape_text(s2)} outputs for input {x2!r} but {_shape_text(s1)} "
-                f"outputs for input {x1!r}; every input must give outputs of one shape")
-        (self.shape, self.width), = shapes
+                f"randomizer returned {s2} outputs for input {x2!r} but {s1} outputs for input {x1!r}; "
+                f"every input must give outputs of one shape")
+        (self.shape, _), = shapes.items()
+        if self.shape == "vector" and (len(lengths) > 1 or 0 in lengths):
+            # Tuples of varying length: each distinct tuple is one opaque discrete value.
+            self.shape, self.opaque = "discrete", True
+        elif self.shape == "vector":
+            (self.width, _), = lengths.items()
         outs = [out for _, out in pilots if out.n]
         if self.shape in ("discrete", "vector"):
-            _check_kinds(pilots)
+            _check_kinds(pilots, opaque=self.opaque)
         if self.shape == "discrete":
             distinct = set()
+            outs = [_as_tuples(out) for out in outs] if self.opaque else outs
             for out in outs:
                 vals = np.unique(out.values) if out.kind == "array" else out.values
                 distinct.update(vals.tolist() if isinstance(vals, np.ndarray) else vals)
@@ -232,9 +456,7 @@ class Featurizer:
         return self
 
     def _fit_floats(self, pilots) -> None:
-        """Float-level features (floats.py) of real scalar outputs and real vector columns."""
-        from ldpaudit.audit.floats import FloatFeatures
-
+        """Float-level features (FloatFeatures) of real scalar outputs and real vector columns."""
         outs = [(x, out) for x, out in pilots if out.n]
         if not all(out.kind == "array" and out.values.dtype.kind == "f" for _, out in outs):
             return
@@ -282,7 +504,22 @@ class Featurizer:
 
     # -- transforming --------------------------------------------------------------------
     def transform(self, out: Outputs, x=None) -> View:
+        if self.as_set:
+            out = as_sets(x, out)
         shape = _shape_of(out) if out.n else self.shape
+        if self.opaque:
+            if shape != "vector":
+                raise RandomizerError(
+                    f"randomizer returned {shape} outputs for input {x!r} but tuples of varying length "
+                    f"earlier; outputs must keep one shape")
+            out = _as_tuples(out)
+            return View(self._discrete_codes(out), None, out.counts, None, out.n)
+        if out.n and shape == self.shape == "vector" and _lengths(out) != {self.width}:
+            other = tuple(out.values[0].tolist()) if out.kind == "array" else next(v for v in out.values if len(v) != self.width)
+            raise RandomizerError(
+                f"randomizer returned {_describe(other)} (length {len(other)}) for input {x!r}, but every output of "
+                f"the first draws of every input had length {self.width}, so outputs are read as vectors of that "
+                f"length; outputs of varying length are read as opaque values only when the first draws show it")
         if out.n and (shape != self.shape and not (shape == "discrete" and self.shape == "real")
                       or _width(out) != self.width):
             raise RandomizerError(
@@ -389,6 +626,20 @@ class Featurizer:
         idx_c = np.minimum(idx, len(self.row_keys) - 1)
         return np.where(self.row_keys[idx_c] == keys, idx_c, len(self.row_keys)).astype(np.int64)
 
+    def outputs_json(self) -> dict:
+        """How the outputs were read: their shape, whether as sets, and for real outputs the
+        precision detected per column with the grid its float features test."""
+        if self.opaque:
+            read = "tuples of varying length, each distinct tuple an opaque discrete value"
+        elif self.shape == "set":
+            read = "sets (as_set: each output the set of its elements)" if self.as_set else "sets"
+        elif self.shape == "vector":
+            read = f"vectors of length {self.width}, per coordinate"
+        else:
+            read = {"discrete": "discrete values", "real": "real numbers"}[self.shape]
+        return {"shape": self.shape, "read_as": read, "as_set": self.as_set,
+                "precision": self.floats.to_json() if self.floats is not None else None}
+
     # -- describing ----------------------------------------------------------------------
     def describe_code(self, code: int) -> str:
         if code >= self.n_codes - 1 and self.shape != "real":
@@ -433,9 +684,10 @@ def _first_values(out: Outputs):
     return out.values[0].tolist()
 
 
-def _check_kinds(pilots) -> None:
+def _check_kinds(pilots, *, opaque: bool = False) -> None:
     """Every input's outputs must be of one kind (e.g. all integers, or all tuples of
-    integers); adapters checks this within an input, here across inputs."""
+    integers; all tuples when their length varies); adapters checks this within an input, here
+    across inputs."""
     from ldpaudit.audit.adapters import _kind_of
 
     seen = {}
@@ -443,7 +695,7 @@ def _check_kinds(pilots) -> None:
         if not out.n:
             continue
         y = _first_values(out)
-        kind = _kind_of(y) if not isinstance(y, (tuple, list)) else \
+        kind = _kind_of(y) if not isinstance(y, (tuple, list)) or opaque else \
             "tuple of " + ", ".join(_kind_of(v) for v in y)
         seen.setdefault(kind, (x, y))
     if len(seen) > 1:
@@ -451,6 +703,22 @@ def _check_kinds(pilots) -> None:
         raise RandomizerError(
             f"randomizer returned {y2!r} ({k2}) for input {x2!r} but {y1!r} ({k1}) for input {x1!r}; "
             f"outputs must all be of one kind")
+
+
+def _lengths(out: Outputs) -> set:
+    """The lengths of the vector (tuple) outputs in ``out``."""
+    if out.kind == "array":
+        return {out.values.shape[1]} if out.values.ndim == 2 else set()
+    return {len(v) for v in out.values if isinstance(v, tuple)}
+
+
+def _as_tuples(out: Outputs) -> Outputs:
+    """Vector outputs as their distinct tuples with counts (the opaque values of outputs of
+    varying length, some chunks of which may have come as one array)."""
+    if out.kind == "objects" or not out.n:
+        return out
+    rows, counts = np.unique(out.values, axis=0, return_counts=True)
+    return Outputs("objects", [tuple(r) for r in rows.tolist()], counts.astype(np.int64), out.n)
 
 
 def _shape_text(shape) -> str:

@@ -13,7 +13,16 @@ binary features of each real output (or each real column of a vector output) can
 - trailing zero bits of the mantissa: at least k of the low mantissa bits are zero
   (k = 4, 12, 24): a coarse grid of reachable values near an input.
 
-Each feature gives the events {feature} and {not feature}; the search (``float_candidates``)
+Both are tested in the format each column was computed in, detected on the pilot sample
+(features.detect_precision): float32 (or float16) when the array has that dtype or every
+value is one, with the round trip computed in float32 and its 23-bit mantissa (k = 1, 4, 12):
+float32 ``x + Laplace`` or one-hot plus float32 noise (coordinate x is fl32(1 + n), the
+others fl32(n): in [0.25, 0.5) the odd multiples of 2^-25 never come from x) pass the float64
+tests untouched. On a decimal grid (every value a multiple of 10^-k) the analogue is "y - c is
+a multiple of 10^-(k-1) (or 10^-(k-2))".
+
+The features are part of the featurizer's view (features.FloatFeatures, fitted with it). Each
+feature gives the events {feature} and {not feature}; the search (``float_candidates``)
 chooses, per input pair, the best on the exploration sample, and the confirmation sample
 certifies it like every other event (Clopper-Pearson, Bonferroni over everything confirmed).
 The witness names two outputs: one drawn under x that is in the event, one drawn under x' that
@@ -22,83 +31,12 @@ is not, with the arithmetic a person can redo.
 from __future__ import annotations
 
 import math
-import numbers
 
 import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.events import Candidate, Event
-
-LOW_BITS = (4, 12, 24)
-MAX_OFFSETS = 8
-MAX_FLOAT_COLUMNS = 16
-_MANTISSA = np.uint64((1 << 52) - 1)
-
-
-class FloatFeatures:
-    """Binary features of real outputs: a list of (column or None for scalars, kind, param)."""
-
-    def __init__(self, features: list[tuple]):
-        self.features = features
-
-    @classmethod
-    def fit(cls, columns: dict, inputs: list) -> "FloatFeatures | None":
-        """columns: {column index or None: {input: pilot float values}}."""
-        feats = []
-        numeric = [float(u) for u in inputs if isinstance(u, numbers.Real) and not isinstance(u, bool)]
-        for j, by_input in list(columns.items())[:MAX_FLOAT_COLUMNS]:
-            values = [v for v in by_input.values() if len(v)]
-            if not values or all(np.all(v == np.round(v)) for v in values):
-                continue                      # integer-valued: nothing below the unit grid
-            offsets = [] if j is not None else [c for c in numeric if c != 0]
-            offsets += [float(np.round(np.median(v))) for v in values]
-            offsets += [1.0]
-            seen = []
-            for c in offsets:
-                if c != 0 and math.isfinite(c) and c not in seen:
-                    seen.append(c)
-            for c in seen[:MAX_OFFSETS]:
-                feats.append((j, "roundtrip", c))
-            for k in LOW_BITS:
-                feats.append((j, "lowbits", k))
-        return cls(feats) if feats else None
-
-    @property
-    def width(self) -> int:
-        return len(self.features)
-
-    def transform(self, values: np.ndarray) -> np.ndarray:
-        """(n, width) bool matrix for float values of shape (n,) or (n, m)."""
-        values = np.asarray(values, dtype=float)
-        out = np.zeros((values.shape[0], len(self.features)), dtype=bool)
-        for f, (j, kind, param) in enumerate(self.features):
-            col = values if j is None else values[:, j]
-            out[:, f] = _feature(col, kind, param)
-        return out
-
-    def describe(self, f: int, holds: bool) -> str:
-        j, kind, param = self.features[f]
-        y = "y" if j is None else f"y[{j}]"
-        if kind == "roundtrip":
-            rel = "!=" if holds else "=="
-            return f"({y} - {param:g}) + {param:g} {rel} {y} in float64"
-        return f"the low {param} mantissa bits of {y} are {'all zero' if holds else 'not all zero'}"
-
-    def explain(self, f: int, y: float) -> str:
-        j, kind, param = self.features[f]
-        name = "y" if j is None else f"y[{j}]"
-        if kind == "roundtrip":
-            back = (y - param) + param
-            return f"{name} = {y!r}: ({name} - {param:g}) + {param:g} = {back!r}"
-        bits = int(np.float64(y).view(np.uint64) & _MANTISSA)
-        return f"{name} = {y!r}: mantissa 0x{bits:013x}"
-
-
-def _feature(col: np.ndarray, kind: str, param) -> np.ndarray:
-    if kind == "roundtrip":
-        return (col - param) + param != col
-    bits = col.view(np.uint64) & _MANTISSA
-    return (bits & np.uint64((1 << param) - 1)) == 0
+from ldpaudit.audit.features import FloatFeatures
 
 
 class FloatEvent(Event):

@@ -29,7 +29,8 @@ from scipy import integrate, stats
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
-from ldpaudit.audit.engine import AuditResult, Progress, confirm_counts, make_draws, verdict_of, witness_of
+from ldpaudit.audit.draws import Progress
+from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, CodeSetEvent, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
 

@@ -147,7 +147,9 @@ def _relation_events(feat, inputs: list) -> list[tuple[str, dict, bool]]:
 def relation_candidates(s, *, n_confirm: int, z: float) -> list[Candidate]:
     """Pooled candidates over every input for the relations the outputs support (y == x,
     x in y, y[x] = v, each also with x' = σ(x) excluded), ranked on both exploration halves
-    with the same pessimistic prediction as the main search, at d·n_confirm trials a side."""
+    with the same pessimistic prediction as the main search (at ``s.delta``), at d·n_confirm
+    trials a side. With δ the averaged inequality gains the same + δ, so pooling stays valid."""
+    delta = getattr(s, "delta", 0.0)
     inputs = list(s.a)
     if len(inputs) < 3:
         return []
@@ -160,7 +162,7 @@ def relation_candidates(s, *, n_confirm: int, z: float) -> list[Candidate]:
         b = sum(event.hits(h[u], u, 1) for h in (s.a, s.b) for u in inputs)
         p, q = a / n_e, b / n_e
         d = len(inputs)
-        predicted = float(bounds.predicted_bound(p, q, n_confirm * d, z, n_e))
+        predicted = float(bounds.predicted_bound(p, q, n_confirm * d, z, n_e, delta))
         if not math.isfinite(predicted):
             continue
         event.text = (f"S_x = {{{name}}} for every input x, against x' = the next input "
@@ -168,6 +170,6 @@ def relation_candidates(s, *, n_confirm: int, z: float) -> list[Candidate]:
         c = PooledCandidate((inputs[0], succ[inputs[0]]), event, "pooled", predicted, p, q,
                             x_side=tuple(inputs), y_side=tuple(inputs),
                             pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {d} inputs")
-        c.sd = float(bounds.bound_sd(p, q, n_confirm * d))
+        c.sd = float(bounds.bound_sd(p, q, n_confirm * d, delta))
         out.append(c)
     return out

@@ -38,14 +38,18 @@ from ldpaudit.audit.pool import PooledCandidate
 MAX_RARE_CODES = 64            # prefixes over at most this many codes per pair
 
 
-def could_certify(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm: int | None = None):
-    """ln(CP_lower(a n_c/n_e, n_c) / CP_upper(b m_c/m_e, m_c)) with n_c = n_confirm trials under
-    x and m_c = m_confirm (default n_c) under x': the bound certified if the confirmation
-    frequencies equalled the exploration ones. Vectorized; -inf for a = 0."""
+def could_certify(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm: int | None = None,
+                  delta: float = 0.0):
+    """ln((CP_lower(a n_c/n_e, n_c) − δ) / CP_upper(b m_c/m_e, m_c)) with n_c = n_confirm trials
+    under x and m_c = m_confirm (default n_c) under x': the bound certified at δ if the
+    confirmation frequencies equalled the exploration ones. Vectorized; -inf for a = 0 (and
+    wherever the lower bound is at most δ)."""
     m_confirm = n_confirm if m_confirm is None else m_confirm
     a_c = np.asarray(a, dtype=float) * (n_confirm / n_e)
     b_c = np.asarray(b, dtype=float) * (m_confirm / m_e)
     low = bounds.cp_lower(a_c, n_confirm, alpha_each)
+    if delta:
+        low = np.maximum(low - delta, 0.0)
     up = bounds.cp_upper(np.minimum(b_c, m_confirm - 1), m_confirm, alpha_each)
     with np.errstate(divide="ignore"):
         return np.log(low) - np.log(up)
@@ -54,7 +58,8 @@ def could_certify(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm: 
 def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float) -> list[Candidate]:
     """Per ordered pair (x, x'), and per input x against all the others pooled (one-vs-rest,
     pool.py), the prefix of codes rare under x, sorted by pooled exploration ratio, with the
-    largest ``could_certify``. Sorted best first (by the score less one standard error)."""
+    largest ``could_certify`` at the search's δ. Sorted best first (by the score less one
+    standard error)."""
     k = s.feat.n_codes
     if k <= 1 or n_confirm <= 1:
         return []
@@ -83,7 +88,7 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
         order = rare[np.argsort(-llr, kind="stable")][:MAX_RARE_CODES]
         a = np.cumsum(cx[order])
         b = np.cumsum(cy[order])
-        score = could_certify(a, n_e[x], b, m_e, n_confirm, alpha_each, n_confirm * len(ys))
+        score = could_certify(a, n_e[x], b, m_e, n_confirm, alpha_each, n_confirm * len(ys), s.delta)
         i = int(np.argmax(score))
         if not math.isfinite(score[i]):
             continue

@@ -2,9 +2,9 @@
 
 The auditor never starts a randomizer itself. It starts a *supervisor* (this module, run as
 ``python -m ldpaudit.audit.sandbox``) in a new session; the supervisor confines itself and
-starts the randomizer as its child, in a session of its own::
+starts the randomizer as its child (or grandchild), in a session of its own::
 
-    auditor ──pipes──> supervisor (new session) ──> randomizer (new session, confined)
+    auditor ──pipes──> supervisor (new session) ──> [namespace init] ──> randomizer (new session, confined)
 
 Layers, each used when the machine allows it (:func:`probe` finds out once per process):
 
@@ -16,17 +16,28 @@ Layers, each used when the machine allows it (:func:`probe` finds out once per p
   ``unshare --user --net --mount`` does): no network at all (a fresh network namespace whose
   only interface, loopback, is down), and every mount read-only except the scratch directory
   and a private ``/dev/shm``.
+- **process tree**: nothing the randomizer starts outlives it. In a PID namespace of its own
+  (``unshare --pid``, with the user namespace) the randomizer's parent is the namespace's init,
+  a fork of the supervisor that reaps orphans; when the randomizer exits, init exits and the
+  kernel kills every process left in the namespace (children that called ``setsid`` or
+  double-forked included). Without one, the supervisor is a child subreaper
+  (``PR_SET_CHILD_SUBREAPER``): orphans of the randomizer become its children, and when the
+  randomizer exits it SIGKILLs every descendant it finds in ``/proc`` until none is left. The
+  supervisor ends the tree the same way when the auditor asks (SIGTERM) or is gone (the
+  status pipe has no reader any more: the auditor exited, was interrupted or killed).
 - **always**: the supervisor in between (a randomizer killing its parent kills only the
   supervisor, and with it itself: the parent-death signal), ``HOME``, ``TMPDIR`` and the XDG
   directories in a scratch directory removed after the audit, address-space and core limits.
 
 Without namespaces (e.g. unprivileged user namespaces disabled, as on some distributions) the
 fallback is stated: network allowed, files writable wherever the user can write, only
-``HOME``/``TMPDIR`` redirected. :func:`confinement` gives the JSON entry the audit report carries.
+``HOME``/``TMPDIR`` redirected, the process tree collected by the subreaper.
+:func:`confinement` gives the JSON entry the audit report carries.
 
 Status channel: the supervisor writes JSON lines to the file descriptor the auditor passes
-(``--status-fd``): ``{"sandbox": {...}}`` (what was achieved), ``{"pid": n}``, then
-``{"exit": code}`` or ``{"signal": n}`` when the randomizer ends, or ``{"error": text}``.
+(``--status-fd``): ``{"sandbox": {...}}`` (what was achieved), ``{"pid": n}`` (as the
+auditor's ``/proc`` numbers it), then ``{"exit": code}`` or ``{"signal": n}`` when the
+randomizer ends, or ``{"error": text}``.
 """
 
 from __future__ import annotations
@@ -36,11 +47,14 @@ import json
 import os
 import platform
 import resource
+import select
 import signal
 import sys
+import time
 
 _CLONE_NEWNS = 0x00020000
 _CLONE_NEWUSER = 0x10000000
+_CLONE_NEWPID = 0x20000000
 _CLONE_NEWNET = 0x40000000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 1, 2, 4, 8
 _MS_REMOUNT, _MS_NOATIME, _MS_NODIRATIME, _MS_BIND = 32, 1024, 2048, 4096
@@ -48,6 +62,9 @@ _MS_REC, _MS_PRIVATE, _MS_RELATIME, _MS_STRICTATIME = 16384, 1 << 18, 1 << 21, 1
 _LOCKED_FLAGS = {"nosuid": _MS_NOSUID, "nodev": _MS_NODEV, "noexec": _MS_NOEXEC, "noatime": _MS_NOATIME,
                  "nodiratime": _MS_NODIRATIME, "relatime": _MS_RELATIME, "strictatime": _MS_STRICTATIME}
 _PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_SET_SECCOMP = 1, 24, 38, 22
+_PR_SET_CHILD_SUBREAPER = 36
+#: set (to anything) to make :func:`probe` report no PID namespace, so the subreaper fallback runs (tests)
+NO_PID_NAMESPACE_VARIABLE = "LDPAUDIT_TEST_NO_PID_NAMESPACE"
 _SECCOMP_MODE_FILTER = 2
 _RET_ALLOW, _RET_KILL_PROCESS = 0x7FFF0000, 0x80000000
 
@@ -208,6 +225,100 @@ def enter_namespaces(scratch: str) -> dict:
     return {"filesystem": filesystem, "dev_shm": shm}
 
 
+def enter_pid_namespace() -> None:
+    """Make the calling process's next child the init (PID 1) of a new PID namespace (the
+    caller itself stays where it is); call after :func:`enter_namespaces`, whose user namespace
+    gives the right to. Raises OSError if the machine does not allow it."""
+    _check(_c().unshare(_CLONE_NEWPID), "unshare(pid)")
+
+
+# -- the process tree ------------------------------------------------------------------------
+
+def _stat(pid: str) -> tuple[int, str] | None:
+    """(parent pid, state letter) of a process, as ``/proc`` numbers them, or None if gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rpartition(b")")[2].split()
+        return int(fields[1]), fields[0].decode()
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def descendants(root: int) -> list[int]:
+    """Every live (not zombie) descendant of ``root``, found by walking ``/proc``."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            found = _stat(entry)
+            if found is not None and found[1] not in "ZX":
+                children.setdefault(found[0], []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def _reap() -> None:
+    """Collect every child of this process that has ended."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def end_descendants(limit: float = 10.0) -> int:
+    """SIGKILL every descendant of this process until none is left, reaping those that become
+    its children (it is a subreaper: a dying process's children are handed to it). A process
+    that forks between the walk and the kill leaves its child to the next round. Returns how
+    many processes were killed; gives up after ``limit`` seconds (a process stuck in the kernel)."""
+    me, killed = os.getpid(), set()
+    end = time.monotonic() + limit
+    while True:
+        _reap()
+        alive = descendants(me)
+        if not alive or time.monotonic() > end:
+            return len(killed)
+        for pid in alive:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+            except OSError:
+                pass
+        time.sleep(0.002)
+
+
+def _outer_pid(inner: int, host_proc: int) -> int | None:
+    """The pid, as the parent namespace numbers it, of the calling namespace init's child whose
+    pid in its own namespace is ``inner``; ``host_proc``: a directory descriptor of the parent
+    namespace's ``/proc``."""
+    try:
+        me = os.readlink("self", dir_fd=host_proc)
+        entries = os.listdir(host_proc)
+    except OSError:
+        return None
+
+    def opener(path, flags):
+        return os.open(path, flags, dir_fd=host_proc)
+
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"{entry}/status", opener=opener) as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except OSError:
+            continue
+        nspid = fields.get("NSpid", "").split()
+        if fields.get("PPid", "").strip() == me and nspid[-1:] == [str(inner)]:
+            return int(entry)
+    return None
+
+
 # -- probing -------------------------------------------------------------------------------
 
 _PROBED: dict | None = None
@@ -215,15 +326,20 @@ _PROBED: dict | None = None
 
 def probe() -> dict:
     """What this machine allows, found once per process by trying it in a forked child:
-    ``{"namespaces": bool, "seccomp": bool, "namespace_error": str | None, ...}``."""
+    ``{"namespaces": bool, "seccomp": bool, "pid_namespace": bool, "namespace_error": str | None,
+    ...}``. A PID namespace is tried only inside the user namespace, and reported missing when
+    ``LDPAUDIT_TEST_NO_PID_NAMESPACE`` is set (to test the subreaper fallback)."""
     global _PROBED
     if _PROBED is not None:
         return _PROBED
-    result = {"namespaces": False, "seccomp": False, "namespace_error": None, "seccomp_error": None}
+    result = {"namespaces": False, "seccomp": False, "pid_namespace": False, "namespace_error": None,
+              "seccomp_error": None, "pid_namespace_error": None}
     if sys.platform != "linux":
         result["namespace_error"] = result["seccomp_error"] = f"not Linux ({sys.platform})"
+        result["pid_namespace_error"] = "no namespaces"
         _PROBED = result
         return result
+    no_pid = bool(os.environ.get(NO_PID_NAMESPACE_VARIABLE))
     if platform.machine() not in _ARCH:
         result["seccomp_error"] = f"no seccomp filter for {platform.machine()}"
     _c()
@@ -246,7 +362,11 @@ def probe() -> dict:
                 enter_namespaces(scratch)
                 report["namespaces"] = True
             except OSError as exc:
-                report["namespace_error"] = str(exc)
+                report["namespace_error"] = report["pid_namespace_error"] = str(exc)
+            if report.get("namespaces") and no_pid:
+                report["pid_namespace_error"] = f"disabled by {NO_PID_NAMESPACE_VARIABLE}"
+            elif report.get("namespaces"):
+                report.update(_probe_pid_namespace())
             os.write(write, json.dumps(report).encode())
         finally:
             os._exit(0)
@@ -265,28 +385,74 @@ def probe() -> dict:
     return result
 
 
+def _probe_pid_namespace() -> dict:
+    """In the probe's child, inside its user namespace: can it start the init of a new PID
+    namespace?"""
+    try:
+        enter_pid_namespace()
+        pid = os.fork()
+    except OSError as exc:
+        return {"pid_namespace_error": str(exc)}
+    if pid == 0:
+        os._exit(0 if os.getpid() == 1 else 1)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return {"pid_namespace_error": "the first child after unshare(pid) was not PID 1"}
+    return {"pid_namespace": True}
+
+
 def unconfined() -> dict:
     """The ``sandbox`` entry of an audit whose randomizer ran inside the auditor's process."""
     return {"level": "none", "network": "allowed", "filesystem": "unrestricted", "signals": "unrestricted",
+            "process_tree": "none",
             "fallback": "the randomizer ran inside the auditor's process (--no-isolate, or the Python API with a "
-                        "function); use the CLI's default isolation or ldpaudit.audit.external.isolated"}
+                        "function); processes it starts are the auditor's children and may outlive the audit; "
+                        "use the CLI's default isolation or ldpaudit.audit.external.isolated"}
 
 
 # -- the supervisor ------------------------------------------------------------------------
 
-def confinement(ns: dict | None, seccomp: bool, why_not: str = "") -> dict:
+#: ``process_tree`` of the ``sandbox`` entry -> how the randomizer's processes are ended
+PROCESS_TREE = {
+    "pid-namespace": "the randomizer runs in a PID namespace of its own under an init that reaps orphans; when it "
+                     "exits, a call fails, or the audit ends (the auditor exits, is interrupted or killed), init "
+                     "exits and the kernel kills every process left in the namespace",
+    "subreaper": "the supervisor is a child subreaper: the randomizer's orphans (after setsid or a double fork "
+                 "too) become its children; when the randomizer exits, a call fails, or the audit ends (the "
+                 "auditor exits, is interrupted or killed) it SIGKILLs every descendant it finds in /proc until "
+                 "none is left",
+    "process-group": "only the randomizer's process group is killed when it ends; children that left the group "
+                     "(setsid) may outlive the audit",
+}
+
+
+def confinement(ns: dict | None, seccomp: bool, why_not: str = "", process_tree: str = "subreaper",
+                why_not_pid: str = "", proc_error: str = "") -> dict:
     """The ``sandbox`` entry for a randomizer confined by namespaces (``ns``: what
-    :func:`enter_namespaces` achieved, or None) and/or the seccomp filter."""
-    achieved = {"processes": "supervisor between auditor and randomizer; each in its own session",
+    :func:`enter_namespaces` achieved, or None) and/or the seccomp filter, whose processes are
+    contained by ``process_tree`` (a key of :data:`PROCESS_TREE`; ``why_not_pid``: why not in
+    a PID namespace; ``proc_error``: why the PID namespace has no ``/proc`` of its own)."""
+    achieved = {"processes": "supervisor between auditor and randomizer; each in its own session; "
+                             + PROCESS_TREE[process_tree],
+                "process_tree": process_tree,
                 "scratch": "HOME, TMPDIR and XDG directories in a private directory, removed after the audit"}
     fallback = []
+    if process_tree == "pid-namespace" and not proc_error:
+        achieved["processes"] += "; its /proc shows the namespace's processes only"
+    elif process_tree == "pid-namespace":
+        fallback.append(f"no /proc of the PID namespace's own ({proc_error}): /proc/<pid> of a pid the "
+                        f"randomizer sees names another process")
     if ns is not None:
         achieved.update(level="namespaces+seccomp" if seccomp else "namespaces", network="blocked",
                         filesystem=ns["filesystem"])
+        if process_tree != "pid-namespace":
+            fallback.append(f"no PID namespace ({why_not_pid or 'not requested'})")
     else:
         fallback.append(f"no namespaces ({why_not or 'not requested'})")
         achieved.update(level="session+seccomp" if seccomp else "session", network="allowed",
                         filesystem="unrestricted (only HOME and TMPDIR point at the scratch directory)")
+    if process_tree == "process-group":
+        fallback.append(f"no subreaper ({why_not_pid})")
     if seccomp:
         achieved["signals"] = ("seccomp: signals or tracing aimed at any process outside the randomizer's own "
                                "group end it with SIGSYS")
@@ -320,10 +486,123 @@ def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
     return setup
 
 
-def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int | None, use_namespaces: bool,
-              use_seccomp: bool, why_not: str = "") -> int:
+def _start(argv, env, memory_mb, seccomp, drop_caps, tell):
+    """Start the randomizer as a child of the calling process, in a session of its own."""
     import subprocess
 
+    try:
+        return subprocess.Popen(argv, stdin=0, stdout=1, stderr=2, env=env, start_new_session=True,
+                                preexec_fn=_target_setup(memory_mb, seccomp, drop_caps))
+    except (OSError, subprocess.SubprocessError) as exc:
+        tell({"error": f"cannot start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"})
+        return None
+
+
+def _ended(status: int) -> dict:
+    code = os.waitstatus_to_exitcode(status)
+    return {"signal": -code} if code < 0 else {"exit": code}
+
+
+def _detach_stdio() -> None:
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)  # the pipes to the auditor now belong to the randomizer alone
+    os.close(devnull)
+
+
+def _mount_proc() -> str:
+    """Mount a /proc of the calling process's PID namespace over /proc (read-only, like every
+    other mount); '' if done, else why not."""
+    flags = _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC
+    if _c().mount(b"proc", b"/proc", b"proc", flags, None) != 0:
+        return f"mount proc: {os.strerror(ctypes.get_errno())}"
+    return ""
+
+
+def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confine) -> None:
+    """PID 1 of the randomizer's PID namespace (a fork of the supervisor): mount the
+    namespace's /proc, report the ``sandbox`` entry (``confine(proc_error)``), start the
+    randomizer, reap every process handed to it, report how the randomizer ended, exit; the
+    kernel then kills whatever is left in the namespace. Never returns."""
+    try:
+        _c().prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        parent = _stat("self")
+        if parent is None or parent[0] != supervisor:   # the supervisor died before the line above
+            os._exit(1)
+        signal.set_wakeup_fd(-1)    # the supervisor's, inherited by the fork
+        for signum in (signal.SIGTERM, signal.SIGCHLD, signal.SIGINT):
+            signal.signal(signum, signal.SIG_DFL)   # PID 1 ignores default-action signals from inside
+        host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)   # the auditor's view, to name pids to it
+        tell({"sandbox": confine(_mount_proc())})
+        proc = _start(argv, env, memory_mb, seccomp, True, tell)
+        if proc is None:
+            os._exit(0)
+        outer = _outer_pid(proc.pid, host_proc)
+        os.close(host_proc)
+        if outer is not None:
+            tell({"pid": outer})
+        _detach_stdio()
+        while True:
+            pid, status = os.waitpid(-1, 0)
+            if pid == proc.pid:
+                proc.returncode = os.waitstatus_to_exitcode(status)
+                tell(_ended(status))
+                os._exit(0)
+    except BaseException as exc:  # noqa: BLE001 - reported; this process must never return into the supervisor
+        tell({"error": f"the sandbox's namespace init failed: {type(exc).__name__}: {exc}"})
+        os._exit(0)
+    finally:
+        os._exit(1)
+
+
+class _Watch:
+    """Reaps the supervisor's children and notices when the randomizer must end: the auditor
+    asks (SIGTERM) or is gone (the status pipe has no reader any more: it exited, was
+    interrupted or killed). Set up before the randomizer starts, so no SIGTERM is missed."""
+
+    def __init__(self, status_fd: int):
+        self.status_fd = status_fd
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        self.asked: list = []
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        signal.signal(signal.SIGTERM, lambda signum, frame: self.asked.append(signum))
+
+    def wait(self, child: int, stop) -> int:
+        """Reap children until ``child`` ends and return its wait status; call ``stop()`` once
+        when the randomizer must end."""
+        poller = select.poll()
+        poller.register(self.wake_r, select.POLLIN)
+        poller.register(self.status_fd, 0)   # POLLERR once the reading end is closed
+        stopped = False
+        while True:
+            while True:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    pid = 0
+                if pid == child:
+                    return status
+                if pid == 0:
+                    break
+            if self.asked and not stopped:
+                stop()
+                stopped = True
+            for fd, event in poller.poll(1000):
+                if fd == self.wake_r:
+                    try:
+                        os.read(self.wake_r, 4096)
+                    except BlockingIOError:
+                        pass
+                elif event & (select.POLLERR | select.POLLHUP):
+                    poller.unregister(self.status_fd)
+                    self.asked.append("auditor gone")
+
+
+def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int | None, use_namespaces: bool,
+              use_seccomp: bool, use_pid_namespace: bool = False, why_not: str = "", why_not_pid: str = "") -> int:
     status = os.fdopen(status_fd, "w", buffering=1)
 
     def tell(obj):
@@ -339,8 +618,17 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
             ns = enter_namespaces(scratch)
         except OSError as exc:
             why_not = str(exc)
-    achieved = confinement(ns, use_seccomp, why_not)
-    tell({"sandbox": achieved})
+    tree = "subreaper"
+    if ns is not None and use_pid_namespace:
+        try:
+            enter_pid_namespace()
+            tree = "pid-namespace"
+        except OSError as exc:
+            why_not_pid = str(exc)
+    if tree == "subreaper" and _c().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        tree, why_not_pid = "process-group", f"prctl(CHILD_SUBREAPER): {os.strerror(ctypes.get_errno())}"
+    if tree != "pid-namespace":     # in a PID namespace its init says it, with how /proc went
+        tell({"sandbox": confinement(ns, use_seccomp, why_not, tree, why_not_pid)})
 
     env = dict(os.environ)
     for key, sub in (("HOME", "home"), ("TMPDIR", "tmp"), ("XDG_CACHE_HOME", "cache"),
@@ -348,26 +636,37 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
         path = os.path.join(scratch, sub)
         os.makedirs(path, exist_ok=True)
         env[key] = path
-    try:
-        proc = subprocess.Popen(argv, stdin=0, stdout=1, stderr=2, env=env, start_new_session=True,
-                                preexec_fn=_target_setup(memory_mb, use_seccomp, ns is not None))
-    except OSError as exc:
-        tell({"error": f"cannot start {argv[0]!r}: {exc.strerror or exc}"})
+
+    watch = _Watch(status_fd)
+    if tree == "pid-namespace":
+        supervisor = os.getpid()
+        init = os.fork()
+        if init == 0:
+            _namespace_init(argv, env, memory_mb, use_seccomp, tell, supervisor,
+                            lambda proc_error: confinement(ns, use_seccomp, why_not, tree, "", proc_error))
+        _detach_stdio()
+        ended = watch.wait(init, lambda: os.kill(init, signal.SIGKILL))
+        if os.waitstatus_to_exitcode(ended) != 0:   # init was killed before it could report
+            tell({"signal": int(signal.SIGKILL)})
+        return 0
+
+    proc = _start(argv, env, memory_mb, use_seccomp, ns is not None, tell)
+    if proc is None:
         return 127
     tell({"pid": proc.pid})
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)  # the pipes to the auditor now belong to the randomizer alone
+    _detach_stdio()
 
-    def forward(signum, frame):
+    def stop():
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except OSError:
             pass
 
-    signal.signal(signal.SIGTERM, forward)
-    code = proc.wait()
-    tell({"signal": -code} if code < 0 else {"exit": code})
+    ended = watch.wait(proc.pid, stop)
+    proc.returncode = os.waitstatus_to_exitcode(ended)
+    tell(_ended(ended))
+    if tree == "subreaper":
+        end_descendants()
     return 0
 
 
@@ -383,7 +682,9 @@ def main(argv=None) -> int:
     p.add_argument("--memory-mb", type=int, default=0)
     p.add_argument("--namespaces", action="store_true")
     p.add_argument("--seccomp", action="store_true")
+    p.add_argument("--pid-namespace", action="store_true")
     p.add_argument("--why-not", default="", help="why namespaces are not used (for the report)")
+    p.add_argument("--why-not-pid", default="", help="why no PID namespace is used (for the report)")
     p.add_argument("program", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     if args.probe:
@@ -391,7 +692,8 @@ def main(argv=None) -> int:
         return 0
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
     return supervise(program, scratch=args.scratch, status_fd=args.status_fd, memory_mb=args.memory_mb or None,
-                     use_namespaces=args.namespaces, use_seccomp=args.seccomp, why_not=args.why_not)
+                     use_namespaces=args.namespaces, use_seccomp=args.seccomp,
+                     use_pid_namespace=args.pid_namespace, why_not=args.why_not, why_not_pid=args.why_not_pid)
 
 
 if __name__ == "__main__":

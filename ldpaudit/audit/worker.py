@@ -104,7 +104,11 @@ def histogram(outputs, batch: bool):
     """``{"values": ..., "counts": ...}`` of discrete outputs when it is shorter than the
     outputs themselves, else None. Batch: 1-d integer or boolean arrays (values ascending).
     Per call: hashable outputs that the auditor would count rather than stack into an array
-    (not floats, tuples or arrays), in order of first appearance."""
+    (not floats, tuples or arrays), in order of first appearance. Both: tuples, lists and 1-d
+    arrays of varying length (the auditor counts them as opaque values), as tuples."""
+    ragged = _ragged_histogram(outputs)
+    if ragged is not None:
+        return ragged
     if batch:
         if not isinstance(outputs, np.ndarray) or outputs.ndim != 1 or outputs.dtype.kind not in "biu" \
                 or outputs.size < 2:
@@ -126,6 +130,36 @@ def histogram(outputs, batch: bool):
     except TypeError:
         return None
     if len(counter) > len(outputs) // 2:
+        return None
+    return {"values": {"__l__": [encode(v) for v in counter]},
+            "counts": encode(np.fromiter(counter.values(), dtype=np.int64, count=len(counter)))}
+
+
+def _ragged_histogram(outputs):
+    """The histogram of sequence outputs of varying length (as tuples), or None."""
+    if not isinstance(outputs, list | tuple) or len(outputs) < 2 or \
+            not isinstance(outputs[0], tuple | list | np.ndarray):
+        return None
+    rows = []
+    lengths = set()
+    for y in outputs:
+        if isinstance(y, np.ndarray):
+            if y.ndim != 1:
+                return None
+            y = tuple(y.tolist())
+        elif isinstance(y, list):
+            y = tuple(y)
+        elif not isinstance(y, tuple):
+            return None
+        lengths.add(len(y))
+        rows.append(y)
+    if len(lengths) < 2:
+        return None     # one length: the auditor stacks them into an array
+    try:
+        counter = collections.Counter(rows)
+    except TypeError:
+        return None
+    if len(counter) > len(rows) // 2:
         return None
     return {"values": {"__l__": [encode(v) for v in counter]},
             "counts": encode(np.fromiter(counter.values(), dtype=np.int64, count=len(counter)))}

@@ -22,7 +22,6 @@ _API = {
     "hit_estimator": "ldpaudit.derive.estimator",
     "matrix_estimator": "ldpaudit.derive.estimator",
     "unbiased_estimator": "ldpaudit.derive.estimator",
-    "ItemStatistic": "ldpaudit.derive.hits",
     "item_statistic": "ldpaudit.derive.hits",
     "MutualInformation": "ldpaudit.derive.information",
     "mutual_information": "ldpaudit.derive.information",
@@ -45,6 +44,7 @@ _API = {
     "nonprivate_l2": "ldpaudit.derive.risk",
     "project_to_simplex": "ldpaudit.derive.risk",
     "estimator_risk": "ldpaudit.derive.risk",
+    "ItemStatistic": "ldpaudit.derive.statistic",
 }
 __getattr__ = lazy_names(__name__, _API)
 __all__ = sorted(_API)

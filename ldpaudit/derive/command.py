@@ -1,19 +1,16 @@
 """``ldpaudit derive SPEC [-p name=value ...] [--model iid|fixed] [--format text|md|latex|json]``.
 
-CLI glue only: parse, load, bind, call :func:`ldpaudit.derive.derive`, render with
-:mod:`ldpaudit.report.render` (imported when the command runs)."""
+CLI glue only: parse, load and bind (under the load budget, ``--load-timeout``), call
+:func:`ldpaudit.derive.derive`, render with :mod:`ldpaudit.report.render` (imported when the
+command runs)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from typing import TYPE_CHECKING
-
 from ldpaudit.errors import InvalidParameter
-
-if TYPE_CHECKING:
-    from ldpaudit.mechanism.core import Mechanism
+from ldpaudit.mechanism.options import add_load_budget, load_budget
 
 
 def add_parser(subparsers) -> None:
@@ -33,6 +30,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.add_argument("--no-cache", action="store_true",
                    help="derive afresh instead of reusing a cached derivation (cache: $LDPAUDIT_CACHE_DIR or ~/.cache/ldpaudit)")
+    add_load_budget(p)
     p.set_defaults(func=run)
 
 
@@ -45,13 +43,6 @@ def parse_params(items) -> dict[str, str]:
                 raise InvalidParameter(f"-p {part!r} is not name=value; write e.g. -p d=8 -p epsilon=1/2")
             out[name.strip()] = value.strip()
     return out
-
-
-def load_family(spec: str) -> Mechanism:
-    """A spec file, or a catalog constructor by its spec stem (krr, ksubset, ...)."""
-    from ldpaudit.mechanism.loader import load_family as load
-
-    return load(spec)
 
 
 def _cache_key(args) -> str | None:
@@ -82,9 +73,9 @@ def run(args) -> int:
     with status("derive", enabled=wanted(args) and args.format != "json") as progress:
         progress(f"{args.spec}: loading")
         from ldpaudit.derive.derivation import derive
+        from ldpaudit.mechanism.loader import load_budgeted
 
-        family = load_family(args.spec)
-        mech = family.bind(parse_params(args.param))
+        family, mech = load_budgeted(args.spec, args.param, **load_budget(args))
         progress(f"{args.spec}: deriving the marginal, estimator, variances, risks and optimal parameters")
         dv = derive(mech, model=args.model, family=family)
     if args.users is not None:

@@ -22,7 +22,7 @@ from ldpaudit.derive.algebra import (
 from ldpaudit.errors import NotDerivable, NotIdentifiable
 from ldpaudit.derive.continuous import MU, mean_estimation
 from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator, unbiased_estimator
-from ldpaudit.derive.hits import ItemStatistic
+from ldpaudit.derive.statistic import ItemStatistic
 from ldpaudit.derive.information import mutual_information
 from ldpaudit.derive.optimize import TARGETS, integer_optimum, stationary_point
 from ldpaudit.derive.risk import (
@@ -556,7 +556,66 @@ def _derive_real_input(mech, model, steps, results):
         results["not_derived"][key] = "not defined for a real-valued mean estimate"
 
 
+def _worst_case_steps(worst, steps, results) -> None:
+    """The worst-case squared error of a real-valued mean estimate, its large-n absolute error,
+    and what is not defined for it."""
+    results["l2_worst"] = worst
+    l1 = simplify(half_normal_mean() * sp.sqrt(worst))
+    results["l1_worst"] = l1
+    steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
+                      (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
+    for key in ("effective_samples", "mutual_information"):
+        results["not_derived"][key] = "not defined for a real-valued mean estimate"
+
+
+def _derive_piecewise(mech, model, steps, results):
+    """A piecewise density (Piecewise mechanism, Square Wave): moments cell by cell, the unbiased
+    affine report map, its variance and the worst case over the input interval."""
+    from ldpaudit.derive.piecewise import piecewise_moments
+
+    pm = piecewise_moments(mech)
+    steps.append(Step(
+        "Moments, cell by cell",
+        "Between consecutive breakpoints in z the density is one expression; on the order of the breakpoints "
+        f"{pm.order_text} (the order at every sample point; `ldpaudit verify` proves which orders occur) the first "
+        "two moments are sums of exact integrals over the cells:",
+        (_eq("E[z | x]", r"\mathbb{E}[z \mid x]", pm.mean), _eq("Var(z | x)", r"\operatorname{Var}(z \mid x)", pm.variance)),
+    ))
+    results["marginal"] = sp.Eq(sp.Symbol("E[z|x]"), pm.mean)
+    steps.append(Step(
+        "Unbiased report map",
+        "E[z | x] is affine in x, so the affine map g(z) = (z - E[z | x=0]) / (dE[z | x]/dx) is unbiased for x, and "
+        "the mean of the mapped reports is unbiased for the mean of the inputs (E[g(Z) | x] integrated again, cell by "
+        "cell):",
+        (_eq("g(z)", "g(z)", pm.report), _eq("E[g(Z) | x] - x", r"\mathbb{E}[g(Z) \mid x] - x", pm.bias)),
+    ))
+    results["estimator"] = pm.report
+    n = N_USERS
+    steps.append(Step(
+        "Variance",
+        "Var(g(Z) | x) = Var(z | x) / (dE[z | x]/dx)²; its largest value over the input interval is the worst-case "
+        f"variance of one report ({pm.worst_note}; attained at x = {', '.join(map(str, pm.worst_inputs))}):",
+        (_eq("Var(g(Z) | x)", r"\operatorname{Var}(g(Z) \mid x)", pm.report_variance),
+         _eq("sup_x Var(g(Z) | x)", r"\sup_x \operatorname{Var}(g(Z) \mid x)", pm.worst_variance)),
+    ))
+    results["variance"] = simplify(pm.report_variance / n)
+    worst = simplify(pm.worst_variance / n)
+    text = ("Given the inputs, Var μ̂ = (1/n²) Σ Var(g(Z_i) | x_i), at most the worst case over n:" if model == "fixed" else
+            "Under the i.i.d. model Var g(Z) = V(X) + E Var(g(Z) | X), so Var μ̂ is at most (sup V(X) + sup_x "
+            "Var(g(Z) | x))/n, with sup V(X) = (high - low)²/4 (Popoviciu); an upper bound, stated as one:")
+    if model != "fixed":
+        lo, hi = mech.inputs.low, mech.inputs.high
+        worst = simplify((pm.worst_variance + (hi - lo) ** 2 / 4) / n)
+    steps.append(Step("Worst-case squared error", text,
+                      (_eq("sup E(μ̂ - μ)²", r"\sup \mathbb{E}(\hat\mu-\mu)^2", worst, "=" if model == "fixed" else "≤"),)))
+    _worst_case_steps(worst, steps, results)
+
+
 def _derive_density(mech, model, steps, results):
+    from ldpaudit.derive.piecewise import applies as piecewise_applies
+
+    if piecewise_applies(mech):
+        return _derive_piecewise(mech, model, steps, results)
     me = mean_estimation(mech)
     steps.append(Step(
         "Noise law",
@@ -588,10 +647,4 @@ def _derive_density(mech, model, steps, results):
         wt = "The fixed-population variance does not depend on the inputs:"
         eqs = (_eq("sup E(μ̂ - μ)²", r"\sup \mathbb{E}(\hat\mu-\mu)^2", worst),)
     steps.append(Step("Worst-case squared error", wt, eqs))
-    results["l2_worst"] = worst
-    l1 = simplify(half_normal_mean() * sp.sqrt(worst))
-    results["l1_worst"] = l1
-    steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
-                      (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
-    for key in ("effective_samples", "mutual_information"):
-        results["not_derived"][key] = "not defined for a real-valued mean estimate"
+    _worst_case_steps(worst, steps, results)

@@ -22,7 +22,8 @@ from sympy.polys.matrices import DomainMatrix
 
 from ldpaudit.derive.algebra import F_J, P_J, factor_cancelled, is_zero, simplify, to_exp_base
 from ldpaudit.errors import NotDerivable, NotIdentifiable
-from ldpaudit.derive.hits import ItemStatistic, item_statistic
+from ldpaudit.derive.hits import item_statistic
+from ldpaudit.derive.statistic import ItemStatistic
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
 from ldpaudit.mechanism.core import Mechanism

@@ -22,7 +22,7 @@ import itertools
 import sympy as sp
 
 from ldpaudit.derive.algebra import simplify
-from ldpaudit.derive.hits import ItemStatistic, Orbit
+from ldpaudit.derive.statistic import ItemStatistic, Orbit
 from ldpaudit.errors import InvalidSpec, NotDerivable
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.hashing import BloomChannel, cohort_class, cohort_literals

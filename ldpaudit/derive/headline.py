@@ -27,6 +27,11 @@ def headline(mech: Mechanism) -> str:
         return _real_input_headline(mech)
     try:
         if isinstance(mech.channel, DensityChannel):
+            from ldpaudit.derive import piecewise
+
+            if piecewise.applies(mech):
+                pm = piecewise.piecewise_moments(mech)
+                return f"unbiased affine report; worst-case Var per report = {_per_n(pm.worst_variance * N_USERS)[:-2]}"
             me = mean_estimation(mech)
             return f"unbiased mean; worst-case MSE = {_per_n(me.l2_worst_iid)} (i.i.d.)"
         try:

@@ -22,12 +22,13 @@ moments of the 'on' and 'off' coordinate laws (integrals for densities).
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 import sympy as sp
 
 from ldpaudit.derive.algebra import simplify
+from ldpaudit.derive.hashed import hashed_statistic
 from ldpaudit.derive.memo import per_channel
+from ldpaudit.derive.statistic import ItemStatistic, Orbit
 from ldpaudit.errors import NotDerivable
 from ldpaudit.errors import InvalidSpec
 from ldpaudit.mechanism.checks import sample_points
@@ -37,36 +38,6 @@ from ldpaudit.mechanism.params import Z
 from ldpaudit.mechanism.product import ProductChannel
 from ldpaudit.mechanism.spaces import ElementSpace, FiniteDomain, SubsetSpace
 from ldpaudit.mechanism.structured import StructuredChannel
-
-
-@dataclass(frozen=True)
-class Orbit:
-    """Outputs standing in one relation to the marked items: ``count`` of them, each in
-    output class ``cls`` with probability ``weight``; ``hits`` says whether T_j fires."""
-
-    relation: str
-    count: sp.Basic
-    hits: bool
-    cls: str
-    weight: sp.Basic
-
-
-@dataclass(frozen=True)
-class ItemStatistic:
-    """The per-item statistic T_j and its moments given x = j (g, g2) and x != j (h, h2)."""
-
-    statistic: str
-    g: sp.Basic
-    h: sp.Basic
-    g2: sp.Basic
-    h2: sp.Basic
-    source: str
-    same: tuple[Orbit, ...] = ()
-    other: tuple[Orbit, ...] = ()
-    hit_set_size: sp.Basic | None = None
-    domain_size: sp.Basic | None = None
-    indicator: bool = True
-    notes: tuple[str, ...] = ()
 
 
 class _Filler:
@@ -115,8 +86,6 @@ def item_statistic(mech: Mechanism) -> ItemStatistic:
     """Derive T_j and its hit rates; raises NotDerivable when the channel is not symmetric."""
     ch = mech.channel
     if getattr(ch, "form", None) == "bloom" or (isinstance(ch, StructuredChannel) and ch.outputs.kind == "cohort"):
-        from ldpaudit.derive.hashed import hashed_statistic
-
         return hashed_statistic(mech)
     if isinstance(ch, StructuredChannel):
         return _structured(mech, ch)

@@ -21,7 +21,8 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import simplify
 from ldpaudit.errors import NotDerivable
-from ldpaudit.derive.hits import ItemStatistic, item_statistic
+from ldpaudit.derive.hits import item_statistic
+from ldpaudit.derive.statistic import ItemStatistic
 from ldpaudit.derive.memo import per_channel
 from ldpaudit.errors import NotMaterializable
 from ldpaudit.mechanism.core import Mechanism

@@ -35,7 +35,7 @@ from ldpaudit.derive.algebra import (
 )
 from ldpaudit.errors import NotDerivable
 from ldpaudit.derive.estimator import HitEstimator, MatrixEstimator
-from ldpaudit.derive.hits import ItemStatistic
+from ldpaudit.derive.statistic import ItemStatistic
 from ldpaudit.errors import InvalidParameter
 
 MODELS = ("iid", "fixed")

@@ -17,7 +17,7 @@ from ldpaudit._callable import lazy_names
 _API = {
     **{name: "ldpaudit.mechanism.catalog" for name in (
         "CATALOG", "k_rappor", "k_rr", "k_subset", "laplace_histogram", "laplace_mean", "o_rr", "oue", "rr_bit", "wrr")},
-    **{name: "ldpaudit.mechanism.loader" for name in ("dumps_spec", "load_spec", "loads_spec", "spec_sha256")},
+    **{name: "ldpaudit.mechanism.loader" for name in ("dumps_spec", "load_budgeted", "load_spec", "loads_spec", "spec_sha256")},
     "Mechanism": "ldpaudit.mechanism.core",
     **{name: "ldpaudit.mechanism.params" for name in ("X", "Y", "Z", "Parameter")},
     **{name: "ldpaudit.mechanism.spaces" for name in (

@@ -11,7 +11,7 @@ import math
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
-from ldpaudit.mechanism.expr import shown, substitute
+from ldpaudit.mechanism.expr import shown
 from ldpaudit.mechanism.params import _decided, _subs, decide
 from ldpaudit.mechanism.spaces import FiniteDomain
 
@@ -68,11 +68,28 @@ def sample_points(mech, count: int = 6) -> list[dict]:
                 break
             if chosen is None:
                 lo = _subs(p.lower, subs) if p.lower is not None else sp.Integer(0)
-                chosen = sp.ceiling(lo) + (1 if p.lower_strict else 0) if p.kind == "integer" else lo + 1
+                hi = None if p.upper is None else _subs(p.upper, subs)
+                if p.kind == "real" and hi is not None and hi.is_number and lo.is_number:
+                    chosen = _simple_between(lo, hi)  # both ends bound it: a short rational inside
+                else:
+                    chosen = sp.ceiling(lo) + (1 if p.lower_strict else 0) if p.kind == "integer" else lo + 1
             point[p.name] = chosen
         if point not in points:
             points.append(point)
     return points
+
+
+def _simple_between(lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
+    """A rational strictly between two numbers lo < hi with a small denominator."""
+    from fractions import Fraction
+
+    a, b = Fraction(str(sp.N(lo, 30))), Fraction(str(sp.N(hi, 30)))
+    mid = (a + b) / 2
+    for den in (1, 2, 3, 4, 5, 8, 10, 16, 20, 50, 100, 1000, 10**6):
+        q = mid.limit_denominator(den)
+        if a < q < b:
+            return sp.Rational(q.numerator, q.denominator)
+    return sp.Rational(mid.numerator, mid.denominator)
 
 
 def _vanishing_denominator(mech, expr) -> str | None:
@@ -127,10 +144,7 @@ def _require_nonnegative(mech, expr, where: str) -> None:
         raise InvalidSpec(f"{where} of {mech.name!r} = {expr} has a denominator that is 0 at {vanishing}; "
                           "rewrite it so that it is defined on the whole parameter range")
     for point in sample_points(mech):
-        try:
-            value = substitute(expr, {mech.symbols[k]: v for k, v in point.items()}, field=where)
-        except InvalidSpec:
-            continue  # over the budgets there (g**d at d = 10**100): no number to check, nothing shown
+        value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
         if not value.is_number and _varies(value):
             continue  # still a function of the input (x): no simplification makes it a number to check
         value = sp.simplify(value) if not value.is_number else value

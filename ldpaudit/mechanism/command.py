@@ -1,5 +1,6 @@
 """``ldpaudit show``: a mechanism's parameters, channel (pretty-printed and as LaTeX) and
-claimed ε, for people (text) and programs (``--json``, a stable schema)."""
+claimed ε, for people (text) and programs (``--json``, a stable schema). The spec is loaded
+under the load budget (``--load-timeout``, ``--load-memory-mb``), like in every command."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import sympy as sp
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
-from ldpaudit.mechanism.loader import load_bound
+from ldpaudit.mechanism.loader import load_budgeted
+from ldpaudit.mechanism.options import add_load_budget, load_budget
 from ldpaudit.mechanism.product import ProductChannel
 from ldpaudit.mechanism.realinput import RealInputChannel
 from ldpaudit.mechanism.spaces import CohortSpace, SubsetSpace
@@ -22,6 +24,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("spec")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly")
     p.add_argument("--json", action="store_true")
+    add_load_budget(p)
     p.set_defaults(func=cmd_show)
 
 
@@ -113,7 +116,7 @@ def show_payload(mech: Mechanism) -> dict:
 
 
 def cmd_show(args) -> int:
-    mech = load_bound(args.spec, args.param)
+    _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
     payload = show_payload(mech)
     if args.json:
         from ldpaudit.schema import SCHEMA_VERSION

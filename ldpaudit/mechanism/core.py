@@ -57,6 +57,8 @@ class Mechanism:
     example: tuple[tuple[str, sp.Basic], ...] = ()
     spec_path: str | None = field(default=None, compare=False)
     notes: tuple[str, ...] = field(default=(), compare=False)
+    #: the δ of an (ε, δ) claim (None: pure ε-LDP); 0 <= δ < 1, may mention parameters
+    claimed_delta: sp.Basic | None = None
     #: set by :meth:`bind` only: the family's identities (row sums, class partition, densities
     #: integrating to 1) were proved for all admissible parameters, so they hold for the bound
     #: values and are not re-proved (re-proving binomial(19999, k) identities takes minutes)
@@ -138,6 +140,7 @@ class Mechanism:
             inputs=_subs_domain(self.inputs, subs),
             channel=self.channel.substitute(subs),
             claimed_epsilon=_subs(self.claimed_epsilon, subs),
+            claimed_delta=None if self.claimed_delta is None else _subs(self.claimed_delta, subs),
             bindings=self.bindings + tuple(exact.items()),
             example=tuple((k, v) for k, v in self.example if k not in exact),
             identities_proved=True,
@@ -200,6 +203,8 @@ def _validate(mech: Mechanism) -> list[str]:
             raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} must be positive")
     elif claimed.is_positive is False:
         raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} is not positive")
+    if mech.claimed_delta is not None:
+        _check_claimed_delta(mech, sp.sympify(mech.claimed_delta))
     _check_sizes(mech)
 
     validate = getattr(mech.channel, "validate", None)
@@ -230,3 +235,14 @@ def _check_sizes(mech: Mechanism) -> None:
                 f"{where} = {shown(size)} of {mech.name!r} exceeds the size limit 2**64 = {MAX_SIZE}; "
                 "give a smaller size"
             )
+
+
+def _check_claimed_delta(mech, cd: sp.Basic) -> None:
+    """mechanism.claimed_delta: in the declared parameters, and in [0, 1) when it is a number."""
+    unknown = cd.free_symbols - set(mech.symbols.values())
+    if unknown:
+        raise InvalidSpec(f"unknown symbol {', '.join(sorted(map(str, unknown)))!r} in mechanism.claimed_delta; "
+                          f"declared parameters are {', '.join(sorted(mech.symbols)) or '(none)'}")
+    if cd.is_number and not (cd.is_extended_real and _decided(cd >= 0, "mechanism.claimed_delta", cd)
+                             and _decided(cd < 1, "mechanism.claimed_delta", cd)):
+        raise InvalidSpec(f"mechanism.claimed_delta = {shown(cd)} must be in [0, 1), e.g. \"1/100000\"")

@@ -42,6 +42,13 @@ def validate_density(mech, density, where, *, input_free=False) -> list[str]:
     """``density`` is a density in z: non-negative, integrating to 1 over z (for every x, or
     with ``input_free`` not mentioning x at all)."""
     density = sp.sympify(density)
+    from ldpaudit.mechanism import piecewise
+    from ldpaudit.mechanism.checks import sample_points
+
+    if not input_free and isinstance(mech.inputs, IntervalDomain) and piecewise.is_piecewise_in(density, Z):
+        points = [{mech.symbols[k]: v for k, v in pt.items()} for pt in sample_points(mech, 3)] or [{}]
+        return piecewise.check_at_points(mech.name, density, Z, X, mech.inputs.low, mech.inputs.high, points,
+                                         where=where)
     if density.has(sp.nan, sp.zoo):
         raise InvalidSpec(f"{where} of {mech.name!r} = {density} is not finite")
     if not density.has(Z):

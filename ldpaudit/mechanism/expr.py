@@ -50,6 +50,34 @@ def _bit(x, j):
     return apply_guarded(sp.Mod, (apply_guarded(sp.floor, (x / power,)), sp.Integer(2)))
 
 
+class Phi(sp.Function):
+    """The standard normal CDF Φ(a) = erfc(-a/√2)/2 (printed as Φ; evaluated through erfc)."""
+
+    nargs = 1
+
+    @classmethod
+    def eval(cls, a):
+        if a is sp.oo:
+            return sp.Integer(1)
+        if a is -sp.oo:
+            return sp.Integer(0)
+        if a == 0:
+            return sp.Rational(1, 2)
+        return None
+
+    def _eval_rewrite_as_erfc(self, a, **kwargs):
+        return sp.erfc(-a / sp.sqrt(2)) / 2
+
+    def _eval_evalf(self, prec):
+        return self.rewrite(sp.erfc)._eval_evalf(prec)
+
+    def _sympystr(self, printer):
+        return f"Phi({printer._print(self.args[0])})"
+
+    def _latex(self, printer):
+        return rf"\Phi\left({printer._print(self.args[0])}\right)"
+
+
 FUNCTIONS = {
     "exp": (sp.exp, 1),
     "log": (sp.log, 1),
@@ -62,6 +90,9 @@ FUNCTIONS = {
     "Max": (sp.Max, 2),
     "Min": (sp.Min, 2),
     "bit": (_bit, 2),
+    "Phi": (Phi, 1),
+    "erf": (sp.erf, 1),
+    "erfc": (sp.erfc, 1),
 }
 CONSTANTS = {"pi": sp.pi, "E": sp.E, "oo": sp.oo}
 
@@ -184,7 +215,23 @@ def _constant_term(expr: sp.Basic) -> sp.Basic | None:
     return None
 
 
+def _tower_check(base: sp.Basic, exponent: sp.Basic) -> None:
+    """Refuse a**(b**c) with parameters in both b and c (``d**d**d``): its size grows doubly
+    exponentially in small parameter values (d = 3 gives 3**27), so evaluating it at the
+    validation's sample points never ends, whatever the other budgets allow."""
+    if exponent.is_number:
+        return
+    for node in sp.preorder_traversal(exponent):
+        if isinstance(node, sp.Pow) and node.base.free_symbols and node.exp.free_symbols:
+            raise BudgetExceeded(
+                f"{_operand(base)}**{_operand(exponent)} is a power tower: its exponent raises a parameter to a "
+                f"parameter ({shown(node, 30)}), so its size grows doubly exponentially; write it without a "
+                "parameter raised to a parameter in an exponent"
+            )
+
+
 def _pow_check(base: sp.Basic, exponent: sp.Basic) -> None:
+    _tower_check(base, exponent)
     if base.is_number and _constant_term(exponent) is not None:
         _pow_check(base, _constant_term(exponent))
     if not (base.is_number and exponent.is_number):

@@ -32,7 +32,10 @@ A spec file declares one mechanism family::
     weight = "exp(epsilon)/(exp(epsilon) + d - 1)"
 
 Every expression goes through the allow-list parser in :mod:`ldpaudit.mechanism.expr`;
-nothing in the file is ever evaluated as Python.
+nothing in the file is ever evaluated as Python. Commands load a spec with
+:func:`load_budgeted`: the parse, the validation and the binding run in a forked child under
+a wall-clock and memory budget (:mod:`ldpaudit.budget`), since the per-operation budgets of
+``expr`` cannot bound everything validation does with an expression.
 """
 
 from __future__ import annotations
@@ -44,11 +47,14 @@ from pathlib import Path
 
 import sympy as sp
 
-from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
+from ldpaudit import budget
+from ldpaudit.errors import BudgetSpent, InvalidParameter, InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
-from ldpaudit.mechanism.expr import BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute
+from ldpaudit.mechanism.expr import (
+    CONSTANTS, FUNCTIONS, BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute,
+)
 from ldpaudit.mechanism.params import X, Y, Z, Parameter
 from ldpaudit.mechanism.product import CoordinateLaw, ProductChannel
 from ldpaudit.mechanism.realinput import RealInputChannel
@@ -62,8 +68,8 @@ MAX_NAME = 200  # characters of mechanism.name (it appears in every message)
 MAX_LABELS = 100_000  # inputs.labels, channel.outputs
 MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from channel.entry
 
-_TOP = {"mechanism", "parameters", "example", "inputs", "channel"}
-_MECHANISM = {"name", "claimed_epsilon", "description", "source"}
+_TOP = {"mechanism", "parameters", "example", "inputs", "channel", "definitions"}
+_MECHANISM = {"name", "claimed_epsilon", "claimed_delta", "description", "source"}
 _PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description", "public", "unbounded"}
 _INPUTS = {"size", "labels", "low", "high", "real"}
 _CHANNEL = {
@@ -224,6 +230,55 @@ def load_bound(spec: str | Path, params: list[str] | None) -> Mechanism:
     return load_family(spec).bind(parse_assignments(params))
 
 
+def load_budgeted(
+    spec: str | Path,
+    params: list[str] | None = None,
+    *,
+    example: bool = False,
+    seconds: float | None = budget.LOAD_SECONDS,
+    memory_mb: int | None = budget.LOAD_MEMORY_MB,
+) -> tuple[Mechanism, Mechanism]:
+    """``(family, instance)`` for a command's SPEC argument: the spec file or catalog name
+    loaded as by :func:`load_family`, and the family bound to the ``-p name=value`` ``params``
+    (to its ``[example]`` with ``example=True``; the family itself with neither).
+
+    Loading, validating and binding a spec file (or binding a catalog mechanism) run in a
+    forked child with at most ``seconds`` of wall time and ``memory_mb`` MiB of new memory: a
+    spec whose validation never ends (``exp(epsilon)**(3**3**d)`` at a sample point) ends in
+    :class:`~ldpaudit.errors.BudgetSpent` naming the budget and the option that raises it
+    (``--load-timeout``, ``--load-memory-mb``, :func:`ldpaudit.mechanism.options.add_load_budget`).
+    A bad spec raises its :class:`InvalidSpec` as without the budget. The mechanisms come back
+    pickled (a few KiB); fork and pickle cost a command about 20 ms of CPU per spec."""
+    where = resolve_spec(spec)
+    values = parse_assignments(params)
+    if isinstance(where, str) and not values and not example:
+        family = load_family(where)  # a catalog constructor: trusted code, nothing to bound
+        return family, family
+    # sympy's Add and Mul import these on first use (about 35 ms): once here, before the fork,
+    # instead of in the child and again when the result is unpickled
+    import sympy.sets.setexpr  # noqa: F401
+    import sympy.tensor.tensor  # noqa: F401
+
+    try:
+        return budget.call(_load_and_bind, where, values, example, seconds=seconds, memory_mb=memory_mb,
+                           label="spec loading")
+    except budget.BudgetExceeded as exc:
+        if exc.resource == "memory":
+            spent = (f"needed more than {exc.limit} MiB of memory, the memory budget of loading; "
+                     "raise it with --load-memory-mb MB")
+        else:
+            spent = (f"still running after {exc.limit:g} s of wall time, the time budget of loading; "
+                     "raise it with --load-timeout SECONDS")
+        raise BudgetSpent(f"loading spec {str(spec)!r}: {spent}") from None
+
+
+def _load_and_bind(where: Path | str, values: dict, example: bool) -> tuple[Mechanism, Mechanism]:
+    family = load_family(where)
+    if example:
+        return family, family.bind_example()
+    return family, (family.bind(values) if values else family)
+
+
 def spec_sha256(path: str | Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -341,7 +396,11 @@ def _build(doc: dict) -> Mechanism:
 
     claimed = parse_expression(mech_t["claimed_epsilon"], symbols, field="mechanism.claimed_epsilon")
     inputs = _inputs(_table(doc, "inputs", "inputs", _INPUTS), symbols)
-    channel = _channel(doc, symbols, inputs)
+    definitions = _definitions(doc, symbols)
+    if definitions and (not isinstance(doc.get("channel"), dict) or doc["channel"].get("form") != "density"):
+        raise InvalidSpec("[definitions] are read by density channels only; write the expressions inline in "
+                          f"channel.form = {shown(doc.get('channel', {}).get('form') if isinstance(doc.get('channel'), dict) else None)}")
+    channel = _channel(doc, symbols, inputs, definitions)
 
     example_t = doc.get("example", {})
     if not isinstance(example_t, dict):
@@ -358,6 +417,8 @@ def _build(doc: dict) -> Mechanism:
         inputs=inputs,
         channel=channel,
         claimed_epsilon=claimed,
+        claimed_delta=(parse_expression(mech_t["claimed_delta"], symbols, field="mechanism.claimed_delta")
+                       if "claimed_delta" in mech_t else None),
         description=_text(mech_t, "description", "mechanism", required=False),
         source=_text(mech_t, "source", "mechanism", required=False),
         example=tuple(example),
@@ -413,7 +474,26 @@ def _check_labels(labels, field):
         raise InvalidSpec(f"{field} repeats a label")
 
 
-def _channel(doc, symbols, inputs):
+def _definitions(doc, symbols) -> dict[str, sp.Basic]:
+    """``[definitions]``: named sub-expressions (C, p, l, r of the Piecewise mechanism), each in
+    the parameters, x, z and the definitions above it, parsed by the same allow-list parser and
+    substituted where they are used (never evaluated as code)."""
+    raw = doc.get("definitions", {})
+    if not isinstance(raw, dict):
+        raise InvalidSpec("[definitions] must be a table of named expressions such as C = \"(exp(epsilon/2)+1)/(exp(epsilon/2)-1)\"")
+    out: dict[str, sp.Basic] = {}
+    reserved = set(symbols) | {"x", "y", "z", "c", "v"} | set(FUNCTIONS) | set(CONSTANTS)
+    for name, text in raw.items():
+        if not name.isidentifier() or len(name) > 64 or name in reserved:
+            raise InvalidSpec(f"definitions.{name if name.isidentifier() and len(name) <= 64 else shown(name, 40)}: the name is taken or not an identifier; use a new "
+                              f"identifier other than x, y, z, the parameters ({', '.join(symbols) or 'none'}) and function names")
+        if not isinstance(text, (str, int)) or isinstance(text, bool):
+            raise InvalidSpec(f"definitions.{name} = {shown(text)} must be an expression in quotes")
+        out[name] = parse_expression(text, dict(symbols, **out, x=X, z=Z), field=f"definitions.{name}")
+    return out
+
+
+def _channel(doc, symbols, inputs, definitions=None):
     raw = doc.get("channel")
     if not isinstance(raw, dict):
         raise InvalidSpec("missing [channel] table")
@@ -443,7 +523,7 @@ def _channel(doc, symbols, inputs):
         return ProductChannel(coords, laws[0], laws[1])
     if "density" not in raw:
         raise InvalidSpec("missing channel.density (a density in z given the input x)")
-    density = parse_expression(raw["density"], dict(symbols, x=X, z=Z), field="channel.density")
+    density = parse_expression(raw["density"], dict(symbols, **(definitions or {}), x=X, z=Z), field="channel.density")
     return DensityChannel(density)
 
 
@@ -689,12 +769,46 @@ def _expr_text(expr, field: str, symbols: Mapping[str, sp.Basic]) -> str:
     text = _SpecPrinter().doprint(expr) if expr.has(sp.Piecewise, sp.Mod) or isinstance(expr, sp.logic.boolalg.Boolean) else sp.sstr(expr)
     back = parse_expression(text, symbols, field=field)
     if isinstance(expr, sp.logic.boolalg.Boolean) or expr.has(sp.Piecewise):
-        same = back == expr or sp.piecewise_fold(back) == sp.piecewise_fold(expr)
+        same = back == expr or sp.piecewise_fold(back) == sp.piecewise_fold(expr) or _equivalent(back, expr)
     else:
         same = back == expr or sp.simplify(back - expr) == 0
     if not same:
         raise InvalidSpec(f"{field} = {expr} cannot be written as spec text that reads back unchanged")
     return text
+
+
+def _equivalent(a, b) -> bool:
+    """Structural equality up to sympy's rewriting of what the parser reads back: values equal
+    when their difference simplifies to 0, a relation equal to the same relation written from
+    the other side (z <= r and r >= z), And/Or arguments in any order."""
+    if a == b:
+        return True
+    if isinstance(a, sp.Piecewise) and isinstance(b, sp.Piecewise):
+        return len(a.args) == len(b.args) and all(
+            _equivalent(va, vb) and _equivalent(ca, cb) for (va, ca), (vb, cb) in zip(a.args, b.args))
+    if isinstance(a, (sp.And, sp.Or)) and type(a) is type(b):
+        rest = list(b.args)
+        for x in a.args:
+            match = next((y for y in rest if _equivalent(x, y)), None)
+            if match is None:
+                return False
+            rest.remove(match)
+        return not rest
+    if isinstance(a, sp.Not) and isinstance(b, sp.Not):
+        return _equivalent(a.args[0], b.args[0])
+    if isinstance(a, sp.core.relational.Relational) and isinstance(b, sp.core.relational.Relational):
+        flip = {">": "<", ">=": "<=", "<": "<", "<=": "<=", "==": "==", "!=": "!="}
+
+        def canonical(r):
+            return (flip[r.rel_op], r.rhs - r.lhs) if r.rel_op in (">", ">=") else (r.rel_op, r.lhs - r.rhs)
+
+        (oa, da), (ob, db) = canonical(a), canonical(b)
+        return oa == ob and (sp.simplify(da - db) == 0 or (oa in ("==", "!=") and sp.simplify(da + db) == 0))
+    if isinstance(a, sp.logic.boolalg.Boolean) or isinstance(b, sp.logic.boolalg.Boolean):
+        return False
+    if a.has(sp.Piecewise) or b.has(sp.Piecewise):
+        return False
+    return sp.simplify(a - b) == 0
 
 
 def _condition_text(c: OutputClass, symbols) -> str:
@@ -727,6 +841,8 @@ def dumps_spec(mech: Mechanism) -> str:
     """Write a mechanism as spec text that :func:`loads_spec` reads back to an equal mechanism."""
     syms = mech.symbols
     lines = ["[mechanism]", f"name = {_q(mech.name)}", f"claimed_epsilon = {_q(_expr_text(mech.claimed_epsilon, 'claimed_epsilon', syms))}"]
+    if mech.claimed_delta is not None:
+        lines.append(f"claimed_delta = {_q(_expr_text(mech.claimed_delta, 'claimed_delta', syms))}")
     if mech.description:
         lines.append(f"description = {_q(mech.description)}")
     if mech.source:

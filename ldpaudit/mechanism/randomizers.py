@@ -455,6 +455,64 @@ def joseph_uvrr2(*, epsilon, mu1, r) -> Sampler:
     return sample
 
 
+def _band_or_rest(x: float, lo: float, hi: float, left: float, right: float, inside: float, n: int,
+                  rng: np.random.Generator) -> np.ndarray:
+    """w.p. ``inside`` uniform on the band [lo, hi], else uniform on [left, lo) ∪ (hi, right]."""
+    u = rng.random(n)
+    band = lo + (hi - lo) * rng.random(n)
+    left_len, right_len = lo - left, right - hi
+    v = (left_len + right_len) * rng.random(n)
+    rest = np.where(v < left_len, left + v, hi + (v - left_len))
+    return np.where(u < inside, band, rest)
+
+
+def piecewise(*, epsilon) -> Sampler:
+    """Piecewise mechanism (Wang et al., ICDE 2019, Algorithm 2): x in [-1, 1]; w.p.
+    e^(ε/2)/(e^(ε/2) + 1) uniform on the band [l(x), r(x)], else uniform on the rest of [-C, C],
+    rounded to a grid 2^20 times finer than C (see ``_snap``)."""
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives an unbounded output range; pass epsilon > 0")
+    s = math.exp(eps / 2)
+    C = (s + 1) / (s - 1)
+
+    def sample(x, n, rng):
+        xf = float(_real_input(x, "Piecewise mechanism", -1, 1))
+        lo = (C + 1) / 2 * xf - (C - 1) / 2
+        hi = lo + C - 1
+        return _snap(_band_or_rest(xf, lo, hi, -C, C, s / (s + 1), _n(n), _rng(rng)), C)
+
+    return sample
+
+
+def square_wave(*, epsilon, b) -> Sampler:
+    """Square Wave (Li et al., SIGMOD 2020): x in [0, 1]; w.p. 2b e^ε/(2b e^ε + 1) uniform on
+    [x - b, x + b], else uniform on the rest of [-b, 1 + b], rounded to a grid 2^20 times finer
+    than 1 + 2b (see ``_snap``)."""
+    eps = _epsilon(epsilon)
+    half = float(_real("b", b, positive=True))
+    t = math.exp(eps)
+
+    def sample(x, n, rng):
+        xf = float(_real_input(x, "Square wave", 0, 1))
+        inside = 2 * half * t / (2 * half * t + 1)
+        return _snap(_band_or_rest(xf, xf - half, xf + half, -half, 1 + half, inside, _n(n), _rng(rng)), 1 + 2 * half)
+
+    return sample
+
+
+def gaussian(*, sigma, epsilon=None) -> Sampler:
+    """Gaussian mechanism: x + N(0, σ²) on x in [0, 1], rounded to a grid 2^20 times finer than σ
+    (see ``_snap``); ε only names the claim and does not change the sampler."""
+    scale = float(_real("sigma", sigma, positive=True))
+
+    def sample(x, n, rng):
+        xf = float(_real_input(x, "Gaussian mechanism", 0, 1))
+        return _snap(xf + _rng(rng).normal(0.0, scale, size=_n(n)), scale)
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -474,6 +532,9 @@ REFERENCE = {
     "duchi_binary_mean": duchi_binary_mean,
     "joseph_uvrr2": joseph_uvrr2,
     "joseph_kvrr2_oneround": joseph_kvrr2_oneround,
+    "piecewise": piecewise,
+    "square_wave": square_wave,
+    "gaussian": gaussian,
 }
 
 
@@ -482,6 +543,7 @@ _BY_NAME = {
     "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
     "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
     "Joseph UVRR2": "joseph_uvrr2", "Joseph 1RoundKVRR2": "joseph_kvrr2_oneround",
+    "Piecewise mechanism": "piecewise", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
 }
 
 

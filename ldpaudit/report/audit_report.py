@@ -248,7 +248,9 @@ def write_report(
     facts = [
         ("Verdict", result.verdict),
         ("Claimed ε", f"{result.epsilon_claimed:g}"),
-        ("Certified ε lower bound", f"{result.epsilon_lower_bound:.4f}"),
+        *([("Claimed δ", f"{result.delta:g}")] if getattr(result, "delta", 0.0) else []),
+        ("Certified ε lower bound" + (" at that δ" if getattr(result, "delta", 0.0) else ""),
+         f"{result.epsilon_lower_bound:.4f}"),
         ("Confidence", f"{result.confidence:g}"),
         ("Largest ε this run could certify", f"{result.detectable_epsilon:.4f}"),
         ("Draws per input", f"{result.samples_per_input:,}"),
@@ -260,6 +262,7 @@ def write_report(
     box = (isolation or {}).get("sandbox")
     if box:
         facts.append(("Sandbox", f"{box.get('level')}; network {box.get('network')}; files {box.get('filesystem')}"
+                                 + (f"; process tree {box['process_tree']}" if box.get("process_tree") else "")
                                  + (f"; fallback: {box['fallback']}" if box.get("fallback") else "")))
     if (isolation or {}).get("timeouts"):
         facts.append(("Timeouts", isolation["timeouts"]["rule"]))

@@ -1,5 +1,10 @@
 """``ldpaudit check``: validate specs and summarize every stage (verify, derive, audit) on
-their example instances: the main job a newcomer runs on the bundled specs."""
+their example instances: the main job a newcomer runs on the bundled specs.
+
+Each spec is loaded under the load budget (``--load-timeout``, ``--load-memory-mb``): one that
+is still loading when it runs out gets its row with the reason (verdict UNKNOWN) and the
+others are checked as usual. Each spec that could not be loaded also gets one line on stderr,
+the line ``show`` would print for it."""
 
 from __future__ import annotations
 
@@ -7,8 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from ldpaudit import __version__
-from ldpaudit.errors import LdpAuditError
+from ldpaudit import __version__, budget
+from ldpaudit.errors import BudgetSpent, LdpAuditError
+from ldpaudit.mechanism.options import add_load_budget
 
 
 def add_parser(subparsers) -> None:
@@ -17,6 +23,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("--audit-samples", type=int, default=20_000, help="samples per input for the quick audit")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line")
+    add_load_budget(p)
     p.set_defaults(func=cmd_check)
 
 
@@ -36,26 +43,30 @@ def spec_files(target: str) -> list[Path]:
 CHECK_ALPHA = 0.01
 
 
-def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
-    """Validate one spec and run the three stages (verify, derive, audit) on its example
-    instance. ``row["stages"]`` holds each stage's structured result (a ``verdict`` from
-    :data:`ldpaudit.schema.VERDICTS`, a ``text`` for people, and the stage's own fields); the
-    ``verification``/``derivation``/``audit`` keys repeat each ``text``."""
-    from ldpaudit.mechanism import load_spec
+def check_one(path: Path, *, audit_samples: int, progress=None, load_seconds: float | None = budget.LOAD_SECONDS,
+              load_memory_mb: int | None = budget.LOAD_MEMORY_MB) -> dict:
+    """Validate one spec (under the load budget) and run the three stages (verify, derive,
+    audit) on its example instance. ``row["stages"]`` holds each stage's structured result (a
+    ``verdict`` from :data:`ldpaudit.schema.VERDICTS`, a ``text`` for people, and the stage's own
+    fields); the ``verification``/``derivation``/``audit`` keys repeat each ``text``. A spec that
+    is refused is INVALID; one whose loading spent the budget is UNKNOWN (not shown wrong)."""
+    from ldpaudit.mechanism.loader import load_budgeted
 
     row: dict = {"spec": str(path)}
     try:
-        mech = load_spec(path)
+        mech, example = load_budgeted(Path(path), example=True, seconds=load_seconds, memory_mb=load_memory_mb)
+    except BudgetSpent as exc:
+        row.update(mechanism=path.stem, ok=False, error=str(exc), stochastic="UNKNOWN", verdict="UNKNOWN")
+        return row
     except LdpAuditError as exc:
         row.update(mechanism=path.stem, ok=False, error=str(exc), stochastic="INVALID", verdict="INVALID")
         return row
-    example = mech.bind_example()
     row.update(
         mechanism=mech.name,
         form=mech.channel.form,
         parameters=[p.describe() for p in mech.parameters],
         example={k: str(v) for k, v in mech.example},
-        claimed_epsilon=str(mech.claimed_epsilon),
+        claimed_epsilon=str(mech.claimed_epsilon) + ("" if mech.claimed_delta is None else f", δ={mech.claimed_delta}"),
         stochastic="proved" if mech.parameters else "exact",
         notes=list(mech.notes),
         ok=True,
@@ -65,12 +76,16 @@ def check_one(path: Path, *, audit_samples: int, progress=None) -> dict:
                               ("audit", "audit", _audit_stage)):
         if progress is not None:
             progress(f"{path.stem}: {key}")
-        target = mech if key == "verify" else example
+        # an (ε, δ) claim is decided on the example instance (δ(ε) needs numbers)
+        target = mech if key == "verify" and mech.claimed_delta is None else example
         try:
             stages[key] = stage(target, samples=audit_samples)
         except LdpAuditError as exc:
             stages[key] = {"verdict": "ERROR", "text": f"error: {exc}"}
         row[title] = stages[key]["text"]
+    if any("`ldpaudit verify` proves it" in n for n in mech.notes):  # a piecewise density: checked at points
+        validity = stages.get("verify", {}).get("validity", "")
+        row["stochastic"] = "proved" if validity.startswith("∫ f(z|x) dz = 1 and f >= 0 proved") else "checked at points"
     row["stages"] = stages
     row["verdict"] = _row_verdict(stages)
     return row
@@ -92,6 +107,9 @@ def _verify_stage(mech, *, samples) -> dict:
     verdict = verify(mech)
     out = {"verdict": verdict.status.value, "tight_epsilon": None, "scope": verdict.scope,
            "seconds": round(verdict.seconds, 3)}
+    validity = [n for n in verdict.notes if n.startswith(("∫ f(z|x) dz = 1", "validity (∫ f = 1"))]
+    if validity:
+        out["validity"] = validity[0]
     if verdict.status.value == "PROVED":
         scope = f" (all {', '.join(mech.parameter_names)})" if mech.parameters else ""
         tight = ""
@@ -137,10 +155,12 @@ def _audit_stage(mech, *, samples) -> dict:
         # verify's witness pair, then one input per distinct row Q(.|x): every class exercised
         domain, spec = audit_inputs(mech, extra=_witness_inputs(mech)), None
     eps = float(mech.claimed_epsilon)
+    delta = 0.0 if mech.claimed_delta is None else float(mech.claimed_delta)
     result = audit(randomizer, domain=domain, epsilon=eps, samples=samples, alpha=CHECK_ALPHA, seed=0, batch=True,
-                   spec=spec)
+                   spec=None if delta else spec, delta=delta)
     out = {"verdict": result.verdict, "epsilon_lower_bound": result.epsilon_lower_bound,
-           "samples_per_input": samples, "alpha": CHECK_ALPHA, "confidence": 1 - CHECK_ALPHA, "conformance": None}
+           "samples_per_input": samples, "alpha": CHECK_ALPHA, "confidence": 1 - CHECK_ALPHA, "conformance": None,
+           "delta": delta}
     conf = ""
     if result.conformance is not None:
         failed = conformance_failed(result.conformance)
@@ -148,7 +168,8 @@ def _audit_stage(mech, *, samples) -> dict:
         conf = "; conformance " + ("FAILED" if failed else "ok")
         if failed and result.verdict != "VIOLATION":
             out["verdict"] = "VIOLATION"
-    out["text"] = f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f} (n={samples:,}, α={CHECK_ALPHA}){conf}"
+    at = f" at δ={delta:g}" if delta else ""
+    out["text"] = f"{result.verdict} ε_lb={result.epsilon_lower_bound:.3f}{at} (n={samples:,}, α={CHECK_ALPHA}){conf}"
     return out
 
 
@@ -174,15 +195,17 @@ def cmd_check(args) -> int:
     from ldpaudit.report.progress import status, wanted
 
     with status("check", enabled=wanted(args)) as progress:
-        rows = [check_one(path, audit_samples=args.audit_samples, progress=progress) for path in files]
+        rows = [check_one(path, audit_samples=args.audit_samples, progress=progress, load_seconds=args.load_timeout,
+                          load_memory_mb=args.load_memory_mb) for path in files]
+    for r in rows:
+        if not r["ok"]:
+            kind = "inconclusive" if r["verdict"] == "UNKNOWN" else "error"
+            print(f"ldpaudit: {kind}: {' '.join(r['error'].split())}", file=sys.stderr)
     if args.json:
         print(json.dumps({"schema_version": SCHEMA_VERSION, "command": "check", "verdict": _overall(rows),
                           "version": __version__, "specs": rows}, indent=2))
     else:
         _render_check(rows)
-    for r in rows:  # bad input is also one line on stderr, as from every other command
-        if not r["ok"]:
-            print(f"ldpaudit: error: {' '.join(r['error'].split())}", file=sys.stderr)
     return {"OK": 0, "INVALID": 2, "REFUTED": 1, "VIOLATION": 1, "UNKNOWN": 3, "ERROR": 3}[_overall(rows)]
 
 
@@ -206,7 +229,7 @@ def _render_check(rows: list[dict]) -> None:
         table.add_column(name, overflow="fold")
     for r in rows:
         if not r["ok"]:
-            table.add_row(r["mechanism"], "", "", f"[red]INVALID[/red]: {r['error']}", *["" for _ in extra])
+            table.add_row(r["mechanism"], "", "", f"[red]{r['verdict']}[/red]: {r['error']}", *["" for _ in extra])
             continue
         params = ", ".join(r["parameters"]) or "(none)"
         example = ", ".join(f"{k}={v}" for k, v in r["example"].items())

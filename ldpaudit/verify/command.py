@@ -3,7 +3,8 @@
 Exit codes: 0 PROVED, 1 REFUTED, 3 UNKNOWN (also when the budget runs out); bad input raises
 an LdpAuditError, which the CLI turns into exit 2. The whole command (loading, binding, exact
 arithmetic, every z3 query, certificates) runs in a child process bounded by ``--timeout``
-seconds of wall time and ``--memory-mb`` of memory (:mod:`ldpaudit.verify.budget`).
+seconds of wall time and ``--memory-mb`` of memory (:mod:`ldpaudit.budget`); loading the spec
+is also bounded by the load budget of every command (``--load-timeout``, ``--load-memory-mb``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ import json
 import sys
 from pathlib import Path
 
+from ldpaudit import budget
 from ldpaudit.mechanism.core import Mechanism
-from ldpaudit.mechanism.loader import load_family, parse_assignments, resolve_spec
-from ldpaudit.verify import budget, smt
+from ldpaudit.mechanism.loader import load_budgeted, resolve_spec
+from ldpaudit.mechanism.options import add_load_budget, load_budget, option_megabytes, option_seconds
+from ldpaudit.verify import smt
 from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
 from ldpaudit.verify.core import tight_epsilon, verify
 from ldpaudit.verify.floats import parse_floats, verify_float_params
@@ -33,7 +36,9 @@ bind them with -p to check one instance. Values are exact: 1/2, log(3), 0.01 (= 
 budget: --timeout (default 60 s) bounds the wall time of the whole command, --memory-mb
 (default 2048) the memory it may allocate; the work runs in a child process that is stopped
 when either runs out, and the verdict is then UNKNOWN (exit 3) with the reason "budget
-exceeded: ...". Each z3 query also stops after min(20 s, --timeout).
+exceeded: ...". Each z3 query also stops after min(20 s, --timeout). Loading the spec has the
+load budget of every command besides (--load-timeout, default 5 s; --load-memory-mb): over it
+the command stops with one line and exit 3.
 
 --float-params converts float64 values exactly (Fraction(float)) and reports the ε they give:
 names that are parameters of the spec are bound; otherwise p, q are the generic two-parameter
@@ -54,6 +59,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--epsilon", metavar="E", help="the ε to check (default: the spec's claimed ε); may mention parameters")
     p.add_argument("--delta", metavar="D", help="check (ε, δ)-LDP: exact δ(ε) against D (numeric parameters)")
+    p.add_argument("--calibrate", metavar="PARAM",
+                   help="with --delta: the smallest value of PARAM (every other parameter bound) at which the "
+                        "density channel is (ε, δ)-LDP, e.g. --calibrate sigma")
     p.add_argument("--float-params", metavar="NAME=FLOAT,...", help="report the ε that float64 parameters really give")
     p.add_argument("--tight", action="store_true", help="also report the tightest ε with its attaining witness")
     p.add_argument("--certificate", metavar="DIR", help="write an SMT-LIB 2 certificate and JSON metadata into DIR")
@@ -63,6 +71,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--memory-mb", type=_megabytes, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
                    help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
                         "over budget the verdict is UNKNOWN (exit 3)")
+    add_load_budget(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress line (shown on a terminal when the proof takes over a second)")
@@ -71,35 +80,17 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _seconds(text: str) -> float:
-    raw = text.strip().lower()
-    scale = 1.0
-    if raw.endswith("ms"):
-        raw, scale = raw[:-2], 0.001
-    elif raw.endswith("s"):
-        raw = raw[:-1]
-    try:
-        value = float(raw) * scale
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--timeout {text!r} is not a number of seconds; write e.g. 60, 2.5 or 500ms") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"--timeout {text!r} must be a positive number of seconds")
-    return value
+    return option_seconds(text, "--timeout")
 
 
 def _megabytes(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is not a whole number of MiB; write e.g. 2048") from None
-    if value < 64:
-        raise argparse.ArgumentTypeError(f"--memory-mb {text!r} is below the 64 MiB the verifier needs to start")
-    return value
+    return option_megabytes(text, "--memory-mb")
 
 
 def _load(args) -> Mechanism:
-    mech = load_family(args.spec)
-    values = parse_assignments(args.param)
-    return mech.bind(values) if values else mech
+    """The spec bound to the ``-p`` values, under the load budget (a child of this child)."""
+    _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
+    return mech
 
 
 def run(args) -> int:
@@ -159,6 +150,8 @@ def _run(args) -> int:
             for note in report.notes:
                 print(f"  note: {note}")
         return report.verdict.exit_code
+    if args.calibrate:
+        return _calibrate(args, mech)
     verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, timeout_ms=timeout_ms)
     tight = tight_epsilon(mech, timeout_ms=timeout_ms) if args.tight and args.delta is None else None
     written = _certificate(args, verdict)
@@ -186,6 +179,34 @@ def _run(args) -> int:
             print(f"  wrote {path}")
         print(f"  ({verdict.seconds * 1000:.0f} ms)")
     return EXIT_CODES[verdict.status]
+
+
+def _calibrate(args, mech) -> int:
+    """--calibrate PARAM: the smallest PARAM with δ(ε) <= D (density channels; exit 0)."""
+    import sympy as sp
+
+    from ldpaudit.errors import InvalidParameter
+    from ldpaudit.verify.claims import claim_of, exact_number
+    from ldpaudit.verify.density_delta import applies, smallest
+
+    if args.delta is None:
+        raise InvalidParameter(f"--calibrate {args.calibrate} needs --delta D (the δ to calibrate for)")
+    if not applies(mech):
+        raise InvalidParameter(f"--calibrate needs a density channel on an interval; {mech.name!r} is "
+                               f"{mech.channel.form}")
+    if args.calibrate not in mech.parameter_names:
+        raise InvalidParameter(f"--calibrate {args.calibrate}: not a free parameter of {mech.name!r} "
+                               f"(free: {', '.join(mech.parameter_names) or 'none'})")
+    claim = claim_of(mech, args.epsilon)
+    result = smallest(mech, args.calibrate, claim, exact_number(args.delta, "delta"))
+    if args.json:
+        print(json.dumps(_envelope("OK", {"parameter": result.parameter, "epsilon": str(result.epsilon),
+                                          "delta": str(result.delta), "smallest": str(sp.N(result.above, 20)),
+                                          "bracket": [str(result.below), str(result.above)], "text": str(result)}),
+                         indent=2))
+    else:
+        print(result)
+    return 0
 
 
 def _certificate(args, verdict) -> list[Path]:

@@ -4,9 +4,9 @@ Layers, each importing only those below it::
 
     command, floats, certificate   users of verify (CLI, float64 parameters, certificates)
     core (this module)             verify, tight_epsilon: claim, domain check, then FORMS;
-                                   the optional whole-call budget (budget.py, a forked child)
-    finite, density, hashed,       one module per channel form (and the (ε, δ) check)
-    real, delta
+                                   the optional whole-call budget (ldpaudit/budget.py, a forked child)
+    finite, density, piecewise,    one module per channel form (and the (ε, δ) check)
+    hashed, real, delta
     claims, witness                shared: exact numbers, the claim, scopes; witnesses, points
     problem, prover, exact, smt, numbers, result, text
 
@@ -20,10 +20,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ldpaudit import budget
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.product import ProductChannel
-from ldpaudit.verify import budget, density, finite, hashed, real, smt
+from ldpaudit.verify import density, density_delta, finite, hashed, piecewise, real, smt
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -47,6 +48,7 @@ def _continuous(mech: Mechanism) -> bool:
 
 #: the channel forms, most specific first; the finite form takes everything else
 FORMS: tuple[Form, ...] = (
+    Form("piecewise density", piecewise.applies, piecewise.verify_piecewise, piecewise.tight_piecewise),
     Form("density", _continuous, density.verify_density, density.tight_density),
     Form("real-input", real.applies, real.verify_real, real.tight_real),
     Form("hashed", hashed.applies, hashed.verify_hashed, hashed.tight_hashed),
@@ -73,7 +75,7 @@ def verify(
     ``epsilon`` defaults to the spec's claimed ε and may be symbolic ("epsilon/2", "log(3)").
     Free parameters are universally quantified: the verdict holds for all admissible values.
     ``timeout_ms`` bounds each z3 query; ``timeout`` (seconds) and ``memory_mb`` bound the
-    whole call, run in a child process (:mod:`ldpaudit.verify.budget`): over budget the
+    whole call, run in a child process (:mod:`ldpaudit.budget`): over budget the
     verdict is UNKNOWN with the reason "budget exceeded: ...".
     """
     if timeout is not None or memory_mb is not None:
@@ -82,7 +84,11 @@ def verify(
     start = time.perf_counter()
     claim = claim_of(mech, epsilon)
     check_domain(mech)
+    if delta is None and epsilon is None and mech.claimed_delta is not None:
+        delta = mech.claimed_delta  # the spec claims (ε, δ)
     if delta is not None:
+        if density_delta.applies(mech):
+            return density_delta.verify_density_delta(mech, claim, exact_number(delta, "delta"), start=start)
         return verify_delta(mech, claim, exact_number(delta, "delta"), timeout_ms=timeout_ms, start=start)
     return form_of(mech).verify(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
 

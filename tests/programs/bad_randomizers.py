@@ -35,3 +35,7 @@ def fine_batch(x, n, rng):
 
 def returns_list(x):
     return [x]
+
+
+def returns_dict(x):
+    return {x: 1}

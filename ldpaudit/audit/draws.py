@@ -1,0 +1,178 @@
+"""Reproducible sampling for the audits: draws split into chunks, each from its own seed
+``SeedSequence(audit seed, spawn_key=(phase, input index, chunk number))``, run in this process
+or in a pool of local worker processes, in a fixed order, so that the same seed gives the same
+draws whatever the number of workers; and the progress bar they advance.
+
+The engine (engine.py) runs its audits on these; the Dask cluster (cluster.py) extends
+:class:`Draws` with one task per chunk. Both import this module, which imports neither.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import time
+from typing import Iterator
+
+import numpy as np
+
+from ldpaudit.audit.adapters import Outputs, Sampler
+from ldpaudit.errors import RandomizerError
+
+CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
+
+
+def chunks(n: int, first: int | None = None) -> list[int]:
+    """Split n draws into tasks of at most CHUNK (the first of size ``first`` when given)."""
+    sizes = []
+    if first is not None and n > 0:
+        sizes.append(min(first, n))
+        n -= sizes[0]
+    while n > 0:
+        sizes.append(min(CHUNK, n))
+        n -= sizes[-1]
+    return sizes
+
+
+_WORKER_SAMPLER: Sampler | None = None
+
+
+def _worker_init(sampler: Sampler) -> None:
+    global _WORKER_SAMPLER
+    _WORKER_SAMPLER = sampler
+
+
+def _worker_draw(task):
+    x, n, entropy, key = task
+    return _WORKER_SAMPLER.draw(x, n, np.random.SeedSequence(entropy, spawn_key=key))
+
+
+def _local_draw(sampler: Sampler, task):
+    x, n, entropy, key = task
+    return sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=key))
+
+
+class Progress:
+    """A rich progress bar that appears only once a run has lasted about a second."""
+
+    def __init__(self, enabled, total: int = 0):
+        self.callback = enabled if callable(enabled) else None
+        self.enabled = bool(enabled)
+        self.total = total
+        self.done = 0
+        self.start = time.perf_counter()
+        self.bar = None
+        self.task = None
+        self.note = ""          # after the draws per second, e.g. " across 8 workers"
+
+    def add_total(self, extra: int) -> None:
+        self.total += extra
+        if self.bar is not None:
+            self.bar.update(self.task, total=self.total)
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+            return
+        if not self.enabled:
+            return
+        if self.bar is None and time.perf_counter() - self.start > 1.0:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TimeRemainingColumn
+
+            from rich.progress import ProgressColumn
+            from rich.text import Text
+
+            note = self.note
+
+            class Rate(ProgressColumn):
+                def render(self, task):
+                    speed = task.speed
+                    return Text(f"{speed:,.0f} draws/s{note}" if speed else "")
+
+            self.bar = Bar("auditing", BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(),
+                           transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("audit", total=self.total, completed=self.done)
+        elif self.bar is not None:
+            self.bar.update(self.task, completed=self.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+class Draws:
+    """Runs draws in the calling process or in a pool, in a fixed order, from per-chunk seeds
+    keyed by (phase, input index, chunk number): the same seed gives the same draws whatever
+    the number of workers."""
+
+    def __init__(self, sampler: Sampler, seed: int, workers: int, progress: Progress):
+        self.sampler = sampler
+        self.entropy = np.random.SeedSequence().entropy if seed is None else int(seed)
+        self.progress = progress
+        self.pool = None
+        self.chunk_no: dict = {}
+        self.digests: set = set()
+        if workers > 1:
+            ctx = multiprocessing.get_context("fork")
+            sampler.digest = True
+            self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
+
+    def tasks(self, jobs: list[tuple[int, object, int, int]]) -> list[tuple]:
+        """(input, draws, entropy, spawn key) of each job: the chunk's seed is
+        SeedSequence(entropy, spawn_key=(phase, input index, chunk number))."""
+        tasks = []
+        for index, x, n, phase in jobs:
+            k = self.chunk_no.get((index, phase), 0)
+            self.chunk_no[(index, phase)] = k + 1
+            tasks.append((x, n, self.entropy, (phase, index, k)))
+        return tasks
+
+    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
+        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
+        tasks = self.tasks(jobs)
+        if self.pool is None:
+            for (index, *_), task in zip(jobs, tasks):
+                out = _local_draw(self.sampler, task)
+                self.progress.advance(task[1])
+                yield index, out
+        else:
+            for (index, x, *_), out in zip(jobs, self.pool.imap(_worker_draw, tasks)):
+                self._check_duplicate(x, out)
+                self.progress.advance(out.n)
+                yield index, out
+
+    def tally(self, jobs: list[tuple[int, object, int, int]], tally: Callable) -> Iterator[tuple[int, np.ndarray]]:
+        """Like :meth:`draw`, but yields (input index, ``tally(outputs, input index)``): the
+        counts of a chunk rather than its outputs (a cluster computes them on its workers)."""
+        for i, out in self.draw(jobs):
+            yield i, tally(out, i)
+
+    def _check_duplicate(self, x, out: Outputs) -> None:
+        self._check_digest(x, out.n, repeat_digest(out))
+
+    def _check_digest(self, x, n: int, digest: int | None) -> None:
+        """Worker processes start as copies of this one: a randomizer drawing from its own
+        generator (not the seeded global ``random``/``numpy.random``, nor the batch rng) then
+        repeats the same draws in every worker, and the samples are no longer independent."""
+        if digest is None:
+            return
+        if digest in self.digests:
+            raise RandomizerError(
+                f"randomizer returned the very same sequence of {n} outputs for input {x!r} in two "
+                f"worker processes: it draws from a private generator that every worker copies; "
+                f"use workers=1, or draw from the random/numpy.random module (seeded per chunk) or "
+                f"from the rng passed to a batch randomizer")
+        self.digests.add(digest)
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+
+
+def repeat_digest(out: Outputs) -> int | None:
+    """The digest of a chunk's draw sequence to compare across worker processes, or None
+    (none taken, or constant outputs, which repeat in any case)."""
+    constant = (out.kind == "objects" and len(out.values) <= 1) or \
+        (out.kind == "array" and out.n and bool((out.values == out.values[0]).all()))
+    return None if constant else out.digest

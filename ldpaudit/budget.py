@@ -1,0 +1,200 @@
+"""Run one job (loading a spec, a verification) inside a wall-clock and memory budget.
+
+z3's own timeout bounds one query, not the exact arithmetic around it, the sympy work before
+it or the number of queries; a hostile or just very large spec or claim can take minutes and
+gigabytes before z3 is asked anything (validating ``exp(epsilon)**(3**3**d)`` alone never
+ends). :func:`call` runs the whole job in a forked child process with an address-space limit
+(``RLIMIT_AS``) and kills it at the deadline, so the caller always gets an answer in time:
+the job's result, the job's exception, or :class:`BudgetExceeded` (which the verifier reports
+as UNKNOWN and the spec loader as an exhausted budget, never as a verdict).
+
+Below every stage (the loader in ``mechanism`` uses it as well as ``verify``); it imports
+nothing of ldpaudit. POSIX only (``os.fork``); elsewhere the job runs in-process with no bound.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable
+
+#: default wall-clock budget of one ``ldpaudit verify`` command, in seconds
+DEFAULT_SECONDS = 60.0
+#: default memory the job may map beyond what the process holds when it starts, in MiB
+DEFAULT_MEMORY_MB = 2048
+#: default wall-clock budget of loading one spec (parse, validate, bind) in every command, in
+#: seconds: the slowest bundled spec loads in under 1 s; ``--load-timeout`` raises it
+LOAD_SECONDS = 5.0
+#: default memory budget of loading one spec, in MiB; ``--load-memory-mb`` raises it
+LOAD_MEMORY_MB = 2048
+
+_PR_SET_PDEATHSIG = 1  # prctl(2) option: the signal a child gets when its parent dies
+
+
+class BudgetExceeded(Exception):
+    """The job ran out of time or memory; ``str()`` says which and how to raise the budget.
+
+    ``resource`` is ``"time"`` or ``"memory"``, ``limit`` the budget that was spent (seconds
+    or MiB), so a caller can say which of its own options raises it."""
+
+    def __init__(self, message: str, *, resource: str = "time", limit: float | None = None):
+        super().__init__(message)
+        self.resource = resource
+        self.limit = limit
+
+    def __reduce__(self):
+        return (_budget_exceeded, (str(self), self.resource, self.limit))
+
+
+def _budget_exceeded(message, resource, limit):
+    return BudgetExceeded(message, resource=resource, limit=limit)
+
+
+def supported() -> bool:
+    return hasattr(os, "fork")
+
+
+def _address_space_now() -> int | None:
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        return None
+    return None
+
+
+def _limit_memory(memory_mb: int | None) -> None:
+    if not memory_mb:
+        return
+    import resource
+
+    base = _address_space_now() or 0
+    limit = base + memory_mb * 1024 * 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:  # a job inside another's budget never gets more than it
+        limit = min(limit, soft)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _die_with_parent(parent: int) -> None:
+    """Linux: have the kernel SIGKILL this child when the process that forked it dies, however
+    it dies (killed at its own budget's deadline, interrupted, killed by anyone): a budget
+    inside a budget (the loader's, inside verify's) never outlives it, burning CPU as an orphan."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(70)
+
+
+def _child(write_fd: int, fn: Callable, args, kwargs, memory_mb: int | None, label: str) -> None:
+    try:
+        _limit_memory(memory_mb)
+        message = ("ok", fn(*args, **kwargs))
+    except MemoryError:
+        message = ("memory", "")
+    except BaseException as exc:  # the parent re-raises it
+        message = ("error", exc, traceback.format_exc())
+    try:
+        data = pickle.dumps(message)
+    except Exception as exc:  # an unpicklable result or exception
+        if isinstance(exc, MemoryError):
+            data = pickle.dumps(("memory", ""))
+        else:
+            what = type(message[1]).__name__
+            data = pickle.dumps(("error", RuntimeError(f"the {label}'s {what} could not be sent back: {exc}"), ""))
+    with os.fdopen(write_fd, "wb") as out:
+        out.write(data)
+
+
+def call(fn: Callable, *args, seconds: float | None, memory_mb: int | None = DEFAULT_MEMORY_MB,
+         label: str = "verification", **kwargs):
+    """``fn(*args, **kwargs)`` in a forked child with at most ``seconds`` of wall time and
+    ``memory_mb`` MiB of new address space; its result, or its exception re-raised here, or
+    :class:`BudgetExceeded`. ``label`` names the job in messages about the child process."""
+    if not supported():
+        return fn(*args, **kwargs)
+    read_fd, write_fd = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into the caller's code
+        status = 0
+        try:
+            os.close(read_fd)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            _die_with_parent(parent)
+            _child(write_fd, fn, args, kwargs, memory_mb, label)
+        except BaseException:
+            status = 70
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    deadline = None if seconds is None else time.monotonic() + seconds
+    chunks = []
+    finished = False
+    try:
+        while True:
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                break
+            ready, _, _ = select.select([read_fd], [], [], wait)
+            if not ready:
+                break
+            chunk = os.read(read_fd, 1 << 20)
+            if not chunk:
+                finished = True
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_fd)
+        if not finished:
+            _kill(pid)
+    _, status = os.waitpid(pid, 0)
+    if not finished:
+        raise BudgetExceeded(f"budget exceeded: still running after {seconds:g} s of wall time (raise the timeout)",
+                             resource="time", limit=seconds)
+    if not chunks:
+        raise _death(status, memory_mb, label)
+    message = pickle.loads(b"".join(chunks))
+    if message[0] == "ok":
+        return message[1]
+    if message[0] == "memory":
+        raise BudgetExceeded(f"budget exceeded: more than {memory_mb} MiB of memory (raise the memory limit)",
+                             resource="memory", limit=memory_mb)
+    exc, trace = message[1], message[2]
+    if trace and hasattr(exc, "add_note"):
+        exc.add_note(f"in the {label} process:\n" + trace)
+    raise exc
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def _death(status: int, memory_mb: int | None, label: str) -> Exception:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        if memory_mb and sig in (signal.SIGSEGV, signal.SIGABRT, signal.SIGBUS, signal.SIGKILL):
+            return BudgetExceeded(
+                f"budget exceeded: the {label} process was killed by {name}, most likely out of memory "
+                f"(limit {memory_mb} MiB; raise the memory limit)",
+                resource="memory", limit=memory_mb,
+            )
+        return RuntimeError(f"the {label} process was killed by {name}")
+    return RuntimeError(f"the {label} process exited with status {os.WEXITSTATUS(status)} and no result")
