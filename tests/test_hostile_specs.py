@@ -166,10 +166,12 @@ def test_the_example_instance_is_enumerated_within_the_cap(monkeypatch):
 
     text = HOSTILE["overlap seen only on the example"][0]
     monkeypatch.setattr(structured, "MAX_CLASS_CHECKS", 7)  # fewer than one input's 8 outputs: not listed
-    assert loads_spec(text).name == "k-RR"
+    assert "class conditions not listed on the example instance: 8 outputs per input, more than 7" in loads_spec(text).notes
     monkeypatch.setattr(structured, "MAX_CLASS_CHECKS", 16)  # two inputs (x = 0 and x = 7): x = 0 overlaps
     with pytest.raises(InvalidSpec, match="output y=0 for input x=0 satisfies both"):
         loads_spec(text)
+    assert ("class conditions and counts checked on the example instance (16 input-output pairs, 2 of its 8 inputs "
+            "spread from both ends)") in loads_spec(KRR).notes
 
 
 def test_signs_are_decided_exactly_where_floats_cannot():

@@ -122,10 +122,9 @@ def _validate_structured(mech, ch: StructuredChannel) -> list[str]:
     if _check_classes_by_structure(mech, ch):
         notes.append("class conditions exclusive and exhaustive with the declared counts for every parameter value "
                      "(over the output types)")
-    checked = _check_classes_on_example(mech, ch)
-    if checked:
-        notes.append(f"class conditions and counts checked on {'the example instance' if mech.parameters else 'the channel'}"
-                     f" ({checked} input-output pairs)")
+    listed = _check_classes_on_example(mech, ch)
+    if listed:
+        notes.append(listed)
     return notes
 
 
@@ -347,15 +346,14 @@ def _spread(n: int, m: int) -> list[int]:
     return sorted({j * (n - 1) // (m - 1) for j in range(m)}) if m > 1 else [0]
 
 
-def _check_classes_on_example(mech, ch: StructuredChannel) -> int:
+def _check_classes_on_example(mech, ch: StructuredChannel) -> str | None:
     """Enumerate the outputs of the example instance (of the channel itself when there is no
     free parameter) and check each class against its condition, for every input or, past
-    :data:`MAX_CLASS_CHECKS` pairs, for both ends and inputs spread between. Returns the
-    number of (input, output) pairs checked: 0 when there is no numeric instance or one
-    input's outputs are too many to list."""
+    :data:`MAX_CLASS_CHECKS` pairs, for both ends and inputs spread between. Returns a note
+    saying what was checked, or None when there is no numeric instance to list."""
     example = _example(mech)
     if example is None:
-        return 0
+        return None
     subs = {mech.symbols[k]: v for k, v in example.items() if k in mech.symbols}
     where = f" at the [example] instance {_pretty(example)}" if example else ""
     try:
@@ -364,11 +362,13 @@ def _check_classes_on_example(mech, ch: StructuredChannel) -> int:
         counts = [_subs(c.count, subs) for c in ch.classes]
         n_out = _subs(sp.sympify(space.count()), subs)
     except LdpAuditError:
-        return 0  # a size over the budgets: the [example] binding refuses it
-    if not (size.is_Integer and n_out.is_Integer and all(c.is_Integer for c in counts)):
-        return 0  # a non-integer size or count is refused by validation or by the [example] binding
-    if not 1 <= n_out <= MAX_CLASS_CHECKS or size < 1:
-        return 0
+        return None  # a size over the budgets: the [example] binding refuses it
+    if not (size.is_Integer and n_out.is_Integer and all(c.is_Integer for c in counts)) or size < 1 or n_out < 1:
+        return None  # a non-integer or empty size or count is refused by validation or by the [example] binding
+    what = "the example instance" if example else "the channel"
+    if n_out > MAX_CLASS_CHECKS:
+        return (f"class conditions not listed on {what}: {n_out} outputs per input, more than "
+                f"{MAX_CLASS_CHECKS:,}")
     labels = mech.inputs.labels
     picked = _spread(int(size), max(1, MAX_CLASS_CHECKS // int(n_out)))
     inputs = [labels[i] for i in picked] if labels is not None else picked
@@ -378,5 +378,6 @@ def _check_classes_on_example(mech, ch: StructuredChannel) -> int:
         hash_of = space.hash if isinstance(space, CohortSpace) else None
         classified = list(_classify(mech, ch, inputs, outputs, env_params, hash_of, [int(c) for c in counts], where))
     except NotMaterializable:
-        return 0
-    return len(classified) * len(outputs)
+        return None
+    spread = "" if len(classified) == size else f", {len(classified)} of its {size} inputs spread from both ends"
+    return f"class conditions and counts checked on {what} ({len(classified) * len(outputs)} input-output pairs{spread})"
