@@ -12,7 +12,7 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.expr import shown
-from ldpaudit.mechanism.params import _decided, _subs
+from ldpaudit.mechanism.params import _decided, _subs, decide
 from ldpaudit.mechanism.spaces import FiniteDomain
 
 
@@ -59,9 +59,10 @@ def sample_points(mech, count: int = 6) -> list[dict]:
                 value = sp.sympify(options[(i + j) % len(options)])
                 lo = None if p.lower is None else _subs(p.lower, subs)
                 hi = None if p.upper is None else _subs(p.upper, subs)
-                if lo is not None and lo.is_number and (value < lo or (p.lower_strict and value == lo)):
+                # a candidate is admissible when it is shown within its bounds
+                if lo is not None and lo.is_number and decide(value > lo if p.lower_strict else value >= lo) is not True:
                     continue
-                if hi is not None and hi.is_number and (value > hi or (p.upper_strict and value == hi)):
+                if hi is not None and hi.is_number and decide(value < hi if p.upper_strict else value <= hi) is not True:
                     continue
                 chosen = value
                 break

@@ -67,10 +67,10 @@ class Parameter:
     def symbol(self) -> sp.Symbol:
         assumptions = {"integer": True} if self.kind == "integer" else {"real": True}
         low = self.lower
-        if low is not None and low.is_number:
-            if low > 0 or (low == 0 and self.lower_strict):
+        if low is not None and low.is_number:  # a sign that cannot be decided exactly gives no assumption
+            if decide(low > 0) or (low == 0 and self.lower_strict):
                 assumptions["positive"] = True
-            elif low >= 0:
+            elif decide(low >= 0):
                 assumptions["nonnegative"] = True
         return sp.Symbol(self.name, **assumptions)
 
@@ -134,12 +134,60 @@ def _subs(expr, subs):
     return expr.subs(subs)
 
 
-def _decided(relation, where: str, value) -> bool:
-    """``bool(relation)``, or InvalidSpec when sympy cannot decide it (numbers too close)."""
+#: digits of a numerical evaluation that sympy certifies (evalf strict), tried in turn
+_CERTIFIED_DIGITS = (30, 120, 400)
+
+_OUTCOME = {"<": lambda s: s < 0, "<=": lambda s: s <= 0, ">": lambda s: s > 0, ">=": lambda s: s >= 0,
+            "==": lambda s: s == 0, "!=": lambda s: s != 0}
+
+
+def sign(value) -> int | None:
+    """The sign (-1, 0, 1) of a real number, decided exactly, or None: sympy's assumptions,
+    then the same after cancelling (1/2 - (u - 1)/(2 (u + 1)) is 1/(u + 1) > 0 for u = e^(10^100),
+    which no numerical evaluation resolves), then a numerical value that sympy certifies to
+    all its digits (evalf strict), at increasing precision."""
+    from sympy.core.evalf import PrecisionExhausted
+
+    value = sp.sympify(value)
+    if value.is_Rational:
+        return (value > 0) - (value < 0)
+    for form in (value, sp.cancel(sp.together(value))):
+        if form.is_zero:
+            return 0
+        if form.is_positive:
+            return 1
+        if form.is_negative:
+            return -1
+    for digits in _CERTIFIED_DIGITS:
+        try:
+            approx = value.evalf(digits, strict=True)
+        except (PrecisionExhausted, ValueError, TypeError, ArithmeticError):
+            continue
+        if approx.is_Number and approx != 0:
+            return 1 if approx > 0 else -1
+    return None
+
+
+def decide(relation) -> bool | None:
+    """The truth of a comparison of real numbers, decided exactly (:func:`sign` of lhs - rhs
+    when sympy's own ``bool`` cannot tell), or None."""
     try:
         return bool(relation)
     except TypeError:
-        raise InvalidSpec(f"{where} = {shown(value)}: cannot decide the comparison {shown(relation)} exactly") from None
+        pass
+    if not isinstance(relation, sp.core.relational.Relational) or relation.rel_op not in _OUTCOME:
+        return None
+    s = sign(relation.lhs - relation.rhs)
+    return None if s is None else _OUTCOME[relation.rel_op](s)
+
+
+def _decided(relation, where: str, value) -> bool:
+    """:func:`decide`, or InvalidSpec naming ``where`` when nothing decides it exactly."""
+    outcome = decide(relation)
+    if outcome is None:
+        raise InvalidSpec(f"{where} = {shown(value)}: cannot decide the comparison {shown(relation)} exactly; "
+                          "give a value farther from it")
+    return outcome
 
 
 def _exact_value(name: str, value, symbols) -> sp.Basic:
@@ -173,7 +221,7 @@ def _exact_value(name: str, value, symbols) -> sp.Basic:
 def _check_range(mech_name, p: Parameter, value, subs):
     if p.kind == "integer" and not value.is_Integer:
         raise InvalidParameter(f"parameter {p.name} = {shown(value)} of {mech_name} must be an integer")
-    for bound, strict, sign in ((p.lower, p.lower_strict, 1), (p.upper, p.upper_strict, -1)):
+    for bound, strict, side in ((p.lower, p.lower_strict, 1), (p.upper, p.upper_strict, -1)):
         if bound is None:
             continue
         b = _subs(bound, subs)
@@ -184,15 +232,14 @@ def _check_range(mech_name, p: Parameter, value, subs):
                 f"parameter {p.name} = {shown(value)} of {mech_name}: its bound {shown(bound)} is {shown(b)}, not a real number, "
                 "at these parameter values"
             )
-        try:
-            ok = bool((value > b if strict else value >= b) if sign == 1 else (value < b if strict else value <= b))
-        except TypeError:
+        ok = decide((value > b if strict else value >= b) if side == 1 else (value < b if strict else value <= b))
+        if ok is None:
             raise InvalidParameter(
                 f"parameter {p.name} = {shown(value)} of {mech_name}: cannot decide whether it is within its bound "
                 f"{shown(bound)} = {shown(b)}; give a value farther from the bound"
-            ) from None
+            )
         if not ok:
-            rel = (">" if strict else ">=") if sign == 1 else ("<" if strict else "<=")
+            rel = (">" if strict else ">=") if side == 1 else ("<" if strict else "<=")
             raise InvalidParameter(
                 f"parameter {p.name} = {shown(value)} of {mech_name} is out of range: need {p.name} {rel} {shown(bound)}"
                 + (f" = {shown(b)}" if b != bound else "")
@@ -221,15 +268,20 @@ def _transfer_bounds(p: Parameter, value, subs, remaining: list[Parameter]) -> l
         a, c = poly.all_coeffs()
         limit = (value - c) / a
         # value >= a*s + c (p's lower bound) gives s <= limit when a > 0; p's upper bound the reverse
-        s_is_lower = (not is_lower) == bool(a > 0)
+        positive = decide(a > 0)
+        if positive is None:
+            continue
+        s_is_lower = (not is_lower) == positive
         q = remaining[by_symbol[s]]
         old = q.lower if s_is_lower else q.upper
         old_strict = q.lower_strict if s_is_lower else q.upper_strict
         if old is not None:
             if not old.is_number:
                 continue
-            tighter = limit > old if s_is_lower else limit < old
-            if not bool(tighter):
+            tighter = decide(limit > old if s_is_lower else limit < old)
+            if tighter is None:
+                continue
+            if not tighter:
                 if limit == old:
                     strict = strict or old_strict
                 else:

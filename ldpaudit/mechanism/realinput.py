@@ -24,7 +24,7 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.checks import _require_nonnegative, is_zero, sample_points
-from ldpaudit.mechanism.params import X, Y, _subs
+from ldpaudit.mechanism.params import X, Y, _decided, _subs
 from ldpaudit.mechanism.spaces import IntervalDomain, _subs_domain
 
 #: at most this many combinations of feature values are enumerated
@@ -370,7 +370,7 @@ def _spot_check_real_input(mech, ch: RealInputChannel, rows) -> int:
         for x in xs:
             values = [evaluate(r, x) for r in bound_rows]
             for y, v in zip(ch.outputs, values):
-                if not v.is_number or v.has(sp.nan, sp.zoo) or bool(v < 0):
+                if not v.is_number or v.has(sp.nan, sp.zoo) or _decided(v < 0, f"Q(y={y}|x={x}) of {mech.name!r} at {pretty}", v):
                     raise InvalidSpec(f"Q(y={y}|x={x}) of {mech.name!r} = {v} at {pretty} is not a probability")
             if is_zero(sp.Add(*values) - 1) is not True:
                 raise InvalidSpec(

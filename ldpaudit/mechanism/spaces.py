@@ -11,7 +11,7 @@ from typing import Union
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
-from ldpaudit.mechanism.params import _subs
+from ldpaudit.mechanism.params import _subs, decide
 
 # --- input domains ---------------------------------------------------------------------------
 
@@ -48,11 +48,12 @@ class IntervalDomain:
         return self.low is not None and self.high is not None
 
     def contains(self, value) -> bool:
-        """Whether a numeric value lies in the domain (ends that are still symbolic are ignored)."""
+        """Whether a numeric value is shown to lie in the domain (ends that are still symbolic
+        are ignored; a comparison with an end that cannot be decided exactly is not shown)."""
         low, high = self.low, self.high
-        if low is not None and sp.sympify(low).is_number and bool(value < low):
+        if low is not None and sp.sympify(low).is_number and decide(value >= low) is not True:
             return False
-        if high is not None and sp.sympify(high).is_number and bool(value > high):
+        if high is not None and sp.sympify(high).is_number and decide(value <= high) is not True:
             return False
         return True
 
