@@ -84,6 +84,12 @@ HOSTILE = {
     "a huge bound": (
         edit(DUCHI, ('[parameters.epsilon]\ntype = "real"\nmin = 0', '[parameters.epsilon]\ntype = "real"\nmin = "10**100"')),
         ["[example] is not an admissible instance", "parameter epsilon = 1", "out of range"]),
+    # both bounds huge: a real-input row at a sample point is then e^(10^100)-sized, which sympy's
+    # simplify overflowed on (exit 4); that point decides nothing and the example is refused
+    "two huge bounds": (
+        edit(DUCHI, ('[parameters.epsilon]\ntype = "real"\nmin = 0', '[parameters.epsilon]\ntype = "real"\nmin = "10**100"'),
+             ('[parameters.B]\ntype = "real"\nmin = 0', '[parameters.B]\ntype = "real"\nmin = "10**100"')),
+        ["[example] is not an admissible instance", "parameter B = 1", "out of range"]),
 }
 
 

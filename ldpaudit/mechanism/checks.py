@@ -147,10 +147,13 @@ def _require_nonnegative(mech, expr, where: str) -> None:
         value = sp.sympify(expr).xreplace({mech.symbols[k]: v for k, v in point.items()})
         if not value.is_number and _varies(value):
             continue  # still a function of the input (x): no simplification makes it a number to check
-        value = sp.simplify(value) if not value.is_number else value
-        if value.is_number and (
-            value.has(sp.nan, sp.zoo) or value.is_extended_real is False or _decided(value < 0, where, value)
-        ):
+        try:
+            value = sp.simplify(value) if not value.is_number else value
+            negative = value.is_number and (
+                value.has(sp.nan, sp.zoo) or value.is_extended_real is False or _decided(value < 0, where, value))
+        except (OverflowError, RecursionError):  # e^(10^100) at a sample point: nothing decided there
+            continue
+        if negative:
             pretty = ", ".join(f"{k}={v}" for k, v in point.items())
             raise InvalidSpec(f"{where} of {mech.name!r} = {expr} is {value} (negative or undefined) at {pretty}")
 
