@@ -31,6 +31,7 @@ import sympy as sp
 import z3
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
+from ldpaudit.mechanism.checks import is_zero
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.params import X, Z, Parameter
@@ -230,13 +231,11 @@ def validity(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Validity:
         return Validity(False, [], str(exc))
     pd = setup.pd
     for order in orders:
-        region = [rel(enc, setup.side(pd.breakpoints[b] - pd.breakpoints[a], setup.xa), ">")
-                  for a, b in zip(order, order[1:])]
         try:
             mass = pd.integral(order)
         except NotPiecewiseLinear as exc:
             return Validity(False, orders, str(exc), queries)
-        if not _identically_one(mass):
+        if is_zero(sp.sympify(mass) - 1) is not True:
             mass_a = setup.side(mass, setup.xa)
             try:
                 enc2 = setup.encoder([mass_a])
@@ -276,17 +275,6 @@ def validity(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Validity:
     if not orders:
         return Validity(False, [], "no order of the breakpoints is realizable (is the input domain empty?)", queries)
     return Validity(True, orders, queries=queries)
-
-
-def _identically_one(mass: sp.Basic) -> bool:
-    d = sp.sympify(mass) - 1
-    for simplify in (lambda e: sp.cancel(sp.together(e)), sp.simplify):
-        try:
-            if simplify(d) == 0:
-                return True
-        except (TypeError, ValueError, NotImplementedError):
-            continue
-    return False
 
 
 def _point(setup: _Setup, enc: Encoder, model) -> dict:
