@@ -93,3 +93,18 @@ def test_cli_calibrate_and_its_bad_input():
     proc = _cli("verify", str(SPECS / "gaussian.toml"), "-p", "epsilon=1", "--calibrate", "sigma")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "--calibrate sigma needs --delta" in proc.stderr
+
+
+def test_a_delta_it_cannot_derive_is_unknown_not_bad_input():
+    proc = _cli("verify", str(SPECS / "piecewise.toml"), "-p", "epsilon=1", "--delta", "1/10")
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout.startswith("UNKNOWN") and "could not derive δ(ε)" in proc.stdout and "not a location family" in proc.stdout
+
+
+@pytest.mark.parametrize("spec, params", [("gaussian.toml", ["-p", "sigma=1", "-p", "epsilon=1"]),
+                                          ("krr.toml", ["-p", "d=3", "-p", "epsilon=1"])])
+@pytest.mark.parametrize("delta", ["2", "1", "-1/10"])
+def test_a_delta_outside_zero_one_is_bad_input(spec, params, delta):
+    proc = _cli("verify", str(SPECS / spec), *params, f"--delta={delta}")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and f"delta = {delta}" in proc.stderr and "[0, 1)" in proc.stderr

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ldpaudit import budget
+from ldpaudit.errors import InvalidParameter
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.product import ProductChannel
@@ -87,9 +88,13 @@ def verify(
     if delta is None and epsilon is None and mech.claimed_delta is not None:
         delta = mech.claimed_delta  # the spec claims (ε, δ)
     if delta is not None:
+        delta = exact_number(delta, "delta")
+        if not (delta.is_number and delta.is_extended_real and delta >= 0 and delta < 1):
+            raise InvalidParameter(f"delta = {delta}: δ must be a number in [0, 1) (the δ of the (ε, δ) claim), "
+                                   "e.g. 1/100000")
         if density_delta.applies(mech):
-            return density_delta.verify_density_delta(mech, claim, exact_number(delta, "delta"), start=start)
-        return verify_delta(mech, claim, exact_number(delta, "delta"), timeout_ms=timeout_ms, start=start)
+            return density_delta.verify_density_delta(mech, claim, delta, start=start)
+        return verify_delta(mech, claim, delta, timeout_ms=timeout_ms, start=start)
     return form_of(mech).verify(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
 
 

@@ -46,6 +46,12 @@ def as_phi(expr: sp.Basic) -> sp.Basic:
     return sp.expand(expr)
 
 
+class NotDerived(InvalidParameter):
+    """δ(ε) could not be derived in closed form (not a location family, log-concavity not shown,
+    an integral sympy could not do): ``verify --delta`` reports UNKNOWN with this reason, never
+    a verdict; :func:`density_delta` callers see it as an InvalidParameter."""
+
+
 @dataclass(frozen=True)
 class DensityDelta:
     """δ(ε) in closed form, with the pair and the event {z > t} that attain it."""
@@ -80,7 +86,7 @@ def density_delta(mech: Mechanism, epsilon) -> DensityDelta:
     eps = sp.sympify(epsilon)
     noise = ch.density.xreplace({Z: X + _W})
     if noise.has(X):
-        raise InvalidParameter(f"δ(ε) of {mech.name!r}: the density is not a location family (f(x + w | x) "
+        raise NotDerived(f"δ(ε) of {mech.name!r}: the density is not a location family (f(x + w | x) "
                                "depends on x); only location families are derived in closed form")
     _check_log_concave(mech, noise)
     hi, lo = dom.high, dom.low
@@ -106,13 +112,13 @@ def _check_log_concave(mech: Mechanism, noise: sp.Basic) -> None:
         h = sp.refine(h, sp.Q.positive(_V))
         second = sp.simplify(sp.diff(h, _V, 2))
         if second.is_nonpositive is not True:
-            raise InvalidParameter(f"δ(ε) of {mech.name!r}: cannot show that the noise density is log-concave "
+            raise NotDerived(f"δ(ε) of {mech.name!r}: cannot show that the noise density is log-concave "
                                    f"((log g)'' = {sstr(second)}); only log-concave location families are derived")
         halves.append(sp.limit(sp.diff(h, _V), _V, 0, "+"))
     # right slope at 0 is halves[0]; left slope is -halves[1]: concave needs left >= right
     jump = sp.simplify(-halves[1] - halves[0])
     if jump.is_nonnegative is not True:
-        raise InvalidParameter(f"δ(ε) of {mech.name!r}: cannot show the noise is log-concave across 0")
+        raise NotDerived(f"δ(ε) of {mech.name!r}: cannot show the noise is log-concave across 0")
 
 
 def _crossing(log_ratio: sp.Basic, eps: sp.Basic, lo: sp.Basic, hi: sp.Basic) -> sp.Basic | None:
@@ -124,13 +130,13 @@ def _crossing(log_ratio: sp.Basic, eps: sp.Basic, lo: sp.Basic, hi: sp.Basic) ->
         if gap.is_nonpositive:
             return None
         if gap.is_positive is not True:
-            raise InvalidParameter(f"cannot decide whether ε = {sstr(eps)} is below the largest log-ratio {sstr(top)}; "
+            raise NotDerived(f"cannot decide whether ε = {sstr(eps)} is below the largest log-ratio {sstr(top)}; "
                                    "bind the parameters")
         sols = sp.solve(sp.Eq(inner, eps), Z)
     else:
         sols = sp.solve(sp.Eq(sp.simplify(log_ratio), eps), Z)
     if len(sols) != 1:
-        raise InvalidParameter(f"the log-ratio {sstr(log_ratio)} does not cross ε = {sstr(eps)} exactly once")
+        raise NotDerived(f"the log-ratio {sstr(log_ratio)} does not cross ε = {sstr(eps)} exactly once")
     return sp.simplify(sols[0])
 
 
@@ -138,13 +144,13 @@ def _abs_between(arg: sp.Basic, lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
     """|arg| for z strictly between lo and hi (arg = ±(z - c) with c = lo or hi)."""
     c = sp.solve(arg, Z)
     if len(c) != 1:
-        raise InvalidParameter(f"cannot split |{sstr(arg)}| at one point")
+        raise NotDerived(f"cannot split |{sstr(arg)}| at one point")
     slope = sp.diff(arg, Z)
     if sp.simplify(c[0] - lo) == 0:
         return arg if slope.is_positive else -arg   # z > lo
     if sp.simplify(c[0] - hi) == 0:
         return -arg if slope.is_positive else arg   # z < hi
-    raise InvalidParameter(f"|{sstr(arg)}| bends inside the input interval; not derived")
+    raise NotDerived(f"|{sstr(arg)}| bends inside the input interval; not derived")
 
 
 def _tail(noise: sp.Basic, u: sp.Basic) -> sp.Basic:
@@ -152,7 +158,7 @@ def _tail(noise: sp.Basic, u: sp.Basic) -> sp.Basic:
     if not noise.has(sp.Abs):
         value = sp.integrate(noise, (_W, u, sp.oo))
         if value.has(sp.Integral):
-            raise InvalidParameter(f"sympy could not integrate the noise density {sstr(noise)} from {sstr(u)}")
+            raise NotDerived(f"sympy could not integrate the noise density {sstr(noise)} from {sstr(u)}")
         return sp.simplify(value).rewrite(sp.erfc)
     pos = sp.refine(noise.xreplace({_W: _V}), sp.Q.positive(_V))
     neg = sp.refine(noise.xreplace({_W: -_V}), sp.Q.positive(_V))
@@ -162,7 +168,7 @@ def _tail(noise: sp.Basic, u: sp.Basic) -> sp.Basic:
         return sp.simplify(right + sp.integrate(neg, (_V, 0, -u)))
     if sp.simplify(u).is_nonnegative:
         return sp.simplify(sp.integrate(pos, (_V, u, sp.oo)))
-    raise InvalidParameter(f"cannot tell the sign of {sstr(u)}; bind the parameters")
+    raise NotDerived(f"cannot tell the sign of {sstr(u)}; bind the parameters")
 
 
 def numeric(expr: sp.Basic) -> sp.Float:
@@ -174,7 +180,11 @@ def verify_density_delta(mech: Mechanism, claim, delta, *, start) -> Verdict:
     if mech.parameters:
         raise InvalidParameter(f"δ(ε) needs numeric parameters; bind {', '.join(mech.parameter_names)} "
                                f"(e.g. -p {mech.parameter_names[0]}=...)")
-    dd = density_delta(mech, claim)
+    try:
+        dd = density_delta(mech, claim)
+    except NotDerived as exc:
+        return Verdict(Status.UNKNOWN, mech.name, claim, delta=delta, reason=f"could not derive δ(ε): {exc}",
+                       scope=scope_of(mech), seconds=time.perf_counter() - start, params=mech.bindings)
     method = f"exact δ(ε) of a density channel: {dd.method}; compared at {DIGITS} digits"
     value = numeric(dd.delta)
     gap = value - numeric(sp.sympify(delta))
