@@ -58,8 +58,9 @@ from ldpaudit.mechanism.expr import (
 from ldpaudit.mechanism.params import X, Y, Z, Parameter
 from ldpaudit.mechanism.product import CoordinateLaw, ProductChannel
 from ldpaudit.mechanism.realinput import RealInputChannel
-from ldpaudit.mechanism.spaces import CohortSpace, ElementSpace, FiniteDomain, IntervalDomain, SubsetSpace
+from ldpaudit.mechanism.spaces import BoxDomain, CohortSpace, ElementSpace, FiniteDomain, IntervalDomain, SubsetSpace
 from ldpaudit.mechanism.structured import OutputClass, StructuredChannel
+from ldpaudit.mechanism.vector import CoordinatesChannel, SignVectorChannel, T, V
 
 MAX_SPEC_BYTES = 1_000_000
 MAX_TOML_NESTING = 32  # arrays and tables inside each other ([[[...]]], {a = {b = ...}}, a.b.c...)
@@ -71,7 +72,7 @@ MAX_EXPLICIT_ENTRIES = 4096  # cells of an explicit channel generated from chann
 _TOP = {"mechanism", "parameters", "example", "inputs", "channel", "definitions"}
 _MECHANISM = {"name", "claimed_epsilon", "claimed_delta", "description", "source"}
 _PARAMETER = {"type", "min", "max", "strict_min", "strict_max", "description", "public", "unbounded"}
-_INPUTS = {"size", "labels", "low", "high", "real"}
+_INPUTS = {"size", "labels", "low", "high", "real", "dimension"}
 _CHANNEL = {
     "explicit": {"form", "outputs", "rows", "entry"},
     "structured": {"form", "outputs", "size", "universe", "k", "hash", "classes", "cohorts", "family", "seed",
@@ -79,7 +80,12 @@ _CHANNEL = {
     "product": {"form", "coordinates", "on", "off"},
     "bloom": {"form", "cohorts", "k", "hashes", "hash", "family", "seed", "permutation", "on", "off"},
     "density": {"form", "density"},
+    "signs": {"form", "latent", "entry", "scale"},
+    "coordinates": {"form", "sampled", "scale", "coordinate"},
 }
+#: the channel forms whose expressions may use [definitions]
+_DEFINITION_FORMS = {"density", "signs", "coordinates"}
+_COORDINATE = {"form", "density", "outputs", "entry"}
 _CLASS = {"name", "when", "count", "weight"}
 _LAW = {"values", "density"}
 
@@ -397,8 +403,8 @@ def _build(doc: dict) -> Mechanism:
     claimed = parse_expression(mech_t["claimed_epsilon"], symbols, field="mechanism.claimed_epsilon")
     inputs = _inputs(_table(doc, "inputs", "inputs", _INPUTS), symbols)
     definitions = _definitions(doc, symbols)
-    if definitions and (not isinstance(doc.get("channel"), dict) or doc["channel"].get("form") != "density"):
-        raise InvalidSpec("[definitions] are read by density channels only; write the expressions inline in "
+    if definitions and (not isinstance(doc.get("channel"), dict) or doc["channel"].get("form") not in _DEFINITION_FORMS):
+        raise InvalidSpec(f"[definitions] are read by {', '.join(sorted(_DEFINITION_FORMS))} channels only; write the expressions inline in "
                           f"channel.form = {shown(doc.get('channel', {}).get('form') if isinstance(doc.get('channel'), dict) else None)}")
     channel = _channel(doc, symbols, inputs, definitions)
 
@@ -438,7 +444,9 @@ def _bound(table, key, where, symbols):
     return parse_expression(table[key], symbols, field=f"{where}.{key}")
 
 
-def _inputs(t: dict, symbols) -> FiniteDomain | IntervalDomain:
+def _inputs(t: dict, symbols) -> FiniteDomain | IntervalDomain | BoxDomain:
+    if "dimension" in t:
+        return _box(t, symbols)
     real = t.get("real")
     if real is not None and real is not True:
         raise InvalidSpec(f"inputs.real = {real!r}; write real = true for real inputs (or leave it out)")
@@ -456,6 +464,26 @@ def _inputs(t: dict, symbols) -> FiniteDomain | IntervalDomain:
     if "size" in t:
         return FiniteDomain(parse_expression(t["size"], symbols, field="inputs.size"))
     raise InvalidSpec("inputs needs size (inputs 0..size-1), labels, or low and high")
+
+
+def _box(t: dict, symbols) -> BoxDomain:
+    """Vector inputs: ``dimension`` (a positive integer or an integer parameter) with both ends."""
+    dim = parse_expression(t["dimension"], symbols, field="inputs.dimension")
+    if dim.is_number and not (dim.is_Integer and dim >= 1):
+        raise InvalidSpec(f"inputs.dimension = {shown(dim)} must be a whole number >= 1 (coordinates of the input)")
+    if not dim.is_number and not (dim.is_Symbol and dim.is_integer):
+        raise InvalidSpec(f"inputs.dimension = {shown(dim)} must be a number or an integer parameter such as \"d\"")
+    missing = [end for end in ("low", "high") if end not in t]
+    if missing:
+        raise InvalidSpec(f"inputs.dimension = {shown(t['dimension'])} declares vector inputs, but inputs.{missing[0]} is "
+                          "missing; vector inputs need both bounds: set inputs.low and inputs.high (the box [low, high]^d), "
+                          "e.g. low = -1, high = 1")
+    extra = sorted(set(t) & {"size", "labels", "real"})
+    if extra:
+        raise InvalidSpec(f"inputs.{extra[0]} with inputs.dimension; vector inputs are the box [low, high]^dimension")
+    low = parse_expression(t["low"], symbols, field="inputs.low")
+    high = parse_expression(t["high"], symbols, field="inputs.high")
+    return BoxDomain(dim, low, high)
 
 
 def _check_labels(labels, field):
@@ -501,6 +529,15 @@ def _channel(doc, symbols, inputs, definitions=None):
     if not isinstance(form, str) or form not in _CHANNEL:
         raise InvalidSpec(f"channel.form = {shown(form)}; use one of {', '.join(sorted(_CHANNEL))} (a string)")
     _no_unknown(raw, "channel", _CHANNEL[form])
+    if isinstance(inputs, BoxDomain) != (form in ("signs", "coordinates")):
+        raise InvalidSpec(f"channel.form = {shown(form)} with {'vector' if isinstance(inputs, BoxDomain) else 'scalar'} inputs; "
+                          + ("vector inputs (inputs.dimension) are reported by form \"signs\" or \"coordinates\""
+                             if isinstance(inputs, BoxDomain) else
+                             "forms \"signs\" and \"coordinates\" need vector inputs: set inputs.dimension, low and high"))
+    if form == "signs":
+        return _signs(raw, symbols, definitions or {})
+    if form == "coordinates":
+        return _coordinates(raw, symbols, definitions or {}, inputs)
     if form in ("explicit", "structured") and isinstance(inputs, IntervalDomain):
         return _real_explicit(raw, symbols) if form == "explicit" else _real_structured(raw, symbols)
     if form == "explicit":
@@ -525,6 +562,55 @@ def _channel(doc, symbols, inputs, definitions=None):
         raise InvalidSpec("missing channel.density (a density in z given the input x)")
     density = parse_expression(raw["density"], dict(symbols, **(definitions or {}), x=X, z=Z), field="channel.density")
     return DensityChannel(density)
+
+
+def _signs(raw, symbols, definitions) -> SignVectorChannel:
+    """Duchi et al.'s ℓ∞ form: ``latent`` P(v_j | x_j) in v, x; ``entry`` P(s | v) in t = <s, v>."""
+    for var in ("t", "v"):
+        if var in symbols or var in definitions:
+            raise InvalidSpec(f"a parameter or definition is named {var}, which channel.form = \"signs\" reserves "
+                              "(v the latent sign, t = <s, v>); rename it")
+    for key in ("latent", "entry", "scale"):
+        if key not in raw:
+            raise InvalidSpec(f"missing channel.{key} of the signs form ({_SIGNS_FIELDS[key]})")
+    scope = dict(symbols, **definitions)
+    return SignVectorChannel(
+        latent=parse_expression(raw["latent"], dict(scope, x=X, v=V), field="channel.latent"),
+        entry=sp.piecewise_fold(parse_expression(raw["entry"], dict(scope, t=T), field="channel.entry")),
+        scale=parse_expression(raw["scale"], scope, field="channel.scale"),
+    )
+
+
+_SIGNS_FIELDS = {
+    "latent": "P(v_j | x_j) for the latent sign v_j in {-1, 1}, e.g. \"(1 + v*x)/2\"",
+    "entry": "P(s | v) for a sign vector s with t = <s, v>, e.g. \"pi/N if t > 0 else (1 - pi)/N\"",
+    "scale": "the report is scale * s, e.g. \"B\"",
+}
+
+
+def _coordinates(raw, symbols, definitions, inputs: BoxDomain) -> CoordinatesChannel:
+    """k of d coordinates, each through the scalar channel [channel.coordinate] times ``scale``."""
+    t = raw.get("coordinate")
+    if not isinstance(t, dict):
+        raise InvalidSpec("missing [channel.coordinate] table: the channel of one coordinate, written as a "
+                          "one-dimensional spec's [channel] (form = \"density\" with density, or \"explicit\" with outputs and entry)")
+    _no_unknown(t, "channel.coordinate", _COORDINATE)
+    form = t.get("form")
+    if form == "density":
+        if "density" not in t:
+            raise InvalidSpec("missing channel.coordinate.density (a density in z given the coordinate x)")
+        coordinate = DensityChannel(parse_expression(t["density"], dict(symbols, **definitions, x=X, z=Z),
+                                                     field="channel.coordinate.density"))
+    elif form == "explicit":
+        coordinate = _real_explicit(t, dict(symbols, **definitions), where="channel.coordinate")
+    else:
+        raise InvalidSpec(f"channel.coordinate.form = {shown(form)}; use \"density\" or \"explicit\"")
+    scope = dict(symbols, **definitions)
+    return CoordinatesChannel(
+        coordinate=coordinate,
+        sampled=parse_expression(raw["sampled"], scope, field="channel.sampled") if "sampled" in raw else inputs.dimension,
+        scale=parse_expression(raw.get("scale", 1), scope, field="channel.scale"),
+    )
 
 
 def _law(t, symbols, where):
@@ -597,16 +683,16 @@ def _explicit(raw, symbols, inputs):
     return ExplicitChannel(tuple(in_labels), tuple(outputs), matrix)
 
 
-def _real_explicit(raw, symbols) -> RealInputChannel:
+def _real_explicit(raw, symbols, where: str = "channel") -> RealInputChannel:
     """Real inputs, finite outputs: ``entry`` is Q(y|x), an expression in x and y."""
     outputs = raw.get("outputs")
-    _check_labels(outputs, "channel.outputs")
+    _check_labels(outputs, f"{where}.outputs")
     if any(not isinstance(y, int) for y in outputs):
-        raise InvalidSpec("channel.outputs of a real-input channel must be integers (y in channel.entry is a number)")
+        raise InvalidSpec(f"{where}.outputs of a real-input channel must be integers (y in {where}.entry is a number)")
     if "entry" not in raw:
-        raise InvalidSpec("an explicit channel with real inputs needs channel.entry (Q(y|x) as an expression in x and y); "
+        raise InvalidSpec(f"an explicit channel with real inputs needs {where}.entry (Q(y|x) as an expression in x and y); "
                           "channel.rows lists finite inputs")
-    entry = parse_expression(raw["entry"], dict(symbols, x=X, y=Y), field="channel.entry")
+    entry = parse_expression(raw["entry"], dict(symbols, x=X, y=Y), field=f"{where}.entry")
     return RealInputChannel(tuple(outputs), sp.piecewise_fold(entry), "explicit")
 
 

@@ -65,12 +65,38 @@ class IntervalDomain:
         return f"{left}, {right}"
 
 
-Domain = Union[FiniteDomain, IntervalDomain]
+@dataclass(frozen=True)
+class BoxDomain:
+    """Vector inputs in the box [low, high]^dimension (``dimension`` a positive integer or an
+    integer parameter; both ends required: a vector input without bounds has no vertices)."""
+
+    dimension: sp.Basic
+    low: sp.Basic
+    high: sp.Basic
+
+    @property
+    def interval(self) -> IntervalDomain:
+        """The domain of one coordinate."""
+        return IntervalDomain(self.low, self.high)
+
+    def vertices(self) -> list[tuple]:
+        """The 2^d corners of the box (needs a numeric dimension)."""
+        d = _concrete_int(self.dimension, "inputs.dimension")
+        return list(itertools.product((self.low, self.high), repeat=d))
+
+    def describe(self) -> str:
+        return f"[{self.low}, {self.high}]^{self.dimension}"
+
+
+Domain = Union[FiniteDomain, IntervalDomain, BoxDomain]
 
 
 def _subs_domain(domain, subs):
     if isinstance(domain, FiniteDomain):
         return replace(domain, size=_subs(domain.size, subs))
+    if isinstance(domain, BoxDomain):
+        return replace(domain, dimension=_subs(domain.dimension, subs), low=_subs(domain.low, subs),
+                       high=_subs(domain.high, subs))
     return replace(domain, low=_subs(domain.low, subs), high=_subs(domain.high, subs))
 
 

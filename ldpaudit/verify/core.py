@@ -25,7 +25,7 @@ from ldpaudit.errors import InvalidParameter
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.product import ProductChannel
-from ldpaudit.verify import density, density_delta, finite, hashed, piecewise, real, smt
+from ldpaudit.verify import density, density_delta, finite, hashed, piecewise, real, smt, vector
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -49,6 +49,7 @@ def _continuous(mech: Mechanism) -> bool:
 
 #: the channel forms, most specific first; the finite form takes everything else
 FORMS: tuple[Form, ...] = (
+    Form("vector", vector.applies, vector.verify_vector, vector.tight_vector),
     Form("piecewise density", piecewise.applies, piecewise.verify_piecewise, piecewise.tight_piecewise),
     Form("density", _continuous, density.verify_density, density.tight_density),
     Form("real-input", real.applies, real.verify_real, real.tight_real),

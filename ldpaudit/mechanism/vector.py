@@ -1,0 +1,262 @@
+"""Vector inputs: x in the box [low, high]^d, reported through one of two channel forms.
+
+``signs`` (Duchi, Jordan & Wainwright's ℓ∞ mechanism): a latent sign vector v in {-1, 1}^d
+with independent coordinates, P(v_j | x_j) = ``latent`` (an expression in v and x), then a sign
+vector s in {-1, 1}^d with probability ``entry`` (an expression in t = <s, v> and the
+parameters); the report is ``scale`` * s. So
+
+    Q(s | x) = sum over v of prod_j L(v_j | x_j) * G(<s, v>).
+
+When L is affine in x, Q(s | x) is affine in each x_j separately (multilinear), so over the box
+its largest and smallest values for each s are taken at vertices: the channel is ε-LDP on the
+whole box iff its restriction to the 2^d vertices is, with the same ε*. :meth:`vertex_channel`
+is that finite channel; ``ldpaudit verify`` proves it.
+
+``coordinates`` (Wang et al.'s PM and HM in d dimensions): k of the d coordinates, chosen
+uniformly and independently of x, are each reported through one scalar channel (a density in
+z, or finitely many outputs y, written as in a one-dimensional spec) and multiplied by
+``scale``; the others are reported as 0. The ratio of two reports is a product of k
+one-coordinate ratios in separate variables, so ε* = k ε*_1 exactly, ε*_1 the scalar channel's.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, replace
+
+import sympy as sp
+
+from ldpaudit.errors import InvalidSpec, NotMaterializable
+from ldpaudit.mechanism.checks import _require_nonnegative, is_zero
+from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.params import X, Z, _subs
+from ldpaudit.mechanism.spaces import BoxDomain, IntervalDomain, _concrete_int
+
+#: the latent sign of one coordinate, and t = <s, v>, in a ``signs`` channel
+V = sp.Symbol("v", integer=True)
+T = sp.Symbol("t", integer=True)
+
+#: the vertex reduction enumerates 2^d vertices and 2^d sign vectors: up to d = MAX_SIGN_DIMENSION
+MAX_SIGN_DIMENSION = 8
+
+
+@dataclass(frozen=True)
+class SignVectorChannel:
+    """``latent`` = P(v_j | x_j) in :data:`V` and :data:`X`; ``entry`` = P(s | v) in :data:`T`
+    (= <s, v>); the report is ``scale`` * s. Outputs are sign vectors s (tuples of ±1)."""
+
+    latent: sp.Basic
+    entry: sp.Basic
+    scale: sp.Basic
+    form = "signs"
+    variables = frozenset({X, V, T})
+
+    def expressions(self) -> list[sp.Basic]:
+        return [self.latent, self.entry, self.scale]
+
+    def substitute(self, subs) -> SignVectorChannel:
+        return replace(self, latent=_subs(self.latent, subs), entry=_subs(self.entry, subs), scale=_subs(self.scale, subs))
+
+    def size_fields(self) -> list:
+        return []
+
+    def validate(self, mech) -> list[str]:
+        return _validate_signs(mech, self)
+
+    def materialize(self, mech, *, max_entries: int) -> ExplicitChannel:
+        raise NotMaterializable(
+            f"{mech.name!r} has real vector inputs; it has no finite channel matrix (verify reduces it to the "
+            "vertices of the box: SignVectorChannel.vertex_channel)")
+
+    def latent_law(self, v: int, x) -> sp.Basic:
+        """P(v_j = v | x_j = x)."""
+        return _subs(self.latent, {V: sp.Integer(v), X: sp.sympify(x)})
+
+    def given_latent(self, t: int) -> sp.Basic:
+        """P(s | v) for <s, v> = t."""
+        return _subs(self.entry, {T: sp.Integer(t)})
+
+    def affine(self) -> bool:
+        """Whether the latent law is affine in x (so Q(s|x) is multilinear on the box)."""
+        for v in (-1, 1):
+            law = sp.expand(_subs(self.latent, {V: sp.Integer(v)}))
+            if law.has(X) and not (law.is_polynomial(X) and sp.degree(law, X) <= 1):
+                return False
+        return True
+
+    def probability(self, s: tuple, x: tuple) -> sp.Basic:
+        """Q(s | x) exactly, by the distribution of t = <s, v>: coordinate j contributes +1 with
+        probability L(s_j | x_j) (v_j = s_j), else -1."""
+        return _mix(self, [self.latent_law(sj, xj) for sj, xj in zip(s, x)])
+
+    def vertex_channel(self, mech) -> ExplicitChannel:
+        """The channel restricted to the vertices of the box: rows are vertices (tuples of the
+        box's ends), columns sign vectors. Equal (s, u) agreement counts share one entry."""
+        box = mech.inputs
+        d = _concrete_int(box.dimension, "inputs.dimension")
+        if d > MAX_SIGN_DIMENSION:
+            raise NotMaterializable(f"inputs.dimension = {d}: the vertex reduction enumerates 4^d (vertex, output) "
+                                    f"pairs and stops at d = {MAX_SIGN_DIMENSION}")
+        ends = (box.low, box.high)
+        agree = {(v, e): self.latent_law(v, e) for v in (-1, 1) for e in ends}
+        cache: dict = {}
+        signs = list(itertools.product((-1, 1), repeat=d))
+        vertices = [tuple(ends[(1 + c) // 2] for c in code) for code in signs]
+        rows = []
+        for u in vertices:
+            row = []
+            for s in signs:
+                key = tuple(sorted((sj, uj == box.high) for sj, uj in zip(s, u)))
+                if key not in cache:
+                    cache[key] = _mix(self, [agree[(sj, uj)] for sj, uj in zip(s, u)])
+                row.append(cache[key])
+            rows.append(tuple(row))
+        return ExplicitChannel(tuple(vertices), tuple(signs), tuple(rows))
+
+
+def _mix(ch: SignVectorChannel, agree: list) -> sp.Basic:
+    """sum_t P(<s, v> = t) G(t) where coordinate j agrees (+1) with probability agree[j]."""
+    dist = {0: sp.Integer(1)}
+    for a in agree:
+        nxt: dict = {}
+        for t, p in dist.items():
+            for step, q in ((1, a), (-1, 1 - a)):
+                if q != 0:
+                    nxt[t + step] = nxt.get(t + step, 0) + p * q
+        dist = nxt
+    return sp.Add(*(sp.expand(p) * ch.given_latent(t) for t, p in sorted(dist.items()) if p != 0))
+
+
+def sign_dimensions(mech) -> list[int] | None:
+    """The dimensions a ``signs`` channel must be checked at: the number, or every value of an
+    integer parameter d with a finite declared range of at most MAX_SIGN_DIMENSION; None when
+    the range is unbounded or too large."""
+    d = sp.sympify(mech.inputs.dimension)
+    if d.is_number:
+        return [int(d)]
+    if not d.is_Symbol:
+        return None
+    p = next((p for p in mech.parameters if p.symbol == d), None)
+    if p is None or p.upper is None or not sp.sympify(p.upper).is_number:
+        return None
+    lo = 1 if p.lower is None or not sp.sympify(p.lower).is_number else max(1, math.ceil(p.lower))
+    hi = math.floor(p.upper)
+    if hi > MAX_SIGN_DIMENSION:
+        return None
+    return list(range(lo, hi + 1))
+
+
+def _validate_signs(mech, ch: SignVectorChannel) -> list[str]:
+    box = mech.inputs
+    if not isinstance(box, BoxDomain):
+        raise InvalidSpec(f"channel.form = \"signs\" of {mech.name!r} needs vector inputs: set inputs.dimension, "
+                          "inputs.low and inputs.high")
+    total = is_zero(ch.latent_law(1, X) + ch.latent_law(-1, X) - 1)
+    if total is not True:
+        raise InvalidSpec(f"channel.latent of {mech.name!r}: P(v=1|x) + P(v=-1|x) = "
+                          f"{sp.simplify(ch.latent_law(1, X) + ch.latent_law(-1, X))}, not 1"
+                          + ("" if total is False else " (sympy could not prove it)"))
+    for v in (-1, 1):
+        for end in (box.low, box.high):
+            _require_nonnegative(mech, ch.latent_law(v, end), f"channel.latent P(v={v}|x={end})")
+    notes = []
+    if ch.affine():
+        notes.append("latent law affine in x: non-negative on the box (checked at both ends)")
+    else:
+        notes.append("latent law not affine in x: checked at the box's ends only; verify needs an affine law")
+    dims = sign_dimensions(mech)
+    where = "for every d in its range"
+    if dims is None:
+        example = dict(mech.example).get(str(box.dimension))
+        dims = [int(example)] if example is not None else []
+        where = f"at the example d = {example} only (d's range is unbounded or above {MAX_SIGN_DIMENSION})"
+    d_sym = sp.sympify(box.dimension)
+    for d in dims:
+        at = {} if d_sym.is_number else {d_sym: sp.Integer(d)}
+        total = sp.Integer(0)
+        for t in range(-d, d + 1, 2):
+            g = _subs(ch.given_latent(t), at)
+            _require_nonnegative(mech, g, f"channel.entry at t = {t} (d = {d})")
+            total += math.comb(d, (d + t) // 2) * g
+        verdict = is_zero(total - 1)
+        if verdict is not True:
+            raise InvalidSpec(f"channel.entry of {mech.name!r} sums to {sp.simplify(total)} over the 2^{d} sign vectors "
+                              f"at d = {d}; P(s | v) must sum to 1" + ("" if verdict is False else " (sympy could not prove it)"))
+    if dims:
+        notes.append(f"P(s | v) sums to 1 over the sign vectors {where}: exact sums, sympy")
+    return notes
+
+
+@dataclass(frozen=True)
+class CoordinatesChannel:
+    """k of the d coordinates sampled (``sampled`` = k), each reported through ``coordinate``
+    (a DensityChannel in x, z or a RealInputChannel in x, y) times ``scale``, the rest as 0."""
+
+    coordinate: object
+    sampled: sp.Basic
+    scale: sp.Basic
+    form = "coordinates"
+
+    @property
+    def variables(self) -> frozenset:
+        return frozenset(self.coordinate.variables)
+
+    @property
+    def continuous(self) -> bool:
+        return Z in self.variables
+
+    def expressions(self) -> list[sp.Basic]:
+        return [*self.coordinate.expressions(), self.sampled, self.scale]
+
+    def substitute(self, subs) -> CoordinatesChannel:
+        return replace(self, coordinate=self.coordinate.substitute(subs), sampled=_subs(self.sampled, subs),
+                       scale=_subs(self.scale, subs))
+
+    def size_fields(self) -> list:
+        return [("channel.sampled", self.sampled)]
+
+    def validate(self, mech) -> list[str]:
+        return _validate_coordinates(mech, self)
+
+    def materialize(self, mech, *, max_entries: int) -> ExplicitChannel:
+        raise NotMaterializable(f"{mech.name!r} has real vector inputs; it has no finite channel matrix")
+
+
+def coordinate_mechanism(mech, claim=None):
+    """One coordinate of a ``coordinates`` channel as a scalar Mechanism on [low, high] (same
+    parameters), claiming ``claim`` (default: the vector claim divided by k)."""
+    from ldpaudit.mechanism.core import Mechanism
+
+    ch = mech.channel
+    return Mechanism(
+        name=f"{mech.name} (one coordinate)",
+        parameters=mech.parameters,
+        inputs=mech.inputs.interval,
+        channel=ch.coordinate,
+        claimed_epsilon=mech.claimed_epsilon / ch.sampled if claim is None else claim,
+        bindings=mech.bindings,
+        example=mech.example,
+        identities_proved=mech.identities_proved,
+    )
+
+
+def _validate_coordinates(mech, ch: CoordinatesChannel) -> list[str]:
+    box = mech.inputs
+    if not isinstance(box, BoxDomain):
+        raise InvalidSpec(f"channel.form = \"coordinates\" of {mech.name!r} needs vector inputs: set inputs.dimension, "
+                          "inputs.low and inputs.high")
+    k, d = sp.sympify(ch.sampled), sp.sympify(box.dimension)
+    if k.is_number and (not k.is_Integer or k < 1):
+        raise InvalidSpec(f"channel.sampled = {k} of {mech.name!r} must be a whole number >= 1 (coordinates per report)")
+    if k.is_number and d.is_number and k > d:
+        raise InvalidSpec(f"channel.sampled = {k} of {mech.name!r} exceeds inputs.dimension = {d}; sample at most d")
+    if not k.is_number and k != d:
+        p = next((p for p in mech.parameters if p.symbol == k), None)
+        if p is None or p.kind != "integer" or p.lower is None or not (sp.sympify(p.lower).is_number and p.lower >= 1) \
+                or p.upper is None or sp.simplify(p.upper - d) != 0 and not (
+                    sp.sympify(p.upper).is_number and d.is_number and p.upper <= d):
+            raise InvalidSpec(f"channel.sampled = {k} of {mech.name!r} must be a number or an integer parameter "
+                              "declared with min = 1 and max = the dimension (e.g. max = \"d\")")
+    notes = coordinate_mechanism(mech).notes
+    return [f"one coordinate: {n}" for n in notes]
