@@ -101,6 +101,8 @@ def derive(mech: Mechanism, *, model: str = "iid", family: Mechanism | None = No
         _derive_density(mech, model, steps, results)
     elif mech.channel.form == "real-input":
         _derive_real_input(mech, model, steps, results)
+    elif mech.channel.form in ("signs", "coordinates"):
+        _derive_vector(mech, model, steps, results)
     else:
         _derive_discrete(mech, model, steps, results, asymptotics)
         _derive_optimal(mech, family, model, steps, results)
@@ -609,6 +611,46 @@ def _derive_piecewise(mech, model, steps, results):
     steps.append(Step("Worst-case squared error", text,
                       (_eq("sup E(μ̂ - μ)²", r"\sup \mathbb{E}(\hat\mu-\mu)^2", worst, "=" if model == "fixed" else "≤"),)))
     _worst_case_steps(worst, steps, results)
+
+
+def _derive_vector(mech, model, steps, results):
+    """Vector inputs: the moments of each coordinate of the report, its variance and the worst
+    case over the coordinate's interval; the mean of the reports estimates each coordinate's mean."""
+    from ldpaudit.derive.vector import coordinate_moments
+
+    try:
+        cm = coordinate_moments(mech)
+    except LdpAuditError as exc:
+        steps.append(Step("Per-coordinate moments", f"Not derived: {exc}."))
+        for key in ("marginal", "estimator", "variance", "l2_worst", "l1_worst"):
+            _skip(results, key, exc)
+        return
+    x = sp.Symbol("x", real=True)
+    eqs = [_eq("E[t_j | x_j = x]", r"\mathbb{E}[t_j \mid x_j = x]", cm.mean),
+           _eq("E[t_j² | x_j = x]", r"\mathbb{E}[t_j^2 \mid x_j = x]", cm.second_moment),
+           _eq("Var(t_j | x_j = x)", r"\operatorname{Var}(t_j \mid x_j = x)", cm.variance)]
+    steps.append(Step("Per-coordinate moments", f"Coordinate j of the report t, by {cm.how}:", tuple(eqs)))
+    for d, mean, var in cm.per_dimension:
+        steps.append(Step(f"d = {d}", "Derived at this dimension:",
+                          (_eq("E[t_j | x_j = x]", r"\mathbb{E}[t_j \mid x_j = x]", mean),
+                           _eq("Var(t_j | x_j = x)", r"\operatorname{Var}(t_j \mid x_j = x)", var))))
+    results["marginal"] = sp.Eq(sp.Symbol("E[t_j|x]"), cm.mean)
+    bias = simplify(cm.mean - x)
+    results["estimator"] = sp.Symbol("t_j") if bias == 0 else None
+    if bias != 0:
+        results["not_derived"]["estimator"] = f"E[t_j | x] = {sp.sstr(cm.mean)} is not x: the report is biased"
+    n = N_USERS
+    results["variance"] = simplify(cm.variance / n)
+    where = ", ".join(map(sp.sstr, cm.worst_inputs))
+    steps.append(Step(
+        "Worst-case variance per coordinate",
+        ("Each report is unbiased for its input, so the mean of the reports' coordinate j is unbiased for the mean "
+         "of the inputs' coordinate j; " if bias == 0 else "") +
+        f"Var(t_j | x) is largest over the coordinate's interval at x = {where}; over n users, given the inputs:",
+        (_eq("sup_x Var(t_j | x)", r"\sup_x \operatorname{Var}(t_j \mid x)", cm.worst_variance),
+         _eq("sup E(μ̂_j - μ_j)²", r"\sup \mathbb{E}(\hat\mu_j-\mu_j)^2", simplify(cm.worst_variance / n))),
+    ))
+    _worst_case_steps(simplify(cm.worst_variance / n), steps, results)
 
 
 def _derive_density(mech, model, steps, results):

@@ -25,6 +25,8 @@ def headline(mech: Mechanism) -> str:
     """e.g. ``worst-case ℓ2² = 0.8474/n (i.i.d., at uniform p); n_eff = 0.2864 n``."""
     if mech.channel.form == "real-input":
         return _real_input_headline(mech)
+    if mech.channel.form in ("signs", "coordinates"):
+        return _vector_headline(mech)
     try:
         if isinstance(mech.channel, DensityChannel):
             from ldpaudit.derive import piecewise
@@ -51,6 +53,19 @@ def headline(mech: Mechanism) -> str:
             return f"no unbiased estimator: {str(exc).split(':')[0]}"
     except LdpAuditError as exc:
         return f"not derived: {exc}"
+
+
+def _vector_headline(mech: Mechanism) -> str:
+    """Vector inputs: each coordinate's report, its bias and worst-case variance."""
+    from ldpaudit.derive.vector import coordinate_moments
+    from ldpaudit.mechanism.params import X
+
+    try:
+        cm = coordinate_moments(mech)
+    except LdpAuditError as exc:
+        return f"not derived: {exc}"
+    unbiased = "unbiased" if sp.simplify(cm.mean - X) == 0 else f"E[t_j|x] = {sp.sstr(cm.mean)}"
+    return f"{unbiased} per coordinate; worst-case Var per coordinate = {_per_n(cm.worst_variance * N_USERS)[:-2]}"
 
 
 def _real_input_headline(mech: Mechanism) -> str:

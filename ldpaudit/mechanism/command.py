@@ -32,7 +32,9 @@ def describe_channel(mech: Mechanism) -> dict:
     """A JSON-able description of the channel (stable schema)."""
     ch = mech.channel
     out: dict = {"form": ch.form}
-    if isinstance(ch, ExplicitChannel):
+    if hasattr(ch, "describe_fields"):  # forms that describe themselves (vector inputs)
+        out.update(ch.describe_fields())
+    elif isinstance(ch, ExplicitChannel):
         out.update(
             inputs=[str(x) for x in ch.inputs],
             outputs=[str(y) for y in ch.outputs],
@@ -133,7 +135,10 @@ def cmd_show(args) -> int:
     print(f"  claimed epsilon: {mech.claimed_epsilon}")
     ch = mech.channel
     print(f"  channel ({ch.form}):")
-    if isinstance(ch, ExplicitChannel):
+    if hasattr(ch, "show_lines"):
+        for line in ch.show_lines():
+            print(f"    {line}")
+    elif isinstance(ch, ExplicitChannel):
         print(_indent(sp.pretty(ch.to_sympy_matrix(), use_unicode=True), 4))
         print(f"    rows: x in {list(ch.inputs)}; columns: y in {list(ch.outputs)}")
     elif isinstance(ch, StructuredChannel):
@@ -161,7 +166,10 @@ def cmd_show(args) -> int:
         print(f"    f(z|x) = {sp.sstr(ch.density)}")
     print("  LaTeX:")
     print(f"    \\varepsilon = {sp.latex(mech.claimed_epsilon)}")
-    if isinstance(ch, ExplicitChannel):
+    if hasattr(ch, "latex_lines"):
+        for line in ch.latex_lines():
+            print(f"    {line}")
+    elif isinstance(ch, ExplicitChannel):
         print(f"    Q = {sp.latex(ch.to_sympy_matrix())}")
     elif isinstance(ch, StructuredChannel):
         for c in ch.classes:

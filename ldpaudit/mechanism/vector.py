@@ -29,8 +29,9 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.checks import _require_nonnegative, is_zero
+from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
-from ldpaudit.mechanism.params import X, Z, _subs
+from ldpaudit.mechanism.params import Parameter, X, Z, _subs
 from ldpaudit.mechanism.spaces import BoxDomain, IntervalDomain, _concrete_int
 
 #: the latent sign of one coordinate, and t = <s, v>, in a ``signs`` channel
@@ -68,6 +69,19 @@ class SignVectorChannel:
         raise NotMaterializable(
             f"{mech.name!r} has real vector inputs; it has no finite channel matrix (verify reduces it to the "
             "vertices of the box: SignVectorChannel.vertex_channel)")
+
+    def describe_fields(self) -> dict:
+        return {"latent": str(self.latent), "entry": str(self.entry), "scale": str(self.scale),
+                "latex": {"latent": sp.latex(self.latent), "entry": sp.latex(self.entry), "scale": sp.latex(self.scale)}}
+
+    def show_lines(self) -> list[str]:
+        return [f"latent sign v_j in {{-1, 1}} of each coordinate: P(v_j = v | x_j = x) = {sp.sstr(self.latent)}",
+                f"sign vector s in {{-1, 1}}^d with t = <s, v>: P(s | v) = {sp.sstr(self.entry)}",
+                f"report: {sp.sstr(self.scale)} * s"]
+
+    def latex_lines(self) -> list[str]:
+        return [f"P(v_j \\mid x_j) = {sp.latex(self.latent)}", f"P(s \\mid v) = {sp.latex(self.entry)}",
+                f"z = {sp.latex(self.scale)}\\, s"]
 
     def latent_law(self, v: int, x) -> sp.Basic:
         """P(v_j = v | x_j = x)."""
@@ -216,6 +230,29 @@ class CoordinatesChannel:
     def size_fields(self) -> list:
         return [("channel.sampled", self.sampled)]
 
+    def _law_text(self, latex: bool = False) -> str:
+        c = self.coordinate
+        show = sp.latex if latex else sp.sstr
+        return show(c.density) if isinstance(c, DensityChannel) else show(c.entry)
+
+    def describe_fields(self) -> dict:
+        c = self.coordinate
+        law = ({"density": str(c.density)} if isinstance(c, DensityChannel)
+               else {"outputs": [str(y) for y in c.outputs], "entry": str(c.entry)})
+        return {"sampled": str(self.sampled), "scale": str(self.scale), "coordinate": law,
+                "latex": self._law_text(latex=True)}
+
+    def show_lines(self) -> list[str]:
+        c = self.coordinate
+        what = (f"f(z|x) = {self._law_text()}" if isinstance(c, DensityChannel)
+                else f"Q(y|x) = {self._law_text()}, y in {{{', '.join(map(str, c.outputs))}}}")
+        return [f"{sp.sstr(self.sampled)} of the d coordinates sampled uniformly; the others reported as 0",
+                f"each sampled coordinate x_j reported as {sp.sstr(self.scale)} * (z with {what})"]
+
+    def latex_lines(self) -> list[str]:
+        kind = "f(z \\mid x)" if isinstance(self.coordinate, DensityChannel) else "Q(y \\mid x)"
+        return [f"{kind} = {self._law_text(latex=True)}", f"t_j = {sp.latex(self.scale)}\\, z_j"]
+
     def validate(self, mech) -> list[str]:
         return _validate_coordinates(mech, self)
 
@@ -260,3 +297,59 @@ def _validate_coordinates(mech, ch: CoordinatesChannel) -> list[str]:
                               "declared with min = 1 and max = the dimension (e.g. max = \"d\")")
     notes = coordinate_mechanism(mech).notes
     return [f"one coordinate: {n}" for n in notes]
+
+
+class PerCoordinate:
+    """The coordinate channel as a scalar mechanism claiming ε/k. When k is free and the claim
+    is a parameter P > 0 with no upper bound, P = k P_1 with a fresh P_1 > 0 (``per``): the
+    scalar prover then sees exp(P_1) rather than exp(P/k), over the same instances (every
+    P_1 > 0 is P/k for some admissible P and k)."""
+
+    def __init__(self, mech, claim):
+        from ldpaudit.mechanism.core import Mechanism
+
+        self.mech, self.claim = mech, claim
+        self.k = sp.sympify(mech.channel.sampled)
+        self.param = self.per = None
+        p = next((q for q in mech.parameters if q.symbol == claim), None)
+        others = [q for q in mech.parameters if q is not p]
+        if (not self.k.is_number and p is not None and p.kind == "real" and p.upper is None and p.lower == 0
+                and p.lower_strict and not any(b is not None and b.has(p.symbol) for q in others for b in (q.lower, q.upper))):
+            self.param = p
+            self.per = Parameter(f"{p.name}_per_coordinate", "real", sp.Integer(0), None, lower_strict=True,
+                                 description=f"{p.name}/{self.k}")
+            example = dict(mech.example)
+            if p.name in example and str(self.k) in example:
+                example[self.per.name] = example.pop(p.name) / example[str(self.k)]
+            subs = {p.symbol: self.k * self.per.symbol}
+            self.sub = Mechanism(
+                name=f"{mech.name} (one coordinate)", parameters=(*others, self.per), inputs=mech.inputs.interval,
+                channel=mech.channel.coordinate.substitute(subs), claimed_epsilon=self.per.symbol,
+                bindings=mech.bindings, example=tuple(example.items()), identities_proved=mech.identities_proved)
+            self.scalar_claim = self.per.symbol
+        else:
+            self.scalar_claim = sp.simplify(claim / self.k)
+            self.sub = coordinate_mechanism(mech, self.scalar_claim)
+
+    def back(self, value):
+        """A value in the scalar mechanism's parameters, in the vector mechanism's."""
+        if self.per is None or value is None:
+            return value
+        return sp.sympify(value).xreplace({self.per.symbol: self.param.symbol / self.k})
+
+    def params(self, w) -> tuple:
+        """The witness's parameter values for the vector mechanism (P = k P_1, with the k and d
+        of the example when the scalar witness leaves them free)."""
+        if self.per is None:
+            return w.params
+        values = dict(w.params)
+        per = values.pop(self.per.name, None)
+        example = dict(self.mech.example)
+        for q in self.mech.parameters:
+            if q.name not in values and q is not self.param and q.name in example and (
+                    q.symbol in self.k.free_symbols or q.symbol in sp.sympify(self.mech.inputs.dimension).free_symbols):
+                values[q.name] = example[q.name]
+        if per is not None:
+            k = self.k.xreplace({self.mech.symbols[n]: v for n, v in values.items() if n in self.mech.symbols})
+            values[self.param.name] = sp.simplify(k * per)
+        return tuple(values.items())

@@ -24,9 +24,8 @@ import sympy as sp
 from ldpaudit.errors import LdpAuditError, NotMaterializable
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
-from ldpaudit.mechanism.params import Parameter
 from ldpaudit.mechanism.spaces import FiniteDomain
-from ldpaudit.mechanism.vector import CoordinatesChannel, SignVectorChannel, coordinate_mechanism, sign_dimensions
+from ldpaudit.mechanism.vector import CoordinatesChannel, PerCoordinate, SignVectorChannel, sign_dimensions
 from ldpaudit.verify import density, finite, piecewise, real, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
@@ -162,63 +161,9 @@ def _scalar_form(sub: Mechanism):
     return real.verify_real, real.tight_real
 
 
-class _PerCoordinate:
-    """The coordinate channel as a scalar mechanism claiming ε/k. When k is free and the claim
-    is a parameter P > 0 with no upper bound, P = k P_1 with a fresh P_1 > 0 (``per``): the
-    scalar prover then sees exp(P_1) rather than exp(P/k), over the same instances (every
-    P_1 > 0 is P/k for some admissible P and k)."""
-
-    def __init__(self, mech: Mechanism, claim):
-        self.mech, self.claim = mech, claim
-        self.k = sp.sympify(mech.channel.sampled)
-        self.param = self.per = None
-        p = next((q for q in mech.parameters if q.symbol == claim), None)
-        others = [q for q in mech.parameters if q is not p]
-        if (not self.k.is_number and p is not None and p.kind == "real" and p.upper is None and p.lower == 0
-                and p.lower_strict and not any(b is not None and b.has(p.symbol) for q in others for b in (q.lower, q.upper))):
-            self.param = p
-            self.per = Parameter(f"{p.name}_per_coordinate", "real", sp.Integer(0), None, lower_strict=True,
-                                 description=f"{p.name}/{self.k}")
-            example = dict(mech.example)
-            if p.name in example and str(self.k) in example:
-                example[self.per.name] = example.pop(p.name) / example[str(self.k)]
-            subs = {p.symbol: self.k * self.per.symbol}
-            self.sub = Mechanism(
-                name=f"{mech.name} (one coordinate)", parameters=(*others, self.per), inputs=mech.inputs.interval,
-                channel=mech.channel.coordinate.substitute(subs), claimed_epsilon=self.per.symbol,
-                bindings=mech.bindings, example=tuple(example.items()), identities_proved=mech.identities_proved)
-            self.scalar_claim = self.per.symbol
-        else:
-            self.scalar_claim = sp.simplify(claim / self.k)
-            self.sub = coordinate_mechanism(mech, self.scalar_claim)
-
-    def back(self, value):
-        """A value in the scalar mechanism's parameters, in the vector mechanism's."""
-        if self.per is None or value is None:
-            return value
-        return sp.sympify(value).xreplace({self.per.symbol: self.param.symbol / self.k})
-
-    def params(self, w: Witness) -> tuple:
-        """The witness's parameter values for the vector mechanism (P = k P_1, with the k and d
-        of the example when the scalar witness leaves them free)."""
-        if self.per is None:
-            return w.params
-        values = dict(w.params)
-        per = values.pop(self.per.name, None)
-        example = dict(self.mech.example)
-        for q in self.mech.parameters:
-            if q.name not in values and q is not self.param and q.name in example and (
-                    q.symbol in self.k.free_symbols or q.symbol in sp.sympify(self.mech.inputs.dimension).free_symbols):
-                values[q.name] = example[q.name]
-        if per is not None:
-            k = self.k.xreplace({self.mech.symbols[n]: v for n, v in values.items() if n in self.mech.symbols})
-            values[self.param.name] = sp.simplify(k * per)
-        return tuple(values.items())
-
-
 def _verify_coordinates(mech, claim, *, timeout_ms, start, tight) -> Verdict:
     k = mech.channel.sampled
-    pc = _PerCoordinate(mech, claim)
+    pc = PerCoordinate(mech, claim)
     verify_scalar, _ = _scalar_form(pc.sub)
     verdict = verify_scalar(pc.sub, pc.scalar_claim, timeout_ms=timeout_ms, start=start, tight=tight)
     at = sp.sstr(sp.simplify(claim / k)) + (f" (written {pc.per.name})" if pc.per is not None else "")
@@ -263,7 +208,7 @@ def _refute_instance(mech, claim, *, timeout_ms, start) -> Verdict | None:
     return None
 
 
-def _lift(mech, pc: _PerCoordinate, w: Witness, claim) -> Witness:
+def _lift(mech, pc: PerCoordinate, w: Witness, claim) -> Witness:
     """The scalar witness in each of the k sampled coordinates: ratio r^k > e^claim."""
     ch = mech.channel
     params = pc.params(w)
@@ -289,7 +234,7 @@ def _lift(mech, pc: _PerCoordinate, w: Witness, claim) -> Witness:
 
 def _tight_coordinates(mech, *, timeout_ms) -> TightEpsilon:
     ch = mech.channel
-    pc = _PerCoordinate(mech, mech.claimed_epsilon)
+    pc = PerCoordinate(mech, mech.claimed_epsilon)
     _, tight_scalar = _scalar_form(pc.sub)
     t = tight_scalar(pc.sub, timeout_ms=timeout_ms)
     if t.value is sp.nan or t.value != t.value:  # the scalar search starts from its claim: try the vector's
