@@ -275,10 +275,15 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     from ldpaudit.audit.sequential import rounds_json, sequential_audit
 
     mech = _load_spec(args)
+    box = mech is not None and mech.inputs.__class__.__name__ == "BoxDomain"
     domain = None
     if args.domain is None:
         if mech is not None and mech.inputs.__class__.__name__ == "FiniteDomain":
             domain = list(mech.inputs.enumerate())
+        elif box:
+            from ldpaudit.mechanism.vector import box_audit_inputs
+
+            domain = box_audit_inputs(mech.inputs)  # the vertices of a small box, else corners and centre
         elif mech is not None:
             from ldpaudit.mechanism.realinput import density_inputs
 
@@ -305,7 +310,7 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
         randomizer, batch = journaled(randomizer, journal, batch=batch), True
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
-                   spec=mech, workers=args.workers, progress=progress)
+                   spec=None if box else mech, workers=args.workers, progress=progress)
     if args.delta_value:
         options["delta"] = args.delta_value
     if getattr(args, "hash", None):
@@ -359,8 +364,11 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     payload["epsilon_claimed_exact"] = str(args.epsilon if args.epsilon is not None else mech.claimed_epsilon)
     payload["epsilon_verdict"] = result.verdict  # the ε test alone; "verdict" also counts conformance
     payload["detectable_epsilon_max"] = result.detectable_epsilon   # at this δ, with these draws
-    payload["false_alarm_control"] = _false_alarm_control(result.delta, mech is not None, rounds is not None,
-                                                          args.alpha)
+    payload["false_alarm_control"] = _false_alarm_control(result.delta, mech is not None and not box,
+                                                          rounds is not None, args.alpha)
+    if box:
+        payload["spec_use"] = ("the spec gave the inputs (the box's vertices, or its corners and centre) and the "
+                               "claimed ε; vector-input channels do not guide the search: black-box events")
     payload["conformance_failed"] = nonconforming
     from ldpaudit.schema import VERDICTS, envelope
 

@@ -513,6 +513,79 @@ def gaussian(*, sigma, epsilon=None) -> Sampler:
     return sample
 
 
+def _box_input(x, d: int, mechanism: str) -> np.ndarray:
+    """A vector input of d coordinates in [-1, 1] as float64 (each coordinate checked exactly)."""
+    try:
+        coords = list(x)
+    except TypeError:
+        raise InvalidParameter(f"input x={x!r} of {mechanism} is not a vector of {d} numbers") from None
+    if len(coords) != d:
+        raise InvalidParameter(f"input x={x!r} of {mechanism} has {len(coords)} coordinates; expected d = {d}")
+    return np.array([float(_real_input(c, mechanism, -1, 1)) for c in coords])
+
+
+def _keep(eps: float) -> float:
+    return math.exp(eps) / (math.exp(eps) + 1.0)
+
+
+def duchi_multidim(*, epsilon, d) -> Sampler:
+    """Duchi, Jordan & Wainwright's ℓ∞ mechanism on x in [-1, 1]^d (specs/duchi_multidim.toml):
+    a latent sign vector v, P(v_j = 1) = (1 + x_j)/2; then s in {-1, 1}^d with P(s | v) =
+    keep/2^(d-1) when <s, v> > 0, (1 - keep)/2^(d-1) when < 0 and 1/2^d on a tie, keep =
+    e^ε/(e^ε + 1), drawn exactly by rejection from the uniform s (acceptance 1, e^-ε and
+    1/(2 keep)); the report is B s, B = (e^ε + 1)/(e^ε - 1) 2^(d-1)/binomial(d - 1, floor(d/2)).
+    Outputs: float64 arrays of shape (n, d)."""
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives an unbounded report; pass epsilon > 0")
+    dim = _size("d", d, low=1, high=64)
+    keep = _keep(eps)
+    scale = (math.exp(eps) + 1) / (math.exp(eps) - 1) * 2 ** (dim - 1) / math.comb(dim - 1, dim // 2)
+
+    def sample(x, n, rng):
+        xs = _box_input(x, dim, "Duchi multidimensional mean")
+        n, rng = _n(n), _rng(rng)
+        v = np.where(rng.random((n, dim)) < (1 + xs) / 2, 1, -1)
+        out = np.empty((n, dim), dtype=np.int64)
+        todo = np.arange(n)
+        while todo.size:
+            s = np.where(rng.random((todo.size, dim)) < 0.5, 1, -1)
+            t = (s * v[todo]).sum(axis=1)
+            accept = np.where(t > 0, 1.0, np.where(t < 0, (1 - keep) / keep, 0.5 / keep))
+            ok = rng.random(todo.size) < accept
+            out[todo[ok]] = s[ok]
+            todo = todo[~ok]
+        return out * scale
+
+    return sample
+
+
+def piecewise_multidim(*, epsilon, d, k) -> Sampler:
+    """The Piecewise mechanism in d dimensions (Wang et al., ICDE 2019, Algorithm 4): k of the
+    d coordinates sampled uniformly, each reported by the Piecewise mechanism at ε/k (see
+    :func:`piecewise`) times d/k, the others as 0. Outputs: float64 arrays of shape (n, d)."""
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives an unbounded output range; pass epsilon > 0")
+    dim = _size("d", d, low=1, high=4096)
+    kk = _size("k", k, low=1, high=dim)
+    s = math.exp(eps / kk / 2)
+    C = (s + 1) / (s - 1)
+
+    def sample(x, n, rng):
+        xs = _box_input(x, dim, "Piecewise mechanism, d dimensions")
+        n, rng = _n(n), _rng(rng)
+        chosen = np.argsort(rng.random((n, dim)), axis=1)[:, :kk]
+        xv = xs[chosen].ravel()
+        lo = (C + 1) / 2 * xv - (C - 1) / 2
+        z = _band_or_rest(xv, lo, lo + C - 1, -C, C, s / (s + 1), xv.size, rng)
+        out = np.zeros((n, dim))
+        np.put_along_axis(out, chosen, (_snap(z, C) * dim / kk).reshape(n, kk), axis=1)
+        return out
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -535,6 +608,8 @@ REFERENCE = {
     "piecewise": piecewise,
     "square_wave": square_wave,
     "gaussian": gaussian,
+    "duchi_multidim": duchi_multidim,
+    "piecewise_multidim": piecewise_multidim,
 }
 
 
@@ -544,6 +619,7 @@ _BY_NAME = {
     "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
     "Joseph UVRR2": "joseph_uvrr2", "Joseph 1RoundKVRR2": "joseph_kvrr2_oneround",
     "Piecewise mechanism": "piecewise", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
+    "Duchi multidimensional mean": "duchi_multidim", "Piecewise mechanism, d dimensions": "piecewise_multidim",
 }
 
 

@@ -142,6 +142,23 @@ def _mix(ch: SignVectorChannel, agree: list) -> sp.Basic:
     return sp.Add(*(sp.expand(p) * ch.given_latent(t) for t, p in sorted(dist.items()) if p != 0))
 
 
+def box_audit_inputs(box: BoxDomain) -> list[tuple]:
+    """Vector inputs for a black-box audit: every vertex of a box with at most 8 of them (where a
+    multilinear channel takes its extremes), else the two opposite corners and the centre.
+    Coordinates are exact (int or Fraction)."""
+    from fractions import Fraction
+
+    def exact(v):
+        v = sp.sympify(v)
+        return int(v) if v.is_Integer else Fraction(str(v))
+
+    d = _concrete_int(box.dimension, "inputs.dimension")
+    if 2**d <= 8:
+        return [tuple(exact(c) for c in v) for v in box.vertices()]
+    low, high = exact(box.low), exact(box.high)
+    return [(low,) * d, (high,) * d, ((low + high) / 2,) * d]
+
+
 def sign_dimensions(mech) -> list[int] | None:
     """The dimensions a ``signs`` channel must be checked at: the number, or every value of an
     integer parameter d with a finite declared range of at most MAX_SIGN_DIMENSION; None when

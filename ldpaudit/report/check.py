@@ -107,7 +107,8 @@ def _verify_stage(mech, *, samples) -> dict:
     verdict = verify(mech)
     out = {"verdict": verdict.status.value, "tight_epsilon": None, "scope": verdict.scope,
            "seconds": round(verdict.seconds, 3)}
-    validity = [n for n in verdict.notes if n.startswith(("∫ f(z|x) dz = 1", "validity (∫ f = 1"))]
+    validity = [n.removeprefix("one coordinate: ") for n in verdict.notes
+                if n.removeprefix("one coordinate: ").startswith(("∫ f(z|x) dz = 1", "validity (∫ f = 1"))]
     if validity:
         out["validity"] = validity[0]
     if verdict.status.value == "PROVED":
@@ -141,7 +142,7 @@ def _audit_stage(mech, *, samples) -> dict:
     from ldpaudit.audit.engine import conformance_failed
     from ldpaudit.errors import InvalidParameter
     from ldpaudit.mechanism.randomizers import reference_for
-    from ldpaudit.mechanism.spaces import FiniteDomain
+    from ldpaudit.mechanism.spaces import BoxDomain, FiniteDomain
 
     try:
         randomizer = reference_for(mech)
@@ -149,6 +150,10 @@ def _audit_stage(mech, *, samples) -> dict:
         return {"verdict": "NOT_AUDITED", "text": "no reference randomizer"}
     if isinstance(mech.inputs, FiniteDomain):
         domain, spec = list(mech.inputs.enumerate()), mech
+    elif isinstance(mech.inputs, BoxDomain):
+        from ldpaudit.mechanism.vector import box_audit_inputs
+
+        domain, spec = box_audit_inputs(mech.inputs), None
     else:
         from ldpaudit.mechanism.realinput import audit_inputs
 
