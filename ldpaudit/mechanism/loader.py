@@ -528,12 +528,12 @@ def _channel(doc, symbols, inputs, definitions=None):
     form = raw.get("form")
     if not isinstance(form, str) or form not in _CHANNEL:
         raise InvalidSpec(f"channel.form = {shown(form)}; use one of {', '.join(sorted(_CHANNEL))} (a string)")
-    _no_unknown(raw, "channel", _CHANNEL[form])
     if isinstance(inputs, BoxDomain) != (form in ("signs", "coordinates")):
         raise InvalidSpec(f"channel.form = {shown(form)} with {'vector' if isinstance(inputs, BoxDomain) else 'scalar'} inputs; "
                           + ("vector inputs (inputs.dimension) are reported by form \"signs\" or \"coordinates\""
                              if isinstance(inputs, BoxDomain) else
                              "forms \"signs\" and \"coordinates\" need vector inputs: set inputs.dimension, low and high"))
+    _no_unknown(raw, "channel", _CHANNEL[form])
     if form == "signs":
         return _signs(raw, symbols, definitions or {})
     if form == "coordinates":

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
-from ldpaudit.mechanism.checks import _require_nonnegative, is_zero
+from ldpaudit.mechanism.checks import _require_nonnegative, is_zero, sample_points
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.params import Parameter, X, Z, _subs
@@ -213,10 +213,23 @@ def _validate_signs(mech, ch: SignVectorChannel) -> list[str]:
         verdict = is_zero(total - 1)
         if verdict is not True:
             raise InvalidSpec(f"channel.entry of {mech.name!r} sums to {sp.simplify(total)} over the 2^{d} sign vectors "
-                              f"at d = {d}; P(s | v) must sum to 1" + ("" if verdict is False else " (sympy could not prove it)"))
+                              f"at d = {d}; P(s | v) must sum to 1" + _where_not_one(mech, total, verdict))
     if dims:
         notes.append(f"P(s | v) sums to 1 over the sign vectors {where}: exact sums, sympy")
     return notes
+
+
+def _where_not_one(mech, total: sp.Basic, verdict) -> str:
+    """Why a sum is not shown to be 1: a sample point where it is exactly another number, or
+    that sympy could not decide it."""
+    if verdict is False:
+        return ""
+    for point in sample_points(mech):
+        value = sp.simplify(total.xreplace({mech.symbols[k]: v for k, v in point.items()}))
+        if value.is_number and is_zero(value - 1) is False:
+            at = ", ".join(f"{k}={v}" for k, v in point.items() if mech.symbols[k] in total.free_symbols)
+            return f" (it is {value} at {at})"
+    return " (sympy could not prove it)"
 
 
 @dataclass(frozen=True)
