@@ -213,3 +213,14 @@ def test_reproduce_wang2019_takes_a_few_seconds_of_cpu(tmp_path):
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     assert (tmp_path / "wang2019" / "wang2019.md").exists()
     assert cpu < 15, f"reproduce wang2019 took {cpu:.1f} s of CPU"
+
+
+def test_d_dimensional_mechanisms_are_verified_from_vector_specs(derived):
+    vec = derived["vector"]
+    assert vec["pm_verdict"].passed and vec["duchi_verdict"].passed
+    assert vec["pm_agrees"] is True
+    eps = next(iter(vec["algorithm3_tight"][3].free_symbols))
+    assert vec["algorithm3_tight"][3] == eps  # odd d: no ties
+    assert sp.simplify(vec["algorithm3_tight"][2] - (eps + sp.log(3))) == 0
+    assert sp.simplify(vec["algorithm3_tight"][4] - (eps + sp.log(sp.Rational(11, 5)))) == 0
+    # d = 4: T+ has 2^3 - 6/2 = 5 sign vectors, T- has 11: the ratio e^ε · 11/5
