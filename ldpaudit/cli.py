@@ -42,6 +42,7 @@ COMMANDS = {
     "audit": ("ldpaudit.audit.command", "certify a lower bound on a black-box randomizer's ε"),
     "reproduce": ("ldpaudit.report.command", "regenerate the papers' results and the derivations under proofs/"),
     "simulate": ("ldpaudit.protocol.command", "simulate a protocol (Joseph et al. Gaussian estimation) on synthetic data"),
+    "new": ("ldpaudit.mechanism.scaffold", "start a spec for a new mechanism from a bundled one"),
     "bench": ("ldpaudit.bench.command", "run the public suite of real LDP bugs: detected at which n, ε_lb vs true ε"),
 }
 

@@ -34,7 +34,8 @@ TRUTH = 'weight = "exp(epsilon)/(exp(epsilon) + d - 1)"'
 #: the issue's weight, normalized so that the row-sum check is not what stops it
 TOWER = 'weight = "exp(epsilon)**(d**d**d)/(exp(epsilon)**(d**d**d) + d - 1)"'
 #: as explosive, with a number at the bottom of the tower: passes the static guard
-SLIP = 'weight = "exp(epsilon)**(3**3**d)/(exp(epsilon)**(3**3**d) + d - 1)"'
+# no tower (the exponent 2**d has a constant base), but sympy's identity check of the row sum runs for minutes
+SLIP = 'weight = "(exp(epsilon)**(2**d) + 1)**40/((exp(epsilon)**(2**d) + 1)**40 + d - 1)"'
 CPU_LIMIT = 10.0  # seconds of CPU for the whole command (the acceptance bound)
 
 

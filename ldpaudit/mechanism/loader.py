@@ -953,7 +953,11 @@ def dumps_spec(mech: Mechanism) -> str:
         lines += ["", "[example]"] + [f"{k} = {_q(sp.sstr(v))}" for k, v in mech.example]
     lines += ["", "[inputs]"]
     dom = mech.inputs
-    if isinstance(dom, IntervalDomain):
+    if isinstance(dom, BoxDomain):
+        lines += [f"dimension = {_q(_expr_text(dom.dimension, 'inputs.dimension', syms))}",
+                  f"low = {_q(_expr_text(dom.low, 'inputs.low', syms))}",
+                  f"high = {_q(_expr_text(dom.high, 'inputs.high', syms))}"]
+    elif isinstance(dom, IntervalDomain):
         if dom.low is None and dom.high is None:
             lines.append("real = true")
         if dom.low is not None:
@@ -1027,6 +1031,19 @@ def dumps_spec(mech: Mechanism) -> str:
                     + ", ".join(f"{_q(str(v))} = {_q(_expr_text(p, side, syms))}" for v, p in law.probabilities)
                     + " }"
                 )
+    elif isinstance(ch, SignVectorChannel):
+        lines += [f"latent = {_q(_expr_text(ch.latent, 'latent', dict(syms, x=X, v=V)))}",
+                  f"entry = {_q(_expr_text(ch.entry, 'entry', dict(syms, t=T)))}",
+                  f"scale = {_q(_expr_text(ch.scale, 'scale', syms))}"]
+    elif isinstance(ch, CoordinatesChannel):
+        lines += [f"sampled = {_q(_expr_text(ch.sampled, 'sampled', syms))}",
+                  f"scale = {_q(_expr_text(ch.scale, 'scale', syms))}", "", "[channel.coordinate]"]
+        c = ch.coordinate
+        if isinstance(c, DensityChannel):
+            lines += ['form = "density"', f"density = {_q(_expr_text(c.density, 'density', dict(syms, x=X, z=Z)))}"]
+        else:
+            lines += ['form = "explicit"', "outputs = [" + ", ".join(_label(v) for v in c.outputs) + "]",
+                      f"entry = {_q(_expr_text(c.entry, 'entry', dict(syms, x=X, y=Y)))}"]
     else:
         lines.append(f"density = {_q(_expr_text(ch.density, 'density', dict(syms, x=X, z=Z)))}")
     return "\n".join(lines) + "\n"

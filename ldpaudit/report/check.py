@@ -67,6 +67,7 @@ def check_one(path: Path, *, audit_samples: int, progress=None, load_seconds: fl
         parameters=[p.describe() for p in mech.parameters],
         example={k: str(v) for k, v in mech.example},
         claimed_epsilon=str(mech.claimed_epsilon) + ("" if mech.claimed_delta is None else f", δ={mech.claimed_delta}"),
+        claimed_value=_claimed_value(example),
         stochastic="proved" if mech.parameters else "exact",
         notes=list(mech.notes),
         ok=True,
@@ -91,6 +92,24 @@ def check_one(path: Path, *, audit_samples: int, progress=None, load_seconds: fl
     return row
 
 
+def _claimed_value(example) -> str:
+    """The claimed ε (and δ) at the example instance, as a number: ``1``, ``1.099 (log(3))``."""
+    import sympy as sp
+
+    from ldpaudit.verify.text import human
+
+    def number(v) -> str:
+        v = sp.sympify(v)
+        if not v.is_number:
+            return human(v)
+        if v.is_Rational:
+            return human(v) if v.is_Integer or v.q <= 1000 else f"{float(v):.4g}"
+        return f"{float(sp.N(v, 20)):.4g} ({human(v)})"
+
+    text = number(example.claimed_epsilon)
+    return text if example.claimed_delta is None else f"{text}, δ = {number(example.claimed_delta)}"
+
+
 def _row_verdict(stages: dict) -> str:
     verdicts = {s["verdict"] for s in stages.values()}
     for worst in ("REFUTED", "VIOLATION", "UNKNOWN", "ERROR"):
@@ -103,6 +122,7 @@ def _verify_stage(mech, *, samples) -> dict:
     import sympy as sp
 
     from ldpaudit.verify import verify
+    from ldpaudit.verify.text import human
 
     verdict = verify(mech)
     out = {"verdict": verdict.status.value, "tight_epsilon": None, "scope": verdict.scope,
@@ -116,7 +136,7 @@ def _verify_stage(mech, *, samples) -> dict:
         tight = ""
         if verdict.tight_epsilon is not None:
             out["tight_epsilon"] = sp.sstr(verdict.tight_epsilon)
-            tight = f" ε*={out['tight_epsilon']}"
+            tight = f" ε*={human(verdict.tight_epsilon)}"
         out["text"] = f"PROVED{tight}{scope}"
     elif verdict.status.value == "REFUTED":
         out["witness"] = verdict.witness.to_json()
@@ -223,8 +243,17 @@ def _overall(rows: list[dict]) -> str:
     return "OK"
 
 
+#: below this terminal width `check` prints one block per spec instead of the table
+WIDE = 140
+
+
 def _render_check(rows: list[dict]) -> None:
     from rich.console import Console
+
+    width = Console().width  # the terminal's, or $COLUMNS (80 when piped without it)
+    if width < WIDE:
+        print(_compact(rows, width))
+        return
     from rich.table import Table
 
     table = Table(title="ldpaudit check", show_lines=True)
@@ -241,8 +270,33 @@ def _render_check(rows: list[dict]) -> None:
         table.add_row(
             f"{r['mechanism']}\n[dim]{r['form']}[/dim]",
             params + (f"\nexample: {example}" if example else ""),
-            r["claimed_epsilon"],
+            r["claimed_value"],
             f"[green]{r['stochastic']}[/green]",
             *[str(r.get(k, "")) for k in extra],
         )
-    Console(width=max(150, Console().width)).print(table)
+    Console(width=width).print(table)
+
+
+def _compact(rows: list[dict], width: int) -> str:
+    """One block per spec, every line at most ``width`` characters: the verdict and name, then
+    the instance and each stage on its own wrapped line."""
+    import textwrap
+
+    width = max(width, 40)
+    out = []
+
+    def line(text: str, indent: str = "    ") -> None:
+        out.extend(textwrap.wrap(text, width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                                 break_long_words=True, break_on_hyphens=False) or [indent])
+
+    for r in rows:
+        if not r["ok"]:
+            line(f"{r['verdict']}  {r['mechanism']}: {r['error']}", "")
+            continue
+        line(f"{r['verdict']}  {r['mechanism']} ({r['form']}): claimed ε = {r['claimed_value']} at the example", "")
+        example = ", ".join(f"{k}={v}" for k, v in r["example"].items())
+        line("parameters: " + (", ".join(r["parameters"]) or "(none)") + (f"; example: {example}" if example else ""))
+        line(f"rows sum to 1: {r['stochastic']}")
+        for key, title in (("verification", "verify"), ("derivation", "derive"), ("audit", "audit")):
+            line(f"{title}: {r.get(key, '')}")
+    return "\n".join(out)

@@ -13,6 +13,7 @@ import sympy as sp
 from ldpaudit.derive.algebra import N_USERS, numeric
 from ldpaudit.derive.derivation import Derivation
 from ldpaudit.derive.risk import MODEL_NAMES
+from ldpaudit.verify.text import human
 
 FORMATS = ("text", "md", "latex", "json")
 
@@ -43,7 +44,7 @@ def to_text(dv: Derivation) -> str:
         lines.append(f"{i}. {step.title}")
         lines.append(f"   {step.text}")
         for eq in step.equations:
-            lines.append(f"     {eq.lhs} {eq.relation} {sp.sstr(eq.expr)}")
+            lines.append(f"     {eq.lhs} {eq.relation} {human(eq.expr)}")
         lines.append("")
     for key, why in dv.results.get("not_derived", {}).items():
         lines.append(f"not derived: {key}: {why}")

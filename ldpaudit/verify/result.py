@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ldpaudit.verify.exact import approx
-from ldpaudit.verify.text import sstr
+from ldpaudit.verify.text import human, sstr
 
 
 class Status(str, enum.Enum):
@@ -40,7 +40,7 @@ def _consecutive(value: tuple) -> bool:
 
 
 def _exp_text(claim: sp.Basic) -> str:
-    text = sstr(claim)
+    text = human(claim)
     return f"e^{text}" if (claim.is_Integer and claim >= 0) or claim.is_Symbol else f"e^({text})"
 
 
@@ -69,18 +69,18 @@ class Witness:
         lhs = f"{self.kind}(y={y}|x={_s(self.x)})/{self.kind}(y={y}|x={_s(self.x_prime)})"
         if self.kind == "f":
             lhs = lhs.replace("y=", "z=")
-        ratio = "oo" if self.ratio == sp.oo else sstr(self.ratio)
+        ratio = "oo" if self.ratio == sp.oo else human(self.ratio)
         if self.ratio != sp.oo and not self.ratio.is_Rational:
             ratio += f" ≈ {approx(self.ratio)}"
         claim = _exp_text(self.claim)
         bound = sp.exp(self.claim)
         if bound.is_Rational:
-            claim += f" = {sstr(bound)}"
+            claim += f" = {human(bound)}"
         elif not self.claim.is_Integer:
             claim += f" ≈ {approx(bound)}"
         at = ""
         if self.params:
-            at = " at " + ", ".join(f"{k}={sstr(v)}" for k, v in self.params)
+            at = " at " + ", ".join(f"{k}={human(v)}" for k, v in self.params)
         return f"{lhs} = {ratio} > {claim}{at}"
 
     def to_json(self) -> dict:
@@ -142,7 +142,7 @@ class Verdict:
         if self.status is Status.REFUTED:
             detail = str(self.witness) if self.witness is not None else self.reason
             if self.delta is not None and self.exact_delta is not None:
-                detail = f"δ({sstr(self.claim)}) = {sstr(self.exact_delta)} ≈ {approx(self.exact_delta)} > {sstr(self.delta)}"
+                detail = f"δ({human(self.claim)}) = {human(self.exact_delta)} ≈ {approx(self.exact_delta)} > {human(self.delta)}"
                 if self.witness is not None:
                     detail += f" (pair x={_s(self.witness.x)}, x'={_s(self.witness.x_prime)})"
             return f"REFUTED: {detail}"
@@ -150,9 +150,9 @@ class Verdict:
             return f"UNKNOWN: {self.claim_text()} ({self.reason})"
         tight = ""
         if self.tight_epsilon is not None:
-            tight = f"; tight ε* = {sstr(self.tight_epsilon)}"
+            tight = f"; tight ε* = {human(self.tight_epsilon)}"
         if self.delta is not None and self.exact_delta is not None:
-            tight += f"; δ({sstr(self.claim)}) = {sstr(self.exact_delta)}"
+            tight += f"; δ({human(self.claim)}) = {human(self.exact_delta)}"
         return f"PROVED: {self.claim_text()}{tight}"
 
     def to_json(self) -> dict:
@@ -185,14 +185,14 @@ class TightEpsilon:
     method: str = ""
 
     def __str__(self) -> str:
-        text = f"ε* = {sstr(self.value)}"
+        text = f"ε* = {human(self.value)}"
         w = self.witness
         if w is not None:
             y = w.y_text or _s(w.y)
             out = "z" if w.kind == "f" else "y"
-            text += f", attained by {w.kind}({out}={y}|x={_s(w.x)})/{w.kind}({out}={y}|x={_s(w.x_prime)}) = {sstr(w.ratio)}"
+            text += f", attained by {w.kind}({out}={y}|x={_s(w.x)})/{w.kind}({out}={y}|x={_s(w.x_prime)}) = {human(w.ratio)}"
             if w.params:
-                text += " at " + ", ".join(f"{k}={sstr(v)}" for k, v in w.params)
+                text += " at " + ", ".join(f"{k}={human(v)}" for k, v in w.params)
         return text
 
 
@@ -208,7 +208,7 @@ class DeltaResult:
     event: tuple = ()
 
     def __str__(self) -> str:
-        text = f"δ({sstr(self.epsilon)}) = {sstr(self.delta)}"
+        text = f"δ({human(self.epsilon)}) = {human(self.delta)}"
         if not self.delta.is_Rational:
             text += f" ≈ {approx(self.delta)}"
         if self.pair is not None and self.delta != 0:
@@ -234,12 +234,12 @@ class FloatReport:
     def __str__(self) -> str:
         eps = approx(self.epsilon, 20)
         if self.excess > 0:
-            tail = f"exceeds the claim {sstr(self.claim)} by {approx(self.excess, 6)} = {self.ulps:.3g} ulp"
+            tail = f"exceeds the claim {human(self.claim)} by {approx(self.excess, 6)} = {self.ulps:.3g} ulp"
         elif self.excess == 0:
-            tail = f"equals the claim {sstr(self.claim)} exactly"
+            tail = f"equals the claim {human(self.claim)} exactly"
         else:
-            tail = f"is below the claim {sstr(self.claim)} by {approx(-self.excess, 6)} = {-self.ulps:.3g} ulp"
-        return f"{self.verdict.status}: float parameters give ε = {sstr(self.epsilon)} ≈ {eps}, which {tail}"
+            tail = f"is below the claim {human(self.claim)} by {approx(-self.excess, 6)} = {-self.ulps:.3g} ulp"
+        return f"{self.verdict.status}: float parameters give ε = {human(self.epsilon)} ≈ {eps}, which {tail}"
 
     def to_json(self) -> dict:
         return {

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import sympy as sp
+from sympy.printing.str import StrPrinter
 
 #: integers longer than this many bits are abbreviated (4,300 decimal digits is about 14,280 bits)
 MAX_PRINTED_BITS = 12_000
@@ -54,3 +55,21 @@ def sstr(expr) -> str:
     if big:
         expr = expr.xreplace({a: _abbreviate(a) for a in big})
     return sp.sstr(expr)
+
+
+class _HumanPrinter(StrPrinter):
+    """sympy's str printer, except that Euler's number is written ``e`` (sympy writes ``E``)."""
+
+    def _print_Exp1(self, expr):
+        return "e"
+
+
+def human(expr) -> str:
+    """Text for people: :func:`sstr` with e written ``e``. Machine-readable fields (JSON values
+    meant to be parsed back) keep :func:`sstr`, which sympy and the spec parser read as written."""
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.E):
+        return sstr(expr)
+    big = [a for a in expr.atoms(sp.Rational) if _too_long(a)]
+    if big:
+        expr = expr.xreplace({a: _abbreviate(a) for a in big})
+    return _HumanPrinter().doprint(expr)

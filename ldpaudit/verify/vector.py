@@ -29,6 +29,7 @@ from ldpaudit.mechanism.vector import CoordinatesChannel, PerCoordinate, SignVec
 from ldpaudit.verify import density, finite, piecewise, real, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
+from ldpaudit.verify.text import human
 
 SIGNS_METHOD = ("vertex reduction: Q(s|x) is multilinear in x (affine latent law), so its extremes over the box are at "
                 "the 2^d vertices; the finite channel on the vertices proved by the finite prover")
@@ -124,7 +125,7 @@ def _signs_refuted(mech, bound, verdict, claim, start) -> Verdict:
     scale = ch.scale.xreplace(subs)
     params = tuple(bound.bindings) + tuple((k, v) for k, v in w.params if k not in dict(bound.bindings))
     lifted = Witness(w.x, w.x_prime, w.y, ratio, num, den, claim_at, params=params,
-                     y_text=f"{sp.sstr(scale)}*{_tuple_text(w.y)}")
+                     y_text=f"{human(scale)}*{_tuple_text(w.y)}")
     return Verdict(Status.REFUTED, mech.name, claim, witness=lifted, tight_epsilon=verdict.tight_epsilon,
                    method=SIGNS_METHOD, scope=scope_of(mech), seconds=time.perf_counter() - start, params=mech.bindings)
 
@@ -221,11 +222,11 @@ def _lift(mech, pc: PerCoordinate, w: Witness, claim) -> Witness:
     if k.is_Integer and d.is_Integer:
         n, m = int(k), int(d)
         x, xp = (w.x,) * m, (w.x_prime,) * m
-        text = "(" + ", ".join([sp.sstr(value)] * n + ["0"] * (m - n)) + f"), coordinates 1..{n} sampled"
+        text = "(" + ", ".join([human(value)] * n + ["0"] * (m - n)) + f"), coordinates 1..{n} sampled"
     else:
         x, xp = w.x, w.x_prime
-        text = (f"{sp.sstr(value)} in each of k = {sp.sstr(k)} sampled coordinates (each at x = {sp.sstr(w.x)} "
-                f"against {sp.sstr(w.x_prime)})")
+        text = (f"{human(value)} in each of k = {human(k)} sampled coordinates (each at x = {human(w.x)} "
+                f"against {human(w.x_prime)})")
     out = w.y
     ratio = sp.oo if w.ratio == sp.oo else sp.simplify(w.ratio ** k)
     return Witness(x, xp, out, ratio, w.numerator ** k, w.denominator ** k, claim_at, params=params, y_text=text,
