@@ -233,10 +233,10 @@ def test_local_cluster_runs_with_the_sampling_settings():
     assert worker["monitor"] == scheduler["monitor"] == 5000 and worker["memory_monitor"] == 1000
 
 
-def test_readme_gives_the_sampling_settings():
-    """The environment the README tells users to give hand-started workers is SAMPLING_CONFIG's."""
-    readme = (ROOT / "README.md").read_text()
-    given = dict(m.groups() for m in re.finditer(r"\b(DASK_[A-Z_]+)=(\S+)", readme))
+def test_docs_give_the_sampling_settings():
+    """The environment the docs tell users to give hand-started workers is SAMPLING_CONFIG's."""
+    page = (ROOT / "docs" / "tutorials" / "audit-a-randomizer.md").read_text()
+    given = dict(m.groups() for m in re.finditer(r"\b(DASK_[A-Z_]+)=(\S+)", page))
     assert given == cluster_module.sampling_environment()
     read = dask.config.collect(paths=[], env=given)     # and Dask reads each back as the setting meant
     assert {k: dask.config.get(k, config=read) for k in cluster_module.SAMPLING_CONFIG} == cluster_module.SAMPLING_CONFIG
