@@ -15,7 +15,7 @@ from ldpaudit.errors import InvalidParameter
 
 HEADER = """# {name}: started from {source} by `ldpaudit new`.
 # Edit [mechanism] (name, claimed_epsilon, source), [parameters], [inputs] and [channel] to
-# describe your mechanism (the spec language: README, "Declaring a mechanism"), then run
+# describe your mechanism (the spec language: docs/reference/spec-language.md), then run
 #     ldpaudit check {path}
 # to validate it, prove its claim, derive its estimator and audit it.
 """
