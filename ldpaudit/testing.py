@@ -73,7 +73,8 @@ def _reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch) -> str:
 
 def reproduce_command(randomizer, domain, epsilon, samples, alpha, seed, batch, delta=0.0) -> str | None:
     """The ``ldpaudit audit`` command line that reruns this audit, or None when the randomizer
-    is not importable by name (a lambda, a closure, a function of ``__main__``)."""
+    is not importable by name (a lambda, a closure, a function of ``__main__``). In this process
+    (``--no-isolate``), like the call: an isolated per-call target draws other values from the seed."""
     module, name = getattr(randomizer, "__module__", None), getattr(randomizer, "__qualname__", "")
     if not (module and name and "<" not in name and module != "__main__"):
         return None
@@ -82,7 +83,8 @@ def reproduce_command(randomizer, domain, epsilon, samples, alpha, seed, batch, 
         range(values[0], values[-1] + 1))
     dom = f"{values[0]}..{values[-1]}" if contiguous else ",".join(map(str, values))
     return (f"ldpaudit audit {module}:{name} --domain {dom} --epsilon {epsilon} --samples {samples} "
-            f"--alpha {alpha:g} --seed {seed}{' --batch' if batch else ''}{f' --delta {delta:g}' if delta else ''}")
+            f"--alpha {alpha:g} --seed {seed}{' --batch' if batch else ''}{f' --delta {delta:g}' if delta else ''} "
+            f"--no-isolate")
 
 
 def _witness_text(witness) -> str:
