@@ -92,9 +92,9 @@ def _failure(result, name: str) -> str:
     return text[start:end]
 
 
-def _run(project, *args):
-    return project.runpytest_subprocess(*PLUGIN, "--strict-markers", "-p", "no:cacheprovider",
-                                        "--ldp-samples", SAMPLES, *args)
+def _run(project, *args, samples=SAMPLES):
+    size = ("--ldp-samples", samples) if samples else ()
+    return project.runpytest_subprocess(*PLUGIN, "--strict-markers", "-p", "no:cacheprovider", *size, *args)
 
 
 def test_help_lists_the_options(pytester):
@@ -145,24 +145,26 @@ def test_faulty_randomizers_fail_with_witness_and_bound_a_correct_one_passes(pro
     assert "test_correct" not in result.stdout.str().split("short test summary")[1]
 
 
-def _doubled_run(project, *args) -> dict:
-    """Seed, certified bound and witness counts of test_doubled in a fresh pytest process."""
-    result = _run(project, "-k", "doubled", *args)
+def _doubled_run(project, *args, samples=SAMPLES) -> dict:
+    """Seed, α, samples, certified bound and witness counts of test_doubled in a fresh pytest process."""
+    result = _run(project, "-k", "doubled", *args, samples=samples)
     result.assert_outcomes(failed=1)
     text = _failure(result, "test_doubled")
     return {"seed": int(re.search(r"α = [0-9.]+, seed (\d+) ", text)[1]),
             "bound": re.search(r"ε >= ([0-9.]+)", text)[1],
             "counts": re.search(r"witness: .*: (\d+/\d+ under x vs \d+/\d+)", text)[1],
-            "samples": re.search(r"Settings: ([0-9,]+) samples", text)[1]}
+            "samples": re.search(r"Settings: ([0-9,]+) samples", text)[1],
+            "alpha": re.search(r"samples per input, α = ([0-9.]+), seed", text)[1]}
 
 
-def test_the_seed_comes_from_the_node_id_and_the_options_override_it(project):
+def test_the_seed_comes_from_the_node_id_and_the_options_and_ini_override_it(project):
     first, again = _doubled_run(project), _doubled_run(project)
     assert first == again   # two processes, the same draws
     assert first["seed"] == seed_of("test_k_rr.py::test_doubled") != seed_of("test_k_rr.py::test_correct")
-    assert first["samples"] == "20,000"
-    seeded = _doubled_run(project, "--ldp-seed", "7", "--ldp-samples", "30000")
-    assert seeded["seed"] == 7 and seeded["samples"] == "30,000"
+    assert first["samples"] == "20,000" and first["alpha"] == "0.01"
+    project.makeini("[pytest]\nldp_samples = 30000\nldp_alpha = 0.05\n")
+    seeded = _doubled_run(project, "--ldp-seed", "7", samples=None)   # the ini's settings
+    assert seeded["seed"] == 7 and seeded["samples"] == "30,000" and seeded["alpha"] == "0.05"
     assert seeded["counts"] != first["counts"]
 
 
