@@ -34,7 +34,9 @@ import hashlib
 
 import pytest
 
-DEFAULT_SAMPLES = 100_000   # a k-RR on 8 inputs, called per draw: ~0.3 s (2 cores, CPython 3.11)
+# a k-RR on 8 inputs called per draw: ~0.4 s, and ~0.7 s once per session for the auditor's imports
+# (2 busy cores, CPython 3.11)
+DEFAULT_SAMPLES = 100_000
 DEFAULT_ALPHA = 0.01
 _MARKER = ("ldp(epsilon, domain, samples=None, alpha=None, batch=False, delta=0.0, spec=None, seed=None, ...): "
            "settings of the ldp_audit fixture in this test (see ldpaudit.pytest_plugin)")

@@ -10,6 +10,10 @@ the audit certifies, at confidence 1 - alpha, that the true ε exceeds the claim
 seed (0 by default) the check is deterministic, so a CI run gives the same answer every
 time; a correct randomizer fails it with probability at most alpha (0.01 by default). The
 failure message states α, the seed and how to rerun the same audit.
+
+With ldpaudit installed, pytest also loads :mod:`ldpaudit.pytest_plugin`: the ``ldp_audit``
+fixture does the same audit with settings from ``@pytest.mark.ldp(...)`` and ``--ldp-samples`` /
+``--ldp-alpha``, and a seed derived from each test's node id.
 """
 
 from __future__ import annotations
