@@ -31,6 +31,7 @@ calls ``ldp_audit``.
 from __future__ import annotations
 
 import hashlib
+import inspect
 
 import pytest
 
@@ -166,14 +167,14 @@ class LdpAudit:
         if _iterable(settings["domain"]):
             settings["domain"] = list(settings["domain"])   # a generator is read once, here
         domain = settings["domain"]
+        accepted = set(inspect.signature(audit).parameters) - {"randomizer"}
+        unknown = sorted(set(settings) - accepted)
+        if unknown:
+            pytest.fail(f"ldp_audit: unknown option {unknown[0]}={settings[unknown[0]]!r}; the options are the "
+                        f"keywords of ldpaudit.audit.audit: {', '.join(sorted(accepted))}", pytrace=False)
         problem = None
         try:
             result = audit(randomizer, **settings)
-        except TypeError as exc:
-            if "unexpected keyword" not in str(exc):
-                raise
-            problem = (f"ldp_audit: {exc}; the options are the keywords of ldpaudit.audit.audit (epsilon, domain, "
-                       f"samples, alpha, batch, delta, spec, ...)")
         except LdpAuditError as exc:
             problem = f"ldp_audit could not audit {_name(randomizer)}: {exc}"
         if problem:

@@ -74,6 +74,10 @@ def test_one_input(ldp_audit):
 
 def test_missing_epsilon(ldp_audit):
     ldp_audit(correct, domain=range(4))
+
+@pytest.mark.ldp(epsilon=1.0, domain=range(4), sample=1000)
+def test_misspelt_option(ldp_audit):
+    ldp_audit(correct)
 '''
 
 
@@ -108,7 +112,7 @@ def test_help_lists_the_options(pytester):
 
 def test_faulty_randomizers_fail_with_witness_and_bound_a_correct_one_passes(project):
     result = _run(project, "--ldp-alpha", "0.02")
-    result.assert_outcomes(passed=2, failed=5)
+    result.assert_outcomes(passed=2, failed=6)
     assert "ldpaudit: 20,000 samples per input, alpha=0.02, seed from each test's node id" in result.stdout.str()
 
     doubled = _failure(result, "test_doubled")
@@ -142,6 +146,7 @@ def test_faulty_randomizers_fail_with_witness_and_bound_a_correct_one_passes(pro
     assert "never requested the ldp_audit fixture" in _failure(result, "test_marked_but_never_audits")
     assert "domain=[0] needs at least two inputs" in _failure(result, "test_one_input")
     assert "epsilon is required" in _failure(result, "test_missing_epsilon")
+    assert "unknown option sample=1000; the options are" in _failure(result, "test_misspelt_option")
     assert "test_correct" not in result.stdout.str().split("short test summary")[1]
 
 
