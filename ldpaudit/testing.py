@@ -10,6 +10,10 @@ the audit certifies, at confidence 1 - alpha, that the true ε exceeds the claim
 seed (0 by default) the check is deterministic, so a CI run gives the same answer every
 time; a correct randomizer fails it with probability at most alpha (0.01 by default). The
 failure message states α, the seed and how to rerun the same audit.
+
+With ldpaudit installed, pytest also loads :mod:`ldpaudit.pytest_plugin`: the ``ldp_audit``
+fixture does the same audit with settings from ``@pytest.mark.ldp(...)`` and ``--ldp-samples`` /
+``--ldp-alpha``, and a seed derived from each test's node id.
 """
 
 from __future__ import annotations
@@ -63,19 +67,28 @@ def assert_ldp(
 
 
 def _reproduce(randomizer, domain, epsilon, samples, alpha, seed, batch) -> str:
-    """How to rerun exactly this audit: the same call, or the command line when the
-    randomizer is importable by name."""
-    module, name = getattr(randomizer, "__module__", None), getattr(randomizer, "__qualname__", "")
-    if module and name and "<" not in name and module != "__main__":
-        values = list(domain)
-        contiguous = bool(values) and all(isinstance(v, int) for v in values) and values == list(
-            range(values[0], values[-1] + 1))
-        dom = f"{values[0]}..{values[-1]}" if contiguous else ",".join(map(str, values))
-        return (f"Reproduce: ldpaudit audit {module}:{name} --domain {dom} --epsilon {epsilon} --samples {samples} "
-                f"--alpha {alpha:g} --seed {seed}{' --batch' if batch else ''}")
+    """How to rerun exactly this audit: the command line when the randomizer is importable by
+    name, else the same call."""
+    command = reproduce_command(randomizer, domain, epsilon, samples, alpha, seed, batch)
+    if command:
+        return f"Reproduce: {command}"
     return f"Reproduce: the same assert_ldp call (seed={seed}) gives the same result."
 
 
+def reproduce_command(randomizer, domain, epsilon, samples, alpha, seed, batch, delta=0.0) -> str | None:
+    """The ``ldpaudit audit`` command line that reruns this audit, or None when the randomizer
+    is not importable by name (a lambda, a closure, a function of ``__main__``). In this process
+    (``--no-isolate``), like the call: an isolated per-call target draws other values from the seed."""
+    module, name = getattr(randomizer, "__module__", None), getattr(randomizer, "__qualname__", "")
+    if not (module and name and "<" not in name and module != "__main__"):
+        return None
+    values = list(domain)
+    contiguous = bool(values) and all(isinstance(v, int) for v in values) and values == list(
+        range(values[0], values[-1] + 1))
+    dom = f"{values[0]}..{values[-1]}" if contiguous else ",".join(map(str, values))
+    return (f"ldpaudit audit {module}:{name} --domain {dom} --epsilon {epsilon} --samples {samples} "
+            f"--alpha {alpha:g} --seed {seed}{' --batch' if batch else ''}{f' --delta {delta:g}' if delta else ''} "
+            f"--no-isolate")
 
 
 def _witness_text(witness) -> str:
