@@ -71,6 +71,18 @@ class Derivation:
     results: dict = field(default_factory=dict)
     source: str = ""
 
+    def _repr_markdown_(self) -> str:
+        """Jupyter's display: the paper-style derivation, numbered steps with display equations."""
+        from ldpaudit.report.render import to_markdown
+
+        return to_markdown(self)
+
+    def _repr_latex_(self) -> str:
+        """The same derivation as a LaTeX fragment (sections and align* blocks), e.g. for nbconvert."""
+        from ldpaudit.report.render import to_latex
+
+        return to_latex(self, standalone=False)
+
 
 def _eq(lhs, lhs_latex, expr, relation="="):
     return Equation(lhs, lhs_latex, sp.sympify(expr), relation)

@@ -9,13 +9,12 @@ import json
 import sympy as sp
 
 from ldpaudit.mechanism.core import Mechanism
-from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.describe import channel_latex_lines, describe_channel  # describe_channel: re-exported
 from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.loader import load_budgeted
 from ldpaudit.mechanism.options import add_load_budget, load_budget
 from ldpaudit.mechanism.product import ProductChannel
 from ldpaudit.mechanism.realinput import RealInputChannel
-from ldpaudit.mechanism.spaces import CohortSpace, SubsetSpace
 from ldpaudit.mechanism.structured import StructuredChannel
 
 
@@ -26,65 +25,6 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true")
     add_load_budget(p)
     p.set_defaults(func=cmd_show)
-
-
-def describe_channel(mech: Mechanism) -> dict:
-    """A JSON-able description of the channel (stable schema)."""
-    ch = mech.channel
-    out: dict = {"form": ch.form}
-    if hasattr(ch, "describe_fields"):  # forms that describe themselves (vector inputs)
-        out.update(ch.describe_fields())
-    elif isinstance(ch, ExplicitChannel):
-        out.update(
-            inputs=[str(x) for x in ch.inputs],
-            outputs=[str(y) for y in ch.outputs],
-            rows=[[str(e) for e in row] for row in ch.matrix],
-            latex=sp.latex(ch.to_sympy_matrix()),
-        )
-    elif isinstance(ch, StructuredChannel):
-        space = ch.outputs
-        out.update(
-            outputs={"kind": space.kind, "count": str(space.count()), "description": space.describe()},
-            classes=[
-                {
-                    "name": c.name,
-                    "when": c.condition,
-                    "count": str(c.count),
-                    "weight": str(c.weight),
-                    "latex": sp.latex(c.weight),
-                }
-                for c in ch.classes
-            ],
-        )
-        if isinstance(space, CohortSpace):
-            if space.hash_table is not None:
-                out["outputs"]["hash"] = [list(r) for r in space.hash_table]
-            else:
-                out["outputs"]["family"] = {"name": space.family.name, "seed": space.family.seed,
-                                            "cohorts": str(space.C)}
-        if isinstance(space, SubsetSpace):
-            out["outputs"]["k"] = str(space.k)
-    elif isinstance(ch, ProductChannel):
-        def law(l):
-            if l.density is not None:
-                return {"density": str(l.density), "latex": sp.latex(l.density)}
-            return {"values": {str(v): str(p) for v, p in l.probabilities},
-                    "latex": {str(v): sp.latex(p) for v, p in l.probabilities}}
-        out.update(coordinates=str(ch.coordinates), on=law(ch.on), off=law(ch.off))
-    elif getattr(ch, "form", None) == "bloom":
-        out.update(cohorts=str(ch.cohorts), k=str(ch.k), hashes=str(ch.hashes), description=ch.describe(),
-                   hash=None if ch.table is None else [[list(r) for r in rows] for rows in ch.table],
-                   family=None if ch.family is None else {"name": ch.family.name, "seed": ch.family.seed},
-                   on={str(v): str(p) for v, p in ch.on.probabilities},
-                   off={str(v): str(p) for v, p in ch.off.probabilities})
-    elif isinstance(ch, DensityChannel):
-        out.update(density=str(ch.density), latex=sp.latex(ch.density))
-    elif isinstance(ch, RealInputChannel):
-        out.update(layout=ch.layout, outputs=[str(y) for y in ch.outputs], entry=str(ch.entry), latex=sp.latex(ch.entry))
-        if ch.classes:
-            out["classes"] = [{"name": c.name, "when": c.condition, "count": str(c.count), "weight": str(c.weight),
-                               "latex": sp.latex(c.weight)} for c in ch.classes]
-    return out
 
 
 def show_payload(mech: Mechanism) -> dict:
@@ -166,25 +106,8 @@ def cmd_show(args) -> int:
         print(f"    f(z|x) = {sp.sstr(ch.density)}")
     print("  LaTeX:")
     print(f"    \\varepsilon = {sp.latex(mech.claimed_epsilon)}")
-    if hasattr(ch, "latex_lines"):
-        for line in ch.latex_lines():
-            print(f"    {line}")
-    elif isinstance(ch, ExplicitChannel):
-        print(f"    Q = {sp.latex(ch.to_sympy_matrix())}")
-    elif isinstance(ch, StructuredChannel):
-        for c in ch.classes:
-            print(f"    Q(y \\mid x) = {sp.latex(c.weight)} \\quad \\text{{if }} {c.condition}")
-    elif isinstance(ch, RealInputChannel):
-        print(f"    Q(y \\mid x) = {sp.latex(ch.entry)}")
-    elif getattr(ch, "form", None) == "bloom":
-        print(f"    Q((c, y) \\mid x) = \\frac{{1}}{{{sp.latex(ch.cohorts)}}} \\prod_b P_{{b \\in B_c(x)}}(y_b)")
-    elif isinstance(ch, ProductChannel):
-        for side, l in (("j = x", ch.on), ("j \\ne x", ch.off)):
-            body = sp.latex(l.density) if l.density is not None else ", ".join(
-                f"P({v}) = {sp.latex(p)}" for v, p in l.probabilities)
-            print(f"    {side}: {body}")
-    else:
-        print(f"    f(z \\mid x) = {sp.latex(ch.density)}")
+    for line in channel_latex_lines(ch):
+        print(f"    {line}")
     for note in mech.notes:
         print(f"  validated: {note}")
     return 0

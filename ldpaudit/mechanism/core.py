@@ -156,6 +156,12 @@ class Mechanism:
         """The channel as an explicit exact matrix (needs numeric sizes; refuses huge ones)."""
         return materialize(self, max_entries=max_entries)
 
+    def _repr_markdown_(self) -> str:
+        """Jupyter's display: name, parameters, inputs, claimed ε and the channel in LaTeX."""
+        from ldpaudit.report.notebook import mechanism_markdown
+
+        return mechanism_markdown(self)
+
     def describe(self) -> str:
         params = ", ".join(p.describe() for p in self.parameters) or "none"
         bound = ", ".join(f"{k}={v}" for k, v in self.bindings)

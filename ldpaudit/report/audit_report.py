@@ -93,11 +93,13 @@ def privacy_loss(sampler: Sampler, x, x2, *, n: int, seed: int) -> _Loss:
     return _Loss(order, p, q, n, "output")
 
 
-def _loss_interval(a, b, n, alpha=0.05):
-    """ln(p/q) with a two-sided interval from one-sided CP bounds at alpha/4 each."""
-    point = math.log((a + 0.5) / (b + 0.5))
+def _loss_interval(a, b, n, alpha=0.05, n_b=None):
+    """ln(p/q) with a two-sided interval from one-sided CP bounds at alpha/4 each (b of
+    ``n_b`` trials when the two counts are of different sizes, else of ``n``)."""
+    n_b = n if n_b is None else n_b
+    point = math.log((a + 0.5) / (b + 0.5) * n_b / n)
     lo_p, up_p = cp_lower(a, n, alpha / 4), cp_upper(a, n, alpha / 4)
-    lo_q, up_q = cp_lower(b, n, alpha / 4), cp_upper(b, n, alpha / 4)
+    lo_q, up_q = cp_lower(b, n_b, alpha / 4), cp_upper(b, n_b, alpha / 4)
     low = math.log(lo_p / up_q) if lo_p > 0 else -math.inf
     high = math.log(up_p / lo_q) if lo_q > 0 else math.inf
     return point, low, high
@@ -326,3 +328,43 @@ def _html(facts, result, rounds, files, versions, pair, spec_note) -> str:
         parts.append(f"<p>{e(spec_note)}</p>")
     parts.append("<h2>Versions</h2><ul>" + "".join(f"<li>{e(k)} {e(v)}</li>" for k, v in versions.items()) + "</ul></body></html>")
     return "".join(parts)
+
+
+def witness_png(result, alpha: float = 0.05) -> bytes:
+    """A notebook's plot of an audit's witness event S, from the result's confirmation counts
+    (no new draws): left, P̂(S|x) and P̂(S|x') with two-sided (1-α) Clopper-Pearson intervals and
+    the certified one-sided bounds the verdict used; right, the privacy loss ln P(S|x)/P(S|x')
+    with its interval (as in ``privacy_loss.png``) beside the certified bound and the claimed ε."""
+    import io
+
+    plt = _plt()
+    w = result.witness
+    (a, b), (na, nb) = w["counts"], w["samples"]
+    x, x2 = w["pair"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.4), gridspec_kw={"width_ratios": [3, 2]})
+    for i, (k, n, certified, label) in enumerate(((a, na, w["p_lower"], f"P(S|x={x!r})"),
+                                                   (b, nb, w["q_upper"], f"P(S|x'={x2!r})"))):
+        p = k / n
+        lo, hi = cp_lower(k, n, alpha / 2), cp_upper(k, n, alpha / 2)
+        left.errorbar([i], [p], yerr=[[p - lo], [hi - p]], fmt="o", capsize=4, color=f"C{i}", label=f"{label}: {k}/{n}")
+        left.plot([i - 0.25, i + 0.25], [certified, certified], color=f"C{i}", ls="--")
+    left.set_xticks([0, 1])
+    left.set_xticklabels(["x", "x'"])
+    left.set_xlim(-0.6, 1.6)
+    left.set_ylabel("probability of the event S")
+    left.set_title(f"Witness event, {(1 - alpha) * 100:g}% CIs; dashed: certified bounds", fontsize=8)
+    left.legend(fontsize=7, loc="best")
+    point, low, high = _loss_interval(int(a), int(b), na, alpha, n_b=nb)
+    low, high = max(low, -10), min(high, 10)
+    right.errorbar([0], [point], yerr=[[point - low], [high - point]], fmt="o", capsize=4, label="ln P̂(S|x)/P̂(S|x')")
+    right.axhline(result.epsilon_claimed, color="C3", ls="--", label=f"claimed ε = {result.epsilon_claimed:g}")
+    right.axhline(result.epsilon_lower_bound, color="C2", ls=":", label=f"certified ε_lb = {result.epsilon_lower_bound:.3f}")
+    right.set_xticks([])
+    right.set_ylabel("privacy loss")
+    right.set_title(result.verdict, fontsize=9)
+    right.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()

@@ -2,7 +2,10 @@
 
 Markdown and LaTeX read like a paper's derivation: each step is stated in prose with its
 equations, not only the results. JSON gives every expression as a sympy string and, when
-it is a number, also as a float (risks proportional to 1/n also give ``times_n``)."""
+it is a number, also as a float (risks proportional to 1/n also give ``times_n``).
+
+``Derivation`` is named in annotations only, not imported: derivation.py's notebook display
+imports this module."""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ import json
 import sympy as sp
 
 from ldpaudit.derive.algebra import N_USERS, numeric
-from ldpaudit.derive.derivation import Derivation
 from ldpaudit.derive.risk import MODEL_NAMES
 from ldpaudit.verify.text import human
 

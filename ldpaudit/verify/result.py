@@ -155,6 +155,12 @@ class Verdict:
             tight += f"; δ({human(self.claim)}) = {human(self.exact_delta)}"
         return f"PROVED: {self.claim_text()}{tight}"
 
+    def _repr_markdown_(self) -> str:
+        """Jupyter's display: verdict, claim, scope, tight ε*, the witness to check by hand, method."""
+        from ldpaudit.report.notebook import verdict_markdown
+
+        return verdict_markdown(self)
+
     def to_json(self) -> dict:
         return {
             "status": self.status.value,
@@ -194,6 +200,17 @@ class TightEpsilon:
             if w.params:
                 text += " at " + ", ".join(f"{k}={human(v)}" for k, v in w.params)
         return text
+
+    def _repr_markdown_(self) -> str:
+        """Jupyter's display: ε* in LaTeX, the ratio attaining it, its proof's verdict and the method."""
+        from ldpaudit.report.notebook import tight_markdown
+
+        return tight_markdown(self)
+
+    def _repr_latex_(self) -> str:
+        from ldpaudit.report.notebook import tight_latex
+
+        return tight_latex(self)
 
 
 @dataclass(frozen=True)
