@@ -30,7 +30,7 @@ def test_proved_exits_0(capsys):
 def test_refuted_exits_1_with_the_witness(capsys):
     code, out, _ = run(capsys, SPECS / "krr.toml", "-p", "d=8", "-p", "epsilon=1", "--epsilon", "0.999")
     assert code == 1
-    assert out.startswith("REFUTED: Q(y=0|x=0)/Q(y=0|x=1) = E ≈ 2.71828 > e^(999/1000) ≈ 2.71556 at d=8, epsilon=1")
+    assert out.startswith("REFUTED: Q(y=0|x=0)/Q(y=0|x=1) = e ≈ 2.71828 > e^(999/1000) ≈ 2.71556 at d=8, epsilon=1")
 
 
 def test_unknown_exits_3(capsys):

@@ -94,6 +94,7 @@ def _verify_signs(mech, claim, *, timeout_ms, start, tight) -> Verdict:
         return unknown(mech, claim, cases, start, method=SIGNS_METHOD)
     tights = []
     notes = []
+    proof: list = []
     for d, bound, vm in cases:
         at = claim if not bound.bindings else claim.xreplace({mech.symbols[k]: v for k, v in bound.bindings
                                                               if k in mech.symbols})
@@ -103,11 +104,13 @@ def _verify_signs(mech, claim, *, timeout_ms, start, tight) -> Verdict:
         if verdict.status is not Status.PROVED:
             return unknown(mech, claim, f"at d = {d}: {verdict.reason}", start, method=SIGNS_METHOD)
         tights.append(verdict.tight_epsilon)
+        proof += [(f"d = {d}: {q[0]}", *q[1:]) for q in verdict.proof]
         notes.append(f"d = {d}: PROVED on the {2 ** d} vertices"
                      + (f", ε* = {sp.sstr(verdict.tight_epsilon)}" if verdict.tight_epsilon is not None else ""))
     same = tights and all(t is not None and sp.simplify(t - tights[0]) == 0 for t in tights)
     return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=tights[0] if same else None, method=SIGNS_METHOD,
-                   scope=scope_of(mech), seconds=time.perf_counter() - start, notes=tuple(notes), params=mech.bindings)
+                   scope=scope_of(mech), seconds=time.perf_counter() - start, notes=tuple(notes), params=mech.bindings,
+                   proof=tuple(proof))
 
 
 def _signs_refuted(mech, bound, verdict, claim, start) -> Verdict:
@@ -170,7 +173,8 @@ def _verify_coordinates(mech, claim, *, timeout_ms, start, tight) -> Verdict:
     at = sp.sstr(sp.simplify(claim / k)) + (f" (written {pc.per.name})" if pc.per is not None else "")
     notes = (f"one coordinate: {verdict.status.value} at ε/k = {at}",
              *(f"one coordinate: {n}" for n in verdict.notes))
-    common = dict(method=COORDINATES_METHOD, scope=scope_of(mech), params=mech.bindings, notes=notes)
+    common = dict(method=COORDINATES_METHOD, scope=scope_of(mech), params=mech.bindings, notes=notes,
+                  proof=tuple((f"one coordinate at ε/k: {q[0]}", *q[1:]) for q in verdict.proof))
     tight_eps = None if verdict.tight_epsilon is None else sp.simplify(k * pc.back(verdict.tight_epsilon))
     if verdict.status is Status.PROVED:
         return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=tight_eps, seconds=time.perf_counter() - start,
