@@ -77,6 +77,13 @@ def describe_channel(mech: Mechanism) -> dict:
                    off={str(v): str(p) for v, p in ch.off.probabilities})
     elif isinstance(ch, DensityChannel):
         out.update(density=str(ch.density), latex=sp.latex(ch.density))
+    elif ch.form == "mixture":
+        out["components"] = [
+            {"weight": str(c.weight), "weight_latex": sp.latex(c.weight), "kind": c.kind,
+             **({"density": str(c.density), "latex": sp.latex(c.density)} if c.kind == "density" else
+                {"outputs": [str(y) for y in c.outputs], "entry": str(c.entry), "latex": sp.latex(c.entry),
+                 "at": str(c.at)})}
+            for c in ch.components]
     elif isinstance(ch, RealInputChannel):
         out.update(layout=ch.layout, outputs=[str(y) for y in ch.outputs], entry=str(ch.entry), latex=sp.latex(ch.entry))
         if ch.classes:
@@ -157,6 +164,14 @@ def cmd_show(args) -> int:
                 print(f"      {side}: density {sp.sstr(l.density)}")
             else:
                 print(f"      {side}: " + ", ".join(f"P({v}) = {sp.sstr(p)}" for v, p in l.probabilities))
+    elif ch.form == "mixture":
+        print(f"    with probability w_i, report with component i ({len(ch.components)} components, weights free of x):")
+        for i, c in enumerate(ch.components):
+            if c.kind == "density":
+                print(f"    [{i}] w = {sp.sstr(c.weight)}: density f(z|x) = {sp.sstr(c.density)}")
+            else:
+                print(f"    [{i}] w = {sp.sstr(c.weight)}: atoms z = {sp.sstr(c.at)} for y in {{{', '.join(map(str, c.outputs))}}}, "
+                      f"Q(y|x) = {sp.sstr(c.entry)}")
     else:
         print(f"    f(z|x) = {sp.sstr(ch.density)}")
     print("  LaTeX:")
@@ -175,6 +190,11 @@ def cmd_show(args) -> int:
             body = sp.latex(l.density) if l.density is not None else ", ".join(
                 f"P({v}) = {sp.latex(p)}" for v, p in l.probabilities)
             print(f"    {side}: {body}")
+    elif ch.form == "mixture":
+        for i, c in enumerate(ch.components):
+            body = (f"f(z \\mid x) = {sp.latex(c.density)}" if c.kind == "density" else
+                    f"Q(y \\mid x) = {sp.latex(c.entry)} \\text{{ at }} z = {sp.latex(c.at)}")
+            print(f"    w_{{{i}}} = {sp.latex(c.weight)}:\\quad {body}")
     else:
         print(f"    f(z \\mid x) = {sp.latex(ch.density)}")
     for note in mech.notes:
