@@ -248,4 +248,4 @@ def test_registry_covers_catalog():
     assert set(R.REFERENCE) == {"wrr", "krr", "krappor", "oue", "ksubset", "orr", "rr_bit",
                                 "laplace_mean", "laplace_histogram", "joseph_rr1", "joseph_kvrr2",
                                 "duchi_binary_mean", "joseph_uvrr2", "joseph_kvrr2_oneround", "orr_open", "orappor",
-                                "olh", "blh", "piecewise", "square_wave", "gaussian"}
+                                "olh", "blh", "piecewise", "hybrid", "square_wave", "gaussian"}
