@@ -107,6 +107,12 @@ def test_density_mutant_refuted_with_exact_witness_of_positive_weight():
     claim = _at(mutant.claimed_epsilon, params)
     assert sp.N(f[0] / f[1] - sp.exp(claim), 50) > 0
     assert "component 0 (density" in v.notes[-1]
+    # an example at β = 0 (where the faulty component never reports) is not a witness: another point is
+    at_zero = loads_spec(_pm_at_double_epsilon(HYBRID).replace('beta = "1 - exp(-1/2)"', "beta = 0"))
+    v0 = verify(at_zero)
+    assert v0.status is Status.REFUTED
+    weight0 = _at(comp.weight, dict(v0.witness.params))
+    assert weight0.is_number and sp.N(weight0, 30) > 0
     # with β = 0 the faulty component never reports: the mixture is the one-bit mechanism, PROVED
     assert verify(mutant.bind(beta=0)).status is Status.PROVED
 
