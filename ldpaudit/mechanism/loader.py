@@ -22,7 +22,7 @@ A spec file declares one mechanism family::
     size = "d"           # inputs 0..d-1; or labels = [...]; or low/high for an interval
 
     [channel]
-    form = "structured"  # or "explicit", "product", "density"
+    form = "structured"  # or "explicit", "product", "density", "mixture"
     outputs = "element"
     size = "d"
     [[channel.classes]]
