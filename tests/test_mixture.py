@@ -138,6 +138,10 @@ def test_a_component_that_cannot_be_decided_is_unknown():
     v = verify(loads_spec(text))
     assert v.status is Status.UNKNOWN and v.exit_code == 3
     assert "component 1 (atoms" in v.reason
+    # a weight negative only for β < 1/100 passes the load's sample points; verify does not prove it
+    slightly = HYBRID.replace(PM_WEIGHT, 'weight = "beta - 1/100"').replace(ONE_BIT_WEIGHT, 'weight = "101/100 - beta"')
+    v = verify(loads_spec(slightly))
+    assert v.status is Status.UNKNOWN and "weight beta - 1/100 of component 0 was not shown >= 0" in v.reason
 
 
 BAD = [

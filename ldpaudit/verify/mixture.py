@@ -207,11 +207,36 @@ def _tight_note(mech: Mechanism, value, who: list[int]) -> str:
             + (" (wherever its weight is > 0)" if len(who) == 1 else " (each, wherever its weight is > 0)"))
 
 
+def _weights_nonnegative(mech: Mechanism, *, timeout_ms) -> tuple[str | None, list]:
+    """Every weight >= 0 for every admissible parameter value (load checks it at sample points
+    only): sympy's assumptions, else z3 finds no parameter value where it is negative. Returns
+    the reason it is not shown (None when shown) and the z3 queries (unsat expected)."""
+    proof = []
+    for i, c in enumerate(mech.channel.components):
+        if c.weight.is_nonnegative or not c.weight.free_symbols:
+            continue
+        try:
+            enc = smt.Encoder(mech.parameters, [c.weight])
+            negative = piecewise.rel(enc, c.weight, "<")  # built before the constraints, which cover its variables
+            res = smt.check(enc.constraints() + [negative], timeout_ms=timeout_ms,
+                            comment=f"{mech.name}: the weight of component {i} is negative somewhere")
+        except Unsupported as exc:
+            return f"the weight {sstr(c.weight)} of component {i} is not encodable in z3 ({exc})", proof
+        proof.append((f"weight of component {i} >= 0", res.smt2, "unsat", res.result))
+        if res.result != "unsat":
+            return (f"the weight {sstr(c.weight)} of component {i} was not shown >= 0 for every parameter value "
+                    f"(z3: {res.result}{', ' + res.reason if res.reason else ''})"), proof
+    return None, proof
+
+
 def verify_mixture(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
     """ε-LDP of a mixture: every component of positive weight, each by its own verifier."""
     active = _active(mech)
     notes: list[str] = []
-    proof: list = []
+    why, proof = _weights_nonnegative(mech, timeout_ms=timeout_ms)
+    if why is not None:
+        return unknown(mech, claim, why, start, METHOD, proof=proof)
+    notes.append("every weight >= 0 for every parameter value (sympy, z3)")
     tights: list[tuple[int, sp.Basic]] = []
     undecided: list[str] = []
     for i in range(len(mech.channel.components)):
