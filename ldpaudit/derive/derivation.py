@@ -115,6 +115,8 @@ def derive(mech: Mechanism, *, model: str = "iid", family: Mechanism | None = No
         _derive_real_input(mech, model, steps, results)
     elif mech.channel.form in ("signs", "coordinates"):
         _derive_vector(mech, model, steps, results)
+    elif mech.channel.form == "mixture":
+        _derive_mixture(mech, family, model, steps, results)
     else:
         _derive_discrete(mech, model, steps, results, asymptotics)
         _derive_optimal(mech, family, model, steps, results)
@@ -663,6 +665,82 @@ def _derive_vector(mech, model, steps, results):
          _eq("sup E(μ̂_j - μ_j)²", r"\sup \mathbb{E}(\hat\mu_j-\mu_j)^2", simplify(cm.worst_variance / n))),
     ))
     _worst_case_steps(simplify(cm.worst_variance / n), steps, results)
+def _derive_mixture(mech, family, model, steps, results):
+    """A mixture channel (the Hybrid mechanism): each component's first two moments (densities cell
+    by cell, atoms summed over their positions), the mixture's, the unbiased report map, the
+    worst case over the input interval and the weight that minimizes it for every ε."""
+    from ldpaudit.derive.mixture import channel_moments, optimal_weight_expr
+
+    try:
+        cm = channel_moments(mech, family)
+    except LdpAuditError as exc:
+        steps.append(Step("Moments", f"The mixture's moments are not derived: {exc}."))
+        for key in ("marginal", "estimator", "variance", "l2_worst", "l1_worst"):
+            _skip(results, key, exc)
+        for key in ("effective_samples", "mutual_information"):
+            results["not_derived"][key] = "not defined for a real-valued mean estimate"
+        return
+    eqs = []
+    for c in cm.components:
+        what = "density, cell by cell" if c.kind == "density" else "atoms, summed over their positions"
+        eqs += [_eq(f"E_{c.index}[z | x] ({what})", rf"\mathbb{{E}}_{{{c.index}}}[z \mid x]", c.mean),
+                _eq(f"E_{c.index}[z² | x]", rf"\mathbb{{E}}_{{{c.index}}}[z^2 \mid x]", c.second_moment)]
+    steps.append(Step(
+        "Moments of the components",
+        "Each component's first two moments: a density's are exact integrals over the cells between its breakpoints in "
+        "z, the atoms' are sums of a(y)^k Q(y|x) over their labels y (a(y) the atom's position):", tuple(eqs)))
+    weights = " + ".join(f"({sp.sstr(c.weight)}) E_{c.index}" for c in cm.components)
+    steps.append(Step(
+        "Moments of the mixture",
+        f"The component is chosen with probabilities free of x, so every moment is the weighted sum {weights}:",
+        (_eq("E[z | x]", r"\mathbb{E}[z \mid x]", cm.mean), _eq("Var(z | x)", r"\operatorname{Var}(z \mid x)", cm.variance)),
+    ))
+    results["marginal"] = sp.Eq(sp.Symbol("E[z|x]"), cm.mean)
+    steps.append(Step(
+        "Unbiased report map",
+        "E[z | x] is affine in x, so g(z) = (z - E[z | x=0]) / (dE[z | x]/dx) is unbiased for x (the identity when "
+        "E[z | x] = x), and the mean of the mapped reports is unbiased for the mean of the inputs:",
+        (_eq("g(z)", "g(z)", cm.report), _eq("E[g(Z) | x] - x", r"\mathbb{E}[g(Z) \mid x] - x",
+                                               simplify((cm.mean - cm.intercept) / cm.slope - sp.Symbol("x", real=True)))),
+    ))
+    results["estimator"] = cm.report
+    n = N_USERS
+    steps.append(Step(
+        "Variance",
+        f"Var(g(Z) | x) = Var(z | x) / (dE[z | x]/dx)² = a x² + c, an even quadratic in x, so its sup over "
+        f"|x| <= {sp.sstr(cm.bound)} is at x = 0 or at |x| = {sp.sstr(cm.bound)}: max(c, c + a b²):",
+        (_eq("Var(g(Z) | x)", r"\operatorname{Var}(g(Z) \mid x)", cm.report_variance), _eq("a", "a", cm.x_squared),
+         _eq("c", "c", cm.constant), _eq("sup_x Var(g(Z) | x)", r"\sup_x \operatorname{Var}(g(Z) \mid x)", cm.worst_variance)),
+    ))
+    results["variance"] = simplify(cm.report_variance / n)
+    worst = cm.worst_variance / n
+    text = ("Given the inputs, Var μ̂ = (1/n²) Σ Var(g(Z_i) | x_i), at most the worst case over n:" if model == "fixed" else
+            "Under the i.i.d. model Var g(Z) = V(X) + E Var(g(Z) | X), so Var μ̂ is at most (sup V(X) + sup_x "
+            "Var(g(Z) | x))/n, with sup V(X) = (high - low)²/4 (Popoviciu); an upper bound, stated as one:")
+    if model != "fixed":
+        lo, hi = mech.inputs.low, mech.inputs.high
+        worst = (cm.worst_variance + simplify((hi - lo) ** 2 / 4)) / n
+    steps.append(Step("Worst-case squared error", text,
+                      (_eq("sup E(μ̂ - μ)²", r"\sup \mathbb{E}(\hat\mu-\mu)^2", worst, "=" if model == "fixed" else "≤"),)))
+    _worst_case_steps(worst, steps, results)
+    if cm.optimum is None:
+        results["not_derived"]["optimal_weight"] = cm.optimum_note
+        return
+    eps = next(s for s in cm.optimum.variance.free_symbols if s.name != "x" and s != cm.weight)
+    weight, best = optimal_weight_expr(cm, eps)
+    name = cm.weight.name
+    thresholds = "; ".join(f"ε0 = {sp.sstr(r.epsilon)} ≈ {float(r.value()):.6g} (root of {sp.sstr(r.polynomial.as_expr())} in "
+                           f"s = e^(ε/{r.scale}))" for r in cm.optimum.thresholds)
+    steps.append(Step(
+        f"Optimal {name}",
+        f"The worst case max(c({name}), c({name}) + a({name}) b²) is the maximum of two functions linear in {name}, so its "
+        f"minimum over {name} in [0, 1] is at 0, at 1 or where a({name}) = 0; which one, for every ε > 0, is decided "
+        "exactly from the sign regions of the differences in e^(ε/L) (no grid)" + (f": {thresholds}" if thresholds else "") + ":",
+        (_eq(f"a({name}) = 0 at {name}", name, cm.optimum.kink if cm.optimum.kink is not None else sp.nan),
+         _eq(f"{name}*(ε)", rf"{name}^*(\varepsilon)", weight),
+         _eq(f"sup_x Var at {name}*", rf"\sup_x \operatorname{{Var}} \text{{ at }} {name}^*", best)),
+    ))
+    results["optimal"][f"{name}_l2"] = {"value": weight, "objective": best, "continuous": None}
 
 
 def _derive_density(mech, model, steps, results):

@@ -28,6 +28,11 @@ def headline(mech: Mechanism) -> str:
     if mech.channel.form in ("signs", "coordinates"):
         return _vector_headline(mech)
     try:
+        if mech.channel.form == "mixture":
+            from ldpaudit.derive.mixture import channel_moments
+
+            cm = channel_moments(mech)
+            return f"unbiased affine report; worst-case Var per report = {_per_n(cm.worst_variance * N_USERS)[:-2]}"
         if isinstance(mech.channel, DensityChannel):
             from ldpaudit.derive import piecewise
 

@@ -170,3 +170,127 @@ def sampled_coordinate(mean_1d: sp.Basic, second_1d: sp.Basic, x: sp.Symbol, eps
     variance = second - x**2
     a, c = even_quadratic(variance, x)
     return SampledCoordinate(mean, second, simplify(variance), a, c)
+
+
+# --- a mixture channel declared in a spec ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ComponentMoments:
+    """E[z | x] and E[z² | x] of one component of a mixture channel (its report z as declared:
+    the density's output, or the atom's position)."""
+
+    index: int
+    kind: str
+    weight: sp.Basic
+    mean: sp.Basic
+    second_moment: sp.Basic
+
+
+@dataclass(frozen=True)
+class ChannelMoments:
+    """Moments of a mixture channel (:class:`ldpaudit.mechanism.mixture.MixtureChannel`):
+    E[z|x] = Σ w_i E_i[z|x], E[z²|x] = Σ w_i E_i[z²|x], the affine report map g(z) that is
+    unbiased for x, Var(g(Z) | x) and its sup over the input interval [-b, b]; and, when the
+    mixture is "A with probability w, else B" for a free parameter w in [0, 1] with two unbiased
+    components, the w minimizing that sup for every ε (:func:`optimal_mixture`)."""
+
+    components: tuple[ComponentMoments, ...]
+    mean: sp.Basic
+    second_moment: sp.Basic
+    variance: sp.Basic
+    slope: sp.Basic
+    intercept: sp.Basic
+    report: sp.Basic
+    report_variance: sp.Basic
+    x_squared: sp.Basic
+    constant: sp.Basic
+    bound: sp.Basic
+    worst_variance: sp.Basic
+    weight: sp.Symbol | None = None
+    optimum: MixtureOptimum | None = None
+    optimum_note: str = ""
+
+
+def channel_moments(mech, family=None) -> ChannelMoments:
+    """Derive the moments of a mixture channel from its components: densities cell by cell
+    (:func:`ldpaudit.derive.piecewise.piecewise_moments`), atoms as sums over their positions.
+    ``family`` (the unbound mechanism) supplies the free weight and ε for the optimal weight when
+    ``mech`` has them bound."""
+    from ldpaudit.derive.piecewise import _tidy, piecewise_moments
+    from ldpaudit.mechanism.mixture import MixtureChannel, component_mechanism
+    from ldpaudit.mechanism.params import X, Z
+
+    ch = mech.channel
+    if not isinstance(ch, MixtureChannel):
+        raise NotDerivable(f"{mech.name!r} is not a mixture channel")
+    dom = mech.inputs
+    if not dom.bounded or simplify(dom.low + dom.high) != 0:
+        raise NotDerivable(f"the input interval {dom.describe()} is not symmetric [-b, b]; the worst case is derived "
+                           "for symmetric intervals only")
+    parts = []
+    for i, comp in enumerate(ch.components):
+        if comp.kind == "density":
+            pm = piecewise_moments(component_mechanism(mech, i))
+            mean, second = pm.mean, pm.second_moment
+        else:
+            q = [(comp.position(y), comp.channel.probability(y)) for y in comp.outputs]
+            mean = simplify(sp.Add(*[a * p for a, p in q]))
+            second = simplify(sp.Add(*[a**2 * p for a, p in q]))
+        parts.append(ComponentMoments(i, comp.kind, comp.weight, mean, second))
+    mean = simplify(sp.Add(*[c.weight * c.mean for c in parts]))
+    second = simplify(sp.Add(*[c.weight * c.second_moment for c in parts]))
+    if not mean.is_polynomial(X) or sp.degree(sp.expand(mean), X) > 1:
+        raise NotDerivable(f"E[z|x] = {sp.sstr(mean)} is not affine in x; no affine report map is unbiased")
+    slope = simplify(sp.diff(mean, X))
+    if slope == 0:
+        raise NotDerivable("E[z|x] does not depend on x; no report map is unbiased")
+    intercept = simplify(mean - slope * X)
+    variance = _tidy(second - mean**2)
+    report_variance = _tidy(variance / slope**2)
+    a, c = even_quadratic(report_variance, X)
+    a, c = _tidy(a), _tidy(c)
+    bound = sp.sympify(dom.high)
+    worst = sp.Max(c, _tidy(c + a * bound**2))
+    out = ChannelMoments(tuple(parts), mean, second, variance, slope, intercept, (Z - intercept) / slope,
+                         report_variance, a, c, bound, worst)
+    base = family if family is not None else mech
+    try:
+        weight, optimum = _optimal_weight(base, channel_moments(base) if base is not mech else out)
+    except NotDerivable as exc:
+        return ChannelMoments(**{**out.__dict__, "optimum_note": str(exc)})
+    return ChannelMoments(**{**out.__dict__, "weight": weight, "optimum": optimum})
+
+
+def optimal_weight_expr(moments: ChannelMoments, eps: sp.Symbol) -> tuple[sp.Basic, sp.Basic]:
+    """(w*(ε), the worst case at w*) as Piecewise functions of ε over the optimum's pieces."""
+    pieces = moments.optimum.pieces
+    weight = sp.Piecewise(*[(p.weight, eps < p.high.epsilon) for p in pieces[:-1]], (pieces[-1].weight, True))
+    worst = sp.Piecewise(*[(p.worst, eps < p.high.epsilon) for p in pieces[:-1]], (pieces[-1].worst, True))
+    return weight, worst
+
+
+def _optimal_weight(mech, moments: ChannelMoments) -> tuple[sp.Symbol, MixtureOptimum]:
+    """The weight w in [0, 1] minimizing the worst-case variance, for a two-component mixture
+    "w, else 1 - w" of unbiased reports whose only other parameter is ε (NotDerivable otherwise)."""
+    from ldpaudit.mechanism.params import X
+
+    parts = moments.components
+    if len(parts) != 2:
+        raise NotDerivable(f"the optimal weight is derived for two components; this mixture has {len(parts)}")
+    first, second = parts
+    w = first.weight
+    params = {p.symbol: p for p in mech.parameters}
+    if w not in params or simplify(second.weight - (1 - w)) != 0:
+        raise NotDerivable(f"the weights {sp.sstr(first.weight)} and {sp.sstr(second.weight)} are not a free "
+                           "parameter w and 1 - w")
+    p = params[w]
+    if p.lower != 0 or p.upper != 1 or p.lower_strict or p.upper_strict:
+        raise NotDerivable(f"the weight {p.name} does not range over [0, 1]")
+    others = [s for s in params if s != w]
+    if len(others) != 1 or (moments.report_variance.free_symbols - {X, w}) - set(others):
+        raise NotDerivable("the optimal weight is derived as a function of one parameter (ε) besides the weight")
+    for c in parts:
+        if simplify(c.mean - X) != 0:
+            raise NotDerivable(f"component {c.index}'s report has mean {sp.sstr(c.mean)}, not x")
+    return w, optimal_mixture(first.second_moment, second.second_moment, X, moments.bound, others[0], w)

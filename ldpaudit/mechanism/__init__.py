@@ -3,7 +3,8 @@
 The model, bottom up: ``params`` (parameters, x/y/z, size limits), ``spaces`` (input domains,
 output spaces), ``checks`` (shared checks), ``core`` (the :class:`Mechanism` value; it imports
 no channel form), then one module per channel form: ``explicit``, ``structured``,
-``product``, ``density``, ``realinput``, ``hashing`` (Bloom filters and hash families).
+``product``, ``density``, ``realinput``, ``mixture`` (a density and atoms, each with a weight),
+``hashing`` (Bloom filters and hash families).
 ``model`` re-exports them for users. Above the model: ``loader`` (spec files), ``catalog``,
 ``randomizers`` and ``command`` (``ldpaudit show``).
 
@@ -27,6 +28,7 @@ _API = {
     **{name: "ldpaudit.mechanism.product" for name in ("CoordinateLaw", "ProductChannel")},
     "DensityChannel": "ldpaudit.mechanism.density",
     "RealInputChannel": "ldpaudit.mechanism.realinput",
+    **{name: "ldpaudit.mechanism.mixture" for name in ("Component", "MixtureChannel")},
     "BloomChannel": "ldpaudit.mechanism.hashing",
 }
 __getattr__ = lazy_names(__name__, _API)

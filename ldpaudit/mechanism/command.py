@@ -102,6 +102,14 @@ def cmd_show(args) -> int:
                 print(f"      {side}: density {sp.sstr(l.density)}")
             else:
                 print(f"      {side}: " + ", ".join(f"P({v}) = {sp.sstr(p)}" for v, p in l.probabilities))
+    elif ch.form == "mixture":
+        print(f"    with probability w_i, report with component i ({len(ch.components)} components, weights free of x):")
+        for i, c in enumerate(ch.components):
+            if c.kind == "density":
+                print(f"    [{i}] w = {sp.sstr(c.weight)}: density f(z|x) = {sp.sstr(c.density)}")
+            else:
+                print(f"    [{i}] w = {sp.sstr(c.weight)}: atoms z = {sp.sstr(c.at)} for y in {{{', '.join(map(str, c.outputs))}}}, "
+                      f"Q(y|x) = {sp.sstr(c.entry)}")
     else:
         print(f"    f(z|x) = {sp.sstr(ch.density)}")
     print("  LaTeX:")

@@ -22,7 +22,7 @@ A spec file declares one mechanism family::
     size = "d"           # inputs 0..d-1; or labels = [...]; or low/high for an interval
 
     [channel]
-    form = "structured"  # or "explicit", "product", "density"
+    form = "structured"  # or "explicit", "product", "density", "mixture"
     outputs = "element"
     size = "d"
     [[channel.classes]]
@@ -82,10 +82,12 @@ _CHANNEL = {
     "density": {"form", "density"},
     "signs": {"form", "latent", "entry", "scale"},
     "coordinates": {"form", "sampled", "scale", "coordinate"},
+    "mixture": {"form", "components"},
 }
 #: the channel forms whose expressions may use [definitions]
-_DEFINITION_FORMS = {"density", "signs", "coordinates"}
-_COORDINATE = {"form", "density", "outputs", "entry"}
+_DEFINITION_FORMS = {"density", "signs", "coordinates", "mixture"}
+_COORDINATE = {"form", "density", "outputs", "entry", "components"}
+_COMPONENT = {"weight", "density", "outputs", "entry", "at"}
 _CLASS = {"name", "when", "count", "weight"}
 _LAW = {"values", "density"}
 
@@ -558,6 +560,8 @@ def _channel(doc, symbols, inputs, definitions=None):
             raise InvalidSpec("missing channel.coordinates (the number of coordinates, e.g. \"d\")")
         coords = parse_expression(raw["coordinates"], symbols, field="channel.coordinates")
         return ProductChannel(coords, laws[0], laws[1])
+    if form == "mixture":
+        return _mixture(raw, symbols, definitions or {})
     if "density" not in raw:
         raise InvalidSpec("missing channel.density (a density in z given the input x)")
     density = parse_expression(raw["density"], dict(symbols, **(definitions or {}), x=X, z=Z), field="channel.density")
@@ -611,6 +615,45 @@ def _coordinates(raw, symbols, definitions, inputs: BoxDomain) -> CoordinatesCha
         sampled=parse_expression(raw["sampled"], scope, field="channel.sampled") if "sampled" in raw else inputs.dimension,
         scale=parse_expression(raw.get("scale", 1), scope, field="channel.scale"),
     )
+def _mixture(raw, symbols, definitions):
+    """``[[channel.components]]``: a weight each, and a density (in z and x) or atoms (outputs,
+    entry = Q(y|x), at = the position of label y); [definitions] are available in all of them."""
+    from ldpaudit.mechanism.mixture import Component, MixtureChannel
+
+    tables = raw.get("components")
+    if not isinstance(tables, list) or not tables:
+        raise InvalidSpec("missing [[channel.components]]: list the mixture's components (weight, and density or "
+                          "outputs/entry/at)")
+    names = dict(symbols, **definitions)
+    components = []
+    for i, ct in enumerate(tables):
+        where = f"channel.components[{i}]"
+        if not isinstance(ct, dict):
+            raise InvalidSpec(f"{where} must be a table")
+        _no_unknown(ct, where, _COMPONENT)
+        if "weight" not in ct:
+            raise InvalidSpec(f"missing {where}.weight (the probability of reporting with this component, e.g. \"beta\")")
+        weight = parse_expression(ct["weight"], dict(names, x=X, y=Y, z=Z), field=f"{where}.weight")
+        atoms = sorted(set(ct) & {"outputs", "entry", "at"})
+        if "density" in ct:
+            if atoms:
+                raise InvalidSpec(f"{where} has both density and {atoms[0]}; a component is a density or atoms, "
+                                  "not both (split it into two components)")
+            density = parse_expression(ct["density"], dict(names, x=X, z=Z), field=f"{where}.density")
+            components.append(Component(weight, density=density))
+            continue
+        missing = [k for k in ("outputs", "entry", "at") if k not in ct]
+        if missing:
+            raise InvalidSpec(f"missing {where}.{missing[0]}: a component needs a density, or outputs, entry "
+                              "(Q(y|x)) and at (the position of label y)")
+        outputs = ct["outputs"]
+        _check_labels(outputs, f"{where}.outputs")
+        if any(not isinstance(y, int) for y in outputs):
+            raise InvalidSpec(f"{where}.outputs must be integers (y in {where}.entry and .at is a number)")
+        entry = parse_expression(ct["entry"], dict(names, x=X, y=Y), field=f"{where}.entry")
+        at = parse_expression(ct["at"], dict(names, y=Y), field=f"{where}.at")
+        components.append(Component(weight, outputs=tuple(outputs), entry=sp.piecewise_fold(entry), at=at))
+    return MixtureChannel(tuple(components))
 
 
 def _law(t, symbols, where):
@@ -1044,6 +1087,16 @@ def dumps_spec(mech: Mechanism) -> str:
         else:
             lines += ['form = "explicit"', "outputs = [" + ", ".join(_label(v) for v in c.outputs) + "]",
                       f"entry = {_q(_expr_text(c.entry, 'entry', dict(syms, x=X, y=Y)))}"]
+    elif getattr(ch, "form", None) == "mixture":
+        for i, c in enumerate(ch.components):
+            where = f"channel.components[{i}]"
+            lines += ["", "[[channel.components]]", f"weight = {_q(_expr_text(c.weight, where + '.weight', syms))}"]
+            if c.density is not None:
+                lines.append(f"density = {_q(_expr_text(c.density, where + '.density', dict(syms, x=X, z=Z)))}")
+            else:
+                lines += ["outputs = [" + ", ".join(_label(v) for v in c.outputs) + "]",
+                          f"entry = {_q(_expr_text(c.entry, where + '.entry', dict(syms, x=X, y=Y)))}",
+                          f"at = {_q(_expr_text(c.at, where + '.at', dict(syms, y=Y)))}"]
     else:
         lines.append(f"density = {_q(_expr_text(ch.density, 'density', dict(syms, x=X, z=Z)))}")
     return "\n".join(lines) + "\n"

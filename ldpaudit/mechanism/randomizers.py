@@ -485,6 +485,33 @@ def piecewise(*, epsilon) -> Sampler:
     return sample
 
 
+def hybrid(*, epsilon, beta) -> Sampler:
+    """Hybrid mechanism (Wang et al., ICDE 2019, §III-C): x in [-1, 1]; w.p. β the Piecewise
+    mechanism's report (``piecewise``), else Duchi et al.'s one-bit report ±B, B = (t+1)/(t-1),
+    t = e^ε (``duchi_binary_mean`` with bound 1, its label times B). Outputs float64 reals."""
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives an unbounded output range; pass epsilon > 0")
+    weight = float(_real("beta", beta))
+    if not 0 <= weight <= 1:
+        raise InvalidParameter(f"beta={beta!r} must be in [0, 1] (the probability of reporting with the Piecewise mechanism)")
+    pm, one_bit = piecewise(epsilon=epsilon), duchi_binary_mean(B=1, epsilon=epsilon)
+    t = math.exp(eps)
+    B = (t + 1) / (t - 1)
+
+    def sample(x, n, rng):
+        _real_input(x, "Hybrid mechanism", -1, 1)
+        n, rng = _n(n), _rng(rng)
+        use_pm = rng.random(n) < weight
+        out = one_bit(x, n, rng).astype(np.float64) * B
+        k = int(use_pm.sum())
+        if k:
+            out[use_pm] = pm(x, k, rng)
+        return out
+
+    return sample
+
+
 def square_wave(*, epsilon, b) -> Sampler:
     """Square Wave (Li et al., SIGMOD 2020): x in [0, 1]; w.p. 2b e^ε/(2b e^ε + 1) uniform on
     [x - b, x + b], else uniform on the rest of [-b, 1 + b], rounded to a grid 2^20 times finer
@@ -606,6 +633,7 @@ REFERENCE = {
     "joseph_uvrr2": joseph_uvrr2,
     "joseph_kvrr2_oneround": joseph_kvrr2_oneround,
     "piecewise": piecewise,
+    "hybrid": hybrid,
     "square_wave": square_wave,
     "gaussian": gaussian,
     "duchi_multidim": duchi_multidim,
@@ -618,7 +646,7 @@ _BY_NAME = {
     "O-RR": "orr", "RR-bit": "rr_bit", "Laplace mean": "laplace_mean", "Laplace histogram": "laplace_histogram",
     "Joseph RR1": "joseph_rr1", "Joseph KVRR2": "joseph_kvrr2", "Duchi binary mean": "duchi_binary_mean",
     "Joseph UVRR2": "joseph_uvrr2", "Joseph 1RoundKVRR2": "joseph_kvrr2_oneround",
-    "Piecewise mechanism": "piecewise", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
+    "Piecewise mechanism": "piecewise", "Hybrid mechanism": "hybrid", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
     "Duchi multidimensional mean": "duchi_multidim", "Piecewise mechanism, d dimensions": "piecewise_multidim",
 }
 

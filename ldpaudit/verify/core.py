@@ -6,7 +6,7 @@ Layers, each importing only those below it::
     core (this module)             verify, tight_epsilon: claim, domain check, then FORMS;
                                    the optional whole-call budget (ldpaudit/budget.py, a forked child)
     finite, density, piecewise,    one module per channel form (and the (ε, δ) check)
-    hashed, real, delta
+    hashed, real, mixture, delta
     claims, witness                shared: exact numbers, the claim, scopes; witnesses, points
     problem, prover, exact, smt, numbers, result, text
 
@@ -25,7 +25,7 @@ from ldpaudit.errors import InvalidParameter
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.product import ProductChannel
-from ldpaudit.verify import density, density_delta, finite, hashed, piecewise, real, smt, vector
+from ldpaudit.verify import density, density_delta, finite, hashed, mixture, piecewise, real, smt, vector
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -50,6 +50,7 @@ def _continuous(mech: Mechanism) -> bool:
 #: the channel forms, most specific first; the finite form takes everything else
 FORMS: tuple[Form, ...] = (
     Form("vector", vector.applies, vector.verify_vector, vector.tight_vector),
+    Form("mixture", mixture.applies, mixture.verify_mixture, mixture.tight_mixture),
     Form("piecewise density", piecewise.applies, piecewise.verify_piecewise, piecewise.tight_piecewise),
     Form("density", _continuous, density.verify_density, density.tight_density),
     Form("real-input", real.applies, real.verify_real, real.tight_real),

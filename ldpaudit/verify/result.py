@@ -62,12 +62,12 @@ class Witness:
     claim: sp.Basic
     params: tuple[tuple[str, sp.Basic], ...] = ()
     y_text: str = ""
-    kind: str = "Q"  # 'Q' for a channel, 'f' for a density
+    kind: str = "Q"  # 'Q' for a channel, 'f' for a density, 'P' for an atom at z of a mixture
 
     def __str__(self) -> str:
         y = self.y_text or _s(self.y)
         lhs = f"{self.kind}(y={y}|x={_s(self.x)})/{self.kind}(y={y}|x={_s(self.x_prime)})"
-        if self.kind == "f":
+        if self.kind in ("f", "P"):
             lhs = lhs.replace("y=", "z=")
         ratio = "oo" if self.ratio == sp.oo else human(self.ratio)
         if self.ratio != sp.oo and not self.ratio.is_Rational:
@@ -195,7 +195,7 @@ class TightEpsilon:
         w = self.witness
         if w is not None:
             y = w.y_text or _s(w.y)
-            out = "z" if w.kind == "f" else "y"
+            out = "z" if w.kind in ("f", "P") else "y"
             text += f", attained by {w.kind}({out}={y}|x={_s(w.x)})/{w.kind}({out}={y}|x={_s(w.x_prime)}) = {human(w.ratio)}"
             if w.params:
                 text += " at " + ", ".join(f"{k}={human(v)}" for k, v in w.params)
