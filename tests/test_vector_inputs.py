@@ -298,3 +298,40 @@ def test_unbounded_dimension_is_unknown_not_proved():
     v = verify(mech)
     assert v.status is Status.UNKNOWN and v.exit_code == 3 and "bind it (-p d=3)" in v.reason
     assert verify(mech.bind(d=4)).status is Status.PROVED
+
+
+HM = SPECS / "hybrid_multidim.toml"
+
+
+def test_hm_multidim_proved_for_every_weight_and_its_variance_is_the_papers():
+    from ldpaudit.derive.vector import coordinate_moments
+
+    mech = load_spec(HM)
+    v = verify(mech, tight=True)
+    assert v.status is Status.PROVED and sp.simplify(v.tight_epsilon - mech.symbols["epsilon"]) == 0
+    eps, d, k, beta = (mech.symbols[n] for n in ("epsilon", "d", "k", "beta"))
+    s = sp.exp(eps / (2 * k))
+    B = (sp.exp(eps / k) + 1) / (sp.exp(eps / k) - 1)
+    pm_second = X**2 / (s - 1) + (s + 3) / (3 * (s - 1) ** 2) + X**2  # Wang et al. Lemma 1, plus x²
+    hm_second = beta * pm_second + (1 - beta) * B**2                  # Duchi's ±B: E[z²] = B²
+    cm = coordinate_moments(mech)
+    assert sp.simplify(cm.mean - X) == 0
+    assert sp.simplify(cm.variance - ((d / k) * hm_second - X**2)) == 0
+    each = loads_spec(variant(HM, e1='"epsilon"'))  # every coordinate at ε
+    refuted = verify(each.bind(d=2, k=2))
+    assert refuted.status is Status.REFUTED
+    assert sp.simplify(tight_epsilon(each.bind(d=2, k=2)).value - 2 * each.symbols["epsilon"]) == 0
+
+
+def test_hm_multidim_sampler_matches_the_derived_variance():
+    from ldpaudit.derive.vector import coordinate_moments
+    from ldpaudit.mechanism.randomizers import hybrid_multidim
+
+    cm = coordinate_moments(load_spec(HM).bind(epsilon=2, d=3, k=2, beta=sp.Rational(1, 2)))
+    x = (0.5, -1.0, 0.0)
+    z = hybrid_multidim(epsilon=2, d=3, k=2, beta="1/2")(x, 200_000, np.random.default_rng(3))
+    assert z.shape == (200_000, 3) and ((z != 0).sum(axis=1) <= 2).all()
+    for j, xj in enumerate(x):
+        want = float(cm.variance.subs(X, sp.Rational(str(xj))))
+        assert z[:, j].mean() == pytest.approx(xj, abs=5 * math.sqrt(want / 200_000))
+        assert z[:, j].var() == pytest.approx(want, rel=0.03)

@@ -57,7 +57,13 @@ def _coordinates(mech: Mechanism) -> CoordinateMoments:
     ch = mech.channel
     pc = PerCoordinate(mech, mech.claimed_epsilon)
     sub = pc.sub
-    if isinstance(sub.channel, DensityChannel):
+    if getattr(sub.channel, "form", None) == "mixture":
+        from ldpaudit.derive.mixture import channel_moments
+
+        moments = channel_moments(sub)
+        mean_1, second_1 = moments.mean, moments.second_moment
+        how = "the coordinate's mixture components (densities cell by cell, atoms summed)"
+    elif isinstance(sub.channel, DensityChannel):
         from ldpaudit.derive.piecewise import applies as piecewise_applies, piecewise_moments
 
         if not piecewise_applies(sub):

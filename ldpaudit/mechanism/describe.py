@@ -64,6 +64,13 @@ def describe_channel(mech) -> dict:
                    family=None if ch.family is None else {"name": ch.family.name, "seed": ch.family.seed},
                    on={str(v): str(p) for v, p in ch.on.probabilities},
                    off={str(v): str(p) for v, p in ch.off.probabilities})
+    elif getattr(ch, "form", None) == "mixture":
+        out["components"] = [
+            {"weight": str(c.weight), "weight_latex": sp.latex(c.weight), "kind": c.kind,
+             **({"density": str(c.density), "latex": sp.latex(c.density)} if c.kind == "density" else
+                {"outputs": [str(y) for y in c.outputs], "entry": str(c.entry), "latex": sp.latex(c.entry),
+                 "at": str(c.at)})}
+            for c in ch.components]
     elif isinstance(ch, DensityChannel):
         out.update(density=str(ch.density), latex=sp.latex(ch.density))
     elif isinstance(ch, RealInputChannel):
@@ -86,6 +93,11 @@ def channel_latex_lines(ch) -> list[str]:
         return [f"Q(y \\mid x) = {sp.latex(ch.entry)}"]
     if getattr(ch, "form", None) == "bloom":
         return [f"Q((c, y) \\mid x) = \\frac{{1}}{{{sp.latex(ch.cohorts)}}} \\prod_b P_{{b \\in B_c(x)}}(y_b)"]
+    if getattr(ch, "form", None) == "mixture":
+        return [(f"w_{{{i}}} = {sp.latex(c.weight)}:\\quad " +
+                 (f"f(z \\mid x) = {sp.latex(c.density)}" if c.kind == "density" else
+                  f"Q(y \\mid x) = {sp.latex(c.entry)} \\text{{ at }} z = {sp.latex(c.at)}"))
+                for i, c in enumerate(ch.components)]
     if isinstance(ch, ProductChannel):
         lines = []
         for side, l in (("j = x", ch.on), ("j \\ne x", ch.off)):

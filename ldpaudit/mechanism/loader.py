@@ -607,27 +607,30 @@ def _coordinates(raw, symbols, definitions, inputs: BoxDomain) -> CoordinatesCha
                                                      field="channel.coordinate.density"))
     elif form == "explicit":
         coordinate = _real_explicit(t, dict(symbols, **definitions), where="channel.coordinate")
+    elif form == "mixture":
+        coordinate = _mixture(t, symbols, definitions, where="channel.coordinate")
     else:
-        raise InvalidSpec(f"channel.coordinate.form = {shown(form)}; use \"density\" or \"explicit\"")
+        raise InvalidSpec(f"channel.coordinate.form = {shown(form)}; use \"density\", \"explicit\" or \"mixture\"")
     scope = dict(symbols, **definitions)
     return CoordinatesChannel(
         coordinate=coordinate,
         sampled=parse_expression(raw["sampled"], scope, field="channel.sampled") if "sampled" in raw else inputs.dimension,
         scale=parse_expression(raw.get("scale", 1), scope, field="channel.scale"),
     )
-def _mixture(raw, symbols, definitions):
+def _mixture(raw, symbols, definitions, where: str = "channel"):
     """``[[channel.components]]``: a weight each, and a density (in z and x) or atoms (outputs,
     entry = Q(y|x), at = the position of label y); [definitions] are available in all of them."""
     from ldpaudit.mechanism.mixture import Component, MixtureChannel
 
     tables = raw.get("components")
     if not isinstance(tables, list) or not tables:
-        raise InvalidSpec("missing [[channel.components]]: list the mixture's components (weight, and density or "
+        raise InvalidSpec(f"missing [[{where}.components]]: list the mixture's components (weight, and density or "
                           "outputs/entry/at)")
     names = dict(symbols, **definitions)
     components = []
+    table = where
     for i, ct in enumerate(tables):
-        where = f"channel.components[{i}]"
+        where = f"{table}.components[{i}]"
         if not isinstance(ct, dict):
             raise InvalidSpec(f"{where} must be a table")
         _no_unknown(ct, where, _COMPONENT)

@@ -613,6 +613,31 @@ def piecewise_multidim(*, epsilon, d, k) -> Sampler:
     return sample
 
 
+def hybrid_multidim(*, epsilon, d, k, beta) -> Sampler:
+    """The Hybrid mechanism in d dimensions (Wang et al., ICDE 2019, Algorithm 4): k of the d
+    coordinates sampled uniformly, each reported by :func:`hybrid` at ε/k (its weight β) times d/k,
+    the others as 0. Outputs: float64 arrays of shape (n, d)."""
+    eps = _epsilon(epsilon)
+    if eps == 0:
+        raise InvalidParameter("epsilon=0 gives an unbounded output range; pass epsilon > 0")
+    dim = _size("d", d, low=1, high=4096)
+    kk = _size("k", k, low=1, high=dim)
+    one = hybrid(epsilon=eps / kk, beta=beta)
+
+    def sample(x, n, rng):
+        xs = _box_input(x, dim, "Hybrid mechanism, d dimensions")
+        n, rng = _n(n), _rng(rng)
+        chosen = np.argsort(rng.random((n, dim)), axis=1)[:, :kk]
+        out = np.zeros((n, dim))
+        for j in range(dim):  # every draw that sampled coordinate j reports it through the 1-d sampler
+            rows = np.nonzero((chosen == j).any(axis=1))[0]
+            if rows.size:
+                out[rows, j] = one(xs[j], rows.size, rng) * dim / kk
+        return out
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -638,6 +663,7 @@ REFERENCE = {
     "gaussian": gaussian,
     "duchi_multidim": duchi_multidim,
     "piecewise_multidim": piecewise_multidim,
+    "hybrid_multidim": hybrid_multidim,
 }
 
 
@@ -648,6 +674,7 @@ _BY_NAME = {
     "Joseph UVRR2": "joseph_uvrr2", "Joseph 1RoundKVRR2": "joseph_kvrr2_oneround",
     "Piecewise mechanism": "piecewise", "Hybrid mechanism": "hybrid", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
     "Duchi multidimensional mean": "duchi_multidim", "Piecewise mechanism, d dimensions": "piecewise_multidim",
+    "Hybrid mechanism, d dimensions": "hybrid_multidim",
 }
 
 

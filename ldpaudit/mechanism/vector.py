@@ -263,24 +263,35 @@ class CoordinatesChannel:
     def _law_text(self, latex: bool = False) -> str:
         c = self.coordinate
         show = sp.latex if latex else sp.sstr
+        if getattr(c, "form", None) == "mixture":
+            return "; ".join(f"w = {show(m.weight)}: " + (f"density {show(m.density)}" if m.kind == "density" else
+                             f"atoms at {show(m.at)}, Q(y|x) = {show(m.entry)}") for m in c.components)
         return show(c.density) if isinstance(c, DensityChannel) else show(c.entry)
 
     def describe_fields(self) -> dict:
         c = self.coordinate
-        law = ({"density": str(c.density)} if isinstance(c, DensityChannel)
-               else {"outputs": [str(y) for y in c.outputs], "entry": str(c.entry)})
+        if getattr(c, "form", None) == "mixture":
+            law = {"mixture": [{"weight": str(m.weight), "kind": m.kind,
+                                **({"density": str(m.density)} if m.kind == "density" else
+                                   {"outputs": [str(y) for y in m.outputs], "entry": str(m.entry), "at": str(m.at)})}
+                               for m in c.components]}
+        else:
+            law = ({"density": str(c.density)} if isinstance(c, DensityChannel)
+                   else {"outputs": [str(y) for y in c.outputs], "entry": str(c.entry)})
         return {"sampled": str(self.sampled), "scale": str(self.scale), "coordinate": law,
                 "latex": self._law_text(latex=True)}
 
     def show_lines(self) -> list[str]:
         c = self.coordinate
-        what = (f"f(z|x) = {self._law_text()}" if isinstance(c, DensityChannel)
-                else f"Q(y|x) = {self._law_text()}, y in {{{', '.join(map(str, c.outputs))}}}")
+        what = (f"f(z|x) = {self._law_text()}" if isinstance(c, DensityChannel) else
+                f"the mixture {self._law_text()}" if getattr(c, "form", None) == "mixture" else
+                f"Q(y|x) = {self._law_text()}, y in {{{', '.join(map(str, c.outputs))}}}")
         return [f"{sp.sstr(self.sampled)} of the d coordinates sampled uniformly; the others reported as 0",
                 f"each sampled coordinate x_j reported as {sp.sstr(self.scale)} * (z with {what})"]
 
     def latex_lines(self) -> list[str]:
-        kind = "f(z \\mid x)" if isinstance(self.coordinate, DensityChannel) else "Q(y \\mid x)"
+        kind = ("f(z \\mid x)" if isinstance(self.coordinate, DensityChannel) else
+                "\\text{mixture}" if getattr(self.coordinate, "form", None) == "mixture" else "Q(y \\mid x)")
         return [f"{kind} = {self._law_text(latex=True)}", f"t_j = {sp.latex(self.scale)}\\, z_j"]
 
     def validate(self, mech) -> list[str]:

@@ -132,6 +132,7 @@ def _vector_specs(pm_coordinate) -> dict:
     pm_spec = load_spec(SPECS / "piecewise_multidim.toml")
     pm_verdict = verify(pm_spec, tight=True)
     pm_moments = coordinate_moments(pm_spec)
+    hm_verdict = verify(load_spec(SPECS / "hybrid_multidim.toml"), tight=True)
     duchi_spec = load_spec(SPECS / "duchi_multidim.toml")
     duchi_verdict = verify(duchi_spec, tight=True)
     duchi_moments = coordinate_moments(duchi_spec)
@@ -142,7 +143,7 @@ def _vector_specs(pm_coordinate) -> dict:
     alg3 = loads_spec("\n".join(lines) + "\n", source="Algorithm 3")
     alg3_tight = {d: tight_epsilon(alg3.bind(d=d)).value for d in (2, 3, 4)}
     return {"pm_verdict": pm_verdict, "pm_moments": pm_moments,
-            "pm_agrees": simplify(pm_moments.variance - pm_coordinate.variance) == 0,
+            "pm_agrees": simplify(pm_moments.variance - pm_coordinate.variance) == 0, "hm_verdict": hm_verdict,
             "duchi_verdict": duchi_verdict, "duchi_moments": duchi_moments, "algorithm3_tight": alg3_tight}
 
 
@@ -380,7 +381,10 @@ def reproduce(out_dir) -> tuple[list, dict]:
     doc.para("Verified from the vector-input spec `specs/piecewise_multidim.toml` (k of d coordinates, each by the "
              f"Piecewise density at ε/k): `ldpaudit verify` gives {vec['pm_verdict'].status.value} for all ε > 0, d, k "
              f"(tight ε* = {sp.sstr(vec['pm_verdict'].tight_epsilon)}), and the per-coordinate variance `ldpaudit derive` "
-             "gets from the spec's channel " + ("equals" if vec["pm_agrees"] else "DIFFERS FROM") + " the one above.")
+             "gets from the spec's channel " + ("equals" if vec["pm_agrees"] else "DIFFERS FROM") + " the one above. "
+             "HM in d dimensions (`specs/hybrid_multidim.toml`, each sampled coordinate by the Hybrid mixture at ε/k with "
+             f"weight β): {vec['hm_verdict'].status.value} for all ε > 0, d, k and β in [0, 1] "
+             f"(tight ε* = {sp.sstr(vec['hm_verdict'].tight_epsilon)}).")
     dv, dm = vec["duchi_verdict"], vec["duchi_moments"]
     doc.para("Duchi et al.'s d-dimensional mechanism (Algorithm 3, `specs/duchi_multidim.toml`): "
              f"{dv.status.value} for d = 1..6 and all ε > 0 (tight ε* = {sp.sstr(dv.tight_epsilon)}), with the derived "
@@ -533,7 +537,9 @@ def _payload(r, agree, rows, mrows, optimum, differ) -> dict:
                              "verified": {"spec": "specs/piecewise_multidim.toml",
                                           "verdict": r["vector"]["pm_verdict"].status.value,
                                           "tight_epsilon": sp.sstr(r["vector"]["pm_verdict"].tight_epsilon),
-                                          "variance_from_spec_agrees": r["vector"]["pm_agrees"]},
+                                          "variance_from_spec_agrees": r["vector"]["pm_agrees"],
+                                          "hm_spec": "specs/hybrid_multidim.toml",
+                                          "hm_verdict": r["vector"]["hm_verdict"].status.value},
                              "duchi": {"spec": "specs/duchi_multidim.toml",
                                        "verdict": r["vector"]["duchi_verdict"].status.value,
                                        "tight_epsilon": sp.sstr(r["vector"]["duchi_verdict"].tight_epsilon),

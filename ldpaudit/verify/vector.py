@@ -26,7 +26,7 @@ from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.spaces import FiniteDomain
 from ldpaudit.mechanism.vector import CoordinatesChannel, PerCoordinate, SignVectorChannel, sign_dimensions
-from ldpaudit.verify import density, finite, piecewise, real, smt
+from ldpaudit.verify import density, finite, mixture, piecewise, real, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.text import human
@@ -158,6 +158,8 @@ def _tight_signs(mech, *, timeout_ms) -> TightEpsilon:
 
 
 def _scalar_form(sub: Mechanism):
+    if mixture.applies(sub):
+        return mixture.verify_mixture, mixture.tight_mixture
     if piecewise.applies(sub):
         return piecewise.verify_piecewise, piecewise.tight_piecewise
     if isinstance(sub.channel, DensityChannel):
