@@ -181,7 +181,7 @@ def test_bad_weight_through_the_cli_is_exit_2_with_one_line(tmp_path):
 
 def test_definitions_stay_refused_for_other_forms():
     text = (ROOT / "specs" / "duchi_binary_mean.toml").read_text() + '\n[definitions]\nK = "2"\n'
-    with pytest.raises(InvalidSpec, match=r"\[definitions\] are read by density, mixture channels only"):
+    with pytest.raises(InvalidSpec, match=r"\[definitions\] are read by coordinates, density, mixture, signs channels only"):
         loads_spec(text)
 
 

@@ -8,9 +8,11 @@ import json
 
 import sympy as sp
 
+
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.describe import channel_latex_lines, describe_channel  # describe_channel: re-exported
 from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.expr import for_people
 from ldpaudit.mechanism.loader import load_budgeted
 from ldpaudit.mechanism.options import add_load_budget, load_budget
 from ldpaudit.mechanism.product import ProductChannel
@@ -84,34 +86,34 @@ def cmd_show(args) -> int:
     elif isinstance(ch, StructuredChannel):
         print(f"    outputs: {ch.outputs.describe()} ({ch.outputs.count()} in all)")
         for c in ch.classes:
-            print(f"    Q(y|x) = {sp.sstr(c.weight)}   when {c.condition}   ({c.count} such y for each x)")
+            print(f"    Q(y|x) = {for_people(c.weight)}   when {c.condition}   ({c.count} such y for each x)")
     elif isinstance(ch, RealInputChannel):
         print(f"    outputs: y in {{{', '.join(map(str, ch.outputs))}}} from a real input x")
         for c in ch.classes:
-            print(f"    Q(y|x) = {sp.sstr(c.weight)}   when {c.condition}   ({c.count} such y for each x)")
+            print(f"    Q(y|x) = {for_people(c.weight)}   when {c.condition}   ({c.count} such y for each x)")
         if not ch.classes:
-            print(f"    Q(y|x) = {sp.sstr(ch.entry)}")
+            print(f"    Q(y|x) = {for_people(ch.entry)}")
     elif getattr(ch, "form", None) == "bloom":
         print(f"    outputs: {ch.describe()}")
         for side, law in (("bit b in B_c(x)", ch.on), ("bit b not in B_c(x)", ch.off)):
-            print(f"      {side}: " + ", ".join(f"P({v}) = {sp.sstr(p)}" for v, p in law.probabilities))
+            print(f"      {side}: " + ", ".join(f"P({v}) = {for_people(p)}" for v, p in law.probabilities))
     elif isinstance(ch, ProductChannel):
         print(f"    {ch.coordinates} independent coordinates; coordinate j:")
         for side, l in (("j == x", ch.on), ("j != x", ch.off)):
             if l.density is not None:
-                print(f"      {side}: density {sp.sstr(l.density)}")
+                print(f"      {side}: density {for_people(l.density)}")
             else:
-                print(f"      {side}: " + ", ".join(f"P({v}) = {sp.sstr(p)}" for v, p in l.probabilities))
+                print(f"      {side}: " + ", ".join(f"P({v}) = {for_people(p)}" for v, p in l.probabilities))
     elif ch.form == "mixture":
         print(f"    with probability w_i, report with component i ({len(ch.components)} components, weights free of x):")
         for i, c in enumerate(ch.components):
             if c.kind == "density":
-                print(f"    [{i}] w = {sp.sstr(c.weight)}: density f(z|x) = {sp.sstr(c.density)}")
+                print(f"    [{i}] w = {for_people(c.weight)}: density f(z|x) = {for_people(c.density)}")
             else:
-                print(f"    [{i}] w = {sp.sstr(c.weight)}: atoms z = {sp.sstr(c.at)} for y in {{{', '.join(map(str, c.outputs))}}}, "
-                      f"Q(y|x) = {sp.sstr(c.entry)}")
+                print(f"    [{i}] w = {for_people(c.weight)}: atoms z = {for_people(c.at)} for y in {{{', '.join(map(str, c.outputs))}}}, "
+                      f"Q(y|x) = {for_people(c.entry)}")
     else:
-        print(f"    f(z|x) = {sp.sstr(ch.density)}")
+        print(f"    f(z|x) = {for_people(ch.density)}")
     print("  LaTeX:")
     print(f"    \\varepsilon = {sp.latex(mech.claimed_epsilon)}")
     for line in channel_latex_lines(ch):

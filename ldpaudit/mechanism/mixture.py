@@ -25,7 +25,7 @@ import sympy as sp
 from ldpaudit.errors import InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.checks import _require_nonnegative, is_zero, sample_points
 from ldpaudit.mechanism.density import DensityChannel, validate_density
-from ldpaudit.mechanism.expr import shown
+from ldpaudit.mechanism.expr import for_people, shown
 from ldpaudit.mechanism.params import X, Y, Z, _subs
 from ldpaudit.mechanism.realinput import RealInputChannel, _validate_real_input
 from ldpaudit.mechanism.spaces import IntervalDomain
@@ -91,8 +91,8 @@ class MixtureChannel:
         raise NotMaterializable(f"{mech.name!r} has a real output (a mixture); it has no finite channel matrix")
 
     def describe(self) -> str:
-        parts = [f"w = {sp.sstr(c.weight)}: " + (f"density f(z|x) = {sp.sstr(c.density)}" if c.kind == "density" else
-                 f"atoms at {sp.sstr(c.at)} for y in {{{', '.join(map(str, c.outputs))}}}, Q(y|x) = {sp.sstr(c.entry)}")
+        parts = [f"w = {for_people(c.weight)}: " + (f"density f(z|x) = {for_people(c.density)}" if c.kind == "density" else
+                 f"atoms at {for_people(c.at)} for y in {{{', '.join(map(str, c.outputs))}}}, Q(y|x) = {for_people(c.entry)}")
                  for c in self.components]
         return "; ".join(parts)
 

@@ -31,6 +31,7 @@ from ldpaudit.errors import InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.checks import _require_nonnegative, is_zero, sample_points
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
+from ldpaudit.mechanism.expr import for_people
 from ldpaudit.mechanism.params import Parameter, X, Z, _subs
 from ldpaudit.mechanism.spaces import BoxDomain, IntervalDomain, _concrete_int
 
@@ -75,9 +76,9 @@ class SignVectorChannel:
                 "latex": {"latent": sp.latex(self.latent), "entry": sp.latex(self.entry), "scale": sp.latex(self.scale)}}
 
     def show_lines(self) -> list[str]:
-        return [f"latent sign v_j in {{-1, 1}} of each coordinate: P(v_j = v | x_j = x) = {sp.sstr(self.latent)}",
-                f"sign vector s in {{-1, 1}}^d with t = <s, v>: P(s | v) = {sp.sstr(self.entry)}",
-                f"report: {sp.sstr(self.scale)} * s"]
+        return [f"latent sign v_j in {{-1, 1}} of each coordinate: P(v_j = v | x_j = x) = {for_people(self.latent)}",
+                f"sign vector s in {{-1, 1}}^d with t = <s, v>: P(s | v) = {for_people(self.entry)}",
+                f"report: {for_people(self.scale)} * s"]
 
     def latex_lines(self) -> list[str]:
         return [f"P(v_j \\mid x_j) = {sp.latex(self.latent)}", f"P(s \\mid v) = {sp.latex(self.entry)}",
@@ -262,7 +263,7 @@ class CoordinatesChannel:
 
     def _law_text(self, latex: bool = False) -> str:
         c = self.coordinate
-        show = sp.latex if latex else sp.sstr
+        show = sp.latex if latex else for_people
         if getattr(c, "form", None) == "mixture":
             return "; ".join(f"w = {show(m.weight)}: " + (f"density {show(m.density)}" if m.kind == "density" else
                              f"atoms at {show(m.at)}, Q(y|x) = {show(m.entry)}") for m in c.components)
@@ -286,8 +287,8 @@ class CoordinatesChannel:
         what = (f"f(z|x) = {self._law_text()}" if isinstance(c, DensityChannel) else
                 f"the mixture {self._law_text()}" if getattr(c, "form", None) == "mixture" else
                 f"Q(y|x) = {self._law_text()}, y in {{{', '.join(map(str, c.outputs))}}}")
-        return [f"{sp.sstr(self.sampled)} of the d coordinates sampled uniformly; the others reported as 0",
-                f"each sampled coordinate x_j reported as {sp.sstr(self.scale)} * (z with {what})"]
+        return [f"{for_people(self.sampled)} of the d coordinates sampled uniformly; the others reported as 0",
+                f"each sampled coordinate x_j reported as {for_people(self.scale)} * (z with {what})"]
 
     def latex_lines(self) -> list[str]:
         kind = ("f(z \\mid x)" if isinstance(self.coordinate, DensityChannel) else

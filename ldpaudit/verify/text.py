@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 
 import sympy as sp
-from sympy.printing.str import StrPrinter
+
+from ldpaudit.mechanism.expr import for_people
 
 #: integers longer than this many bits are abbreviated (4,300 decimal digits is about 14,280 bits)
 MAX_PRINTED_BITS = 12_000
@@ -57,13 +58,6 @@ def sstr(expr) -> str:
     return sp.sstr(expr)
 
 
-class _HumanPrinter(StrPrinter):
-    """sympy's str printer, except that Euler's number is written ``e`` (sympy writes ``E``)."""
-
-    def _print_Exp1(self, expr):
-        return "e"
-
-
 def human(expr) -> str:
     """Text for people: :func:`sstr` with e written ``e``. Machine-readable fields (JSON values
     meant to be parsed back) keep :func:`sstr`, which sympy and the spec parser read as written."""
@@ -72,4 +66,4 @@ def human(expr) -> str:
     big = [a for a in expr.atoms(sp.Rational) if _too_long(a)]
     if big:
         expr = expr.xreplace({a: _abbreviate(a) for a in big})
-    return _HumanPrinter().doprint(expr)
+    return for_people(expr)
