@@ -969,6 +969,21 @@ def _hash_lines(table, family, permutation, depth: int = 2) -> list[str]:
     return lines + (["permutation = true"] if permutation else [])
 
 
+def _component_lines(ch, syms, table: str) -> list[str]:
+    """The ``[[TABLE.components]]`` of a mixture channel as spec text."""
+    lines = []
+    for i, c in enumerate(ch.components):
+        where = f"{table}.components[{i}]"
+        lines += ["", f"[[{table}.components]]", f"weight = {_q(_expr_text(c.weight, where + '.weight', syms))}"]
+        if c.density is not None:
+            lines.append(f"density = {_q(_expr_text(c.density, where + '.density', dict(syms, x=X, z=Z)))}")
+        else:
+            lines += ["outputs = [" + ", ".join(_label(v) for v in c.outputs) + "]",
+                      f"entry = {_q(_expr_text(c.entry, where + '.entry', dict(syms, x=X, y=Y)))}",
+                      f"at = {_q(_expr_text(c.at, where + '.at', dict(syms, y=Y)))}"]
+    return lines
+
+
 def dumps_spec(mech: Mechanism) -> str:
     """Write a mechanism as spec text that :func:`loads_spec` reads back to an equal mechanism."""
     syms = mech.symbols
@@ -1087,19 +1102,14 @@ def dumps_spec(mech: Mechanism) -> str:
         c = ch.coordinate
         if isinstance(c, DensityChannel):
             lines += ['form = "density"', f"density = {_q(_expr_text(c.density, 'density', dict(syms, x=X, z=Z)))}"]
+        elif getattr(c, "form", None) == "mixture":
+            lines.append('form = "mixture"')
+            lines += _component_lines(c, syms, "channel.coordinate")
         else:
             lines += ['form = "explicit"', "outputs = [" + ", ".join(_label(v) for v in c.outputs) + "]",
                       f"entry = {_q(_expr_text(c.entry, 'entry', dict(syms, x=X, y=Y)))}"]
     elif getattr(ch, "form", None) == "mixture":
-        for i, c in enumerate(ch.components):
-            where = f"channel.components[{i}]"
-            lines += ["", "[[channel.components]]", f"weight = {_q(_expr_text(c.weight, where + '.weight', syms))}"]
-            if c.density is not None:
-                lines.append(f"density = {_q(_expr_text(c.density, where + '.density', dict(syms, x=X, z=Z)))}")
-            else:
-                lines += ["outputs = [" + ", ".join(_label(v) for v in c.outputs) + "]",
-                          f"entry = {_q(_expr_text(c.entry, where + '.entry', dict(syms, x=X, y=Y)))}",
-                          f"at = {_q(_expr_text(c.at, where + '.at', dict(syms, y=Y)))}"]
+        lines += _component_lines(ch, syms, "channel")
     else:
         lines.append(f"density = {_q(_expr_text(ch.density, 'density', dict(syms, x=X, z=Z)))}")
     return "\n".join(lines) + "\n"
