@@ -14,11 +14,14 @@ from __future__ import annotations
 import collections
 import importlib
 import importlib.util
+import inspect
 import math
 import numbers
 import random
+import re
 import sys
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable
 
@@ -432,6 +435,78 @@ def check_output_space(x, out: Outputs, space) -> None:
                 f"space {_space_repr(space)}")
 
 
+_INT = re.compile(r"[+-]?[0-9]+")
+_QUOTED = re.compile(r"""(["'])(.*)\1""", re.S)
+
+
+def _annotation(func: Callable, name: str) -> str | None:
+    """The name of parameter ``name``'s annotation (``int``, ``float``, ``str``, ``Fraction``,
+    ``Basic``...), read without evaluating string annotations; None when unannotated."""
+    try:
+        param = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):
+        return None
+    if param is None or param.annotation is inspect.Parameter.empty:
+        return None
+    ann = param.annotation
+    text = ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann))
+    return text.rsplit(".", 1)[-1].strip()
+
+
+def typed_target_args(func: Callable, raw: dict, target: str = "target") -> dict:
+    """``--target-arg`` values (strings from the command line) as the factory expects them:
+    by its annotation when it has one (``int``, ``float``, ``str``, ``bool``, ``Fraction``, a
+    sympy number for ``Basic``/``Expr``/``Rational``), else by their text: ``10000`` an int,
+    ``1.5``, ``1/2``, ``log(3)`` floats, ``"abc"`` (quoted) or any other word a string. Values
+    that are not strings (the Python API, a journal) pass unchanged. One line naming the argument
+    when a value cannot be what the annotation asks."""
+    from ldpaudit.mechanism.options import option_exact
+
+    out = {}
+    for name, value in raw.items():
+        if not isinstance(value, str):
+            out[name] = value
+            continue
+        kind = _annotation(func, name)
+        text = value.strip()
+        quoted = _QUOTED.fullmatch(text)
+        where = f"--target-arg {name}={value}"
+        try:
+            if kind == "str" or (kind is None and quoted):
+                out[name] = quoted.group(2) if quoted else value
+            elif kind == "bool":
+                if text.lower() not in ("true", "false", "1", "0"):
+                    raise InvalidParameter(f"{where}: {target}'s {name} is a bool; write true or false")
+                out[name] = text.lower() in ("true", "1")
+            elif kind == "int" or (kind is None and _INT.fullmatch(text)):
+                if not _INT.fullmatch(text):
+                    raise InvalidParameter(f"{where}: {target}'s {name} is an int; write a whole number such as 10000")
+                out[name] = int(text)
+            elif kind == "Fraction":
+                exact = option_exact(text, where)
+                if not isinstance(exact, Fraction) and not getattr(exact, "is_Rational", False):
+                    raise InvalidParameter(f"{where}: {target}'s {name} is a Fraction; write a rational such as 1/2")
+                out[name] = Fraction(str(exact))
+            elif kind in ("Basic", "Expr", "Rational", "Number"):
+                from ldpaudit.mechanism.expr import parse_expression
+
+                out[name] = parse_expression(text, {}, field=where)
+            elif kind == "float" or kind is None:
+                try:
+                    exact = option_exact(text, where)
+                except InvalidParameter:
+                    if kind == "float":
+                        raise
+                    out[name] = value  # a word: a string, as written
+                    continue
+                out[name] = float(exact) if isinstance(exact, Fraction) else float(exact.evalf(30))
+            else:
+                out[name] = value  # an annotation we do not convert to: the text, as before
+        except InvalidParameter as exc:
+            raise InvalidParameter(" ".join(str(exc).split())) from None
+    return out
+
+
 def load_target(target: str, target_args: dict | None = None, *, batch: bool | None = None) -> Callable:
     """Load ``package.module:function`` or ``path/to/file.py:function``.
 
@@ -488,6 +563,7 @@ def load_target(target: str, target_args: dict | None = None, *, batch: bool | N
     if not target_args:
         _check_call_shape(func, target, batch, factory=False)
         return func
+    target_args = typed_target_args(func, target_args, target)
     try:
         randomizer = func(**target_args)
     except LdpAuditError:
