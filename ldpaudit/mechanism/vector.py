@@ -41,6 +41,10 @@ T = sp.Symbol("t", integer=True)
 
 #: the vertex reduction enumerates 2^d vertices and 2^d sign vectors: up to d = MAX_SIGN_DIMENSION
 MAX_SIGN_DIMENSION = 8
+#: the row sums of a signs channel are checked as sums over t in -d..d up to this d
+MAX_SUM_DIMENSION = 1000
+#: audit inputs are vectors of d coordinates: up to this d
+MAX_AUDIT_DIMENSION = 100_000
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,10 @@ def box_audit_inputs(box: BoxDomain) -> list[tuple]:
         return int(v) if v.is_Integer else Fraction(str(v))
 
     d = _concrete_int(box.dimension, "inputs.dimension")
-    if 2**d <= 8:
+    if d > MAX_AUDIT_DIMENSION:
+        raise NotMaterializable(f"inputs.dimension = {d}: an audit input is a vector of d coordinates, and d is above "
+                                f"{MAX_AUDIT_DIMENSION:,}; bind a smaller d to audit")
+    if d <= 3:
         return [tuple(exact(c) for c in v) for v in box.vertices()]
     low, high = exact(box.low), exact(box.high)
     return [(low,) * d, (high,) * d, ((low + high) / 2,) * d]
@@ -204,6 +211,11 @@ def _validate_signs(mech, ch: SignVectorChannel) -> list[str]:
         dims = [int(example)] if example is not None else []
         where = f"at the example d = {example} only (d's range is unbounded or above {MAX_SIGN_DIMENSION})"
     d_sym = sp.sympify(box.dimension)
+    if any(d > MAX_SUM_DIMENSION for d in dims):
+        notes.append(f"P(s | v) not summed at d = {max(dims)} (above {MAX_SUM_DIMENSION}); verify enumerates d <= "
+                     f"{MAX_SIGN_DIMENSION} only")
+        dims = [d for d in dims if d <= MAX_SUM_DIMENSION]
+        where = "at the dimensions up to " + str(MAX_SUM_DIMENSION)
     for d in dims:
         at = {} if d_sym.is_number else {d_sym: sp.Integer(d)}
         total = sp.Integer(0)
