@@ -51,6 +51,7 @@ def sample_points(mech, count: int = 6) -> list[dict]:
     params = mech.parameters
     for i in range(count):
         point = {}
+        undefined = False
         for p in params:
             options = candidates[p.kind]
             subs = {mech.symbols[k]: v for k, v in point.items()}
@@ -59,12 +60,18 @@ def sample_points(mech, count: int = 6) -> list[dict]:
                 value = sp.sympify(options[(i + j) % len(options)])
                 lo = None if p.lower is None else _subs(p.lower, subs)
                 hi = None if p.upper is None else _subs(p.upper, subs)
+                if any(b is not None and b.is_number and (b.has(sp.zoo, sp.nan) or b.is_extended_real is False)
+                       for b in (lo, hi)):
+                    undefined = True  # a bound such as 1/(d - 2) at d = 2: no admissible value here
+                    break
                 # a candidate is admissible when it is shown within its bounds
                 if lo is not None and lo.is_number and decide(value > lo if p.lower_strict else value >= lo) is not True:
                     continue
                 if hi is not None and hi.is_number and decide(value < hi if p.upper_strict else value <= hi) is not True:
                     continue
                 chosen = value
+                break
+            if undefined:
                 break
             if chosen is None:
                 lo = _subs(p.lower, subs) if p.lower is not None else sp.Integer(0)
@@ -74,7 +81,7 @@ def sample_points(mech, count: int = 6) -> list[dict]:
                 else:
                     chosen = sp.ceiling(lo) + (1 if p.lower_strict else 0) if p.kind == "integer" else lo + 1
             point[p.name] = chosen
-        if point not in points:
+        if not undefined and point not in points:
             points.append(point)
     return points
 
