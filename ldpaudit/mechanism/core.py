@@ -162,6 +162,22 @@ class Mechanism:
 
         return mechanism_markdown(self)
 
+    @classmethod
+    def from_matrix(cls, weights, *, epsilon, name: str = "matrix channel", inputs=None, outputs=None,
+                    description: str = "", source: str = "") -> Mechanism:
+        """A finite mechanism from a matrix of non-negative weights (rows = inputs), each row
+        normalized exactly by its sum: a numpy array or nested lists of ints, Fractions or floats
+        (floats converted exactly). Built in time linear in the entries; ``epsilon`` is the
+        claim (a number or an exact expression such as ``"log(3)"``)."""
+        from ldpaudit.mechanism.expr import parse_expression
+        from ldpaudit.mechanism.matrix import matrix_channel
+
+        channel = matrix_channel(weights, inputs=inputs, outputs=outputs)
+        claim = parse_expression(epsilon if isinstance(epsilon, str) else str(sp.nsimplify(epsilon, rational=True))
+                                 if isinstance(epsilon, float) else str(epsilon), {}, field="epsilon")
+        return cls(name=name, parameters=(), inputs=FiniteDomain(sp.Integer(len(channel.inputs)), channel.inputs),
+                   channel=channel, claimed_epsilon=claim, description=description, source=source)
+
     def describe(self) -> str:
         params = ", ".join(p.describe() for p in self.parameters) or "none"
         bound = ", ".join(f"{k}={v}" for k, v in self.bindings)

@@ -25,7 +25,7 @@ from ldpaudit.errors import InvalidParameter
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.product import ProductChannel
-from ldpaudit.verify import density, density_delta, finite, hashed, mixture, piecewise, real, smt, vector
+from ldpaudit.verify import density, density_delta, finite, hashed, matrix, mixture, piecewise, real, smt, vector
 from ldpaudit.verify.claims import check_domain, claim_of, exact_number
 from ldpaudit.verify.delta import verify_delta
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict
@@ -49,6 +49,7 @@ def _continuous(mech: Mechanism) -> bool:
 
 #: the channel forms, most specific first; the finite form takes everything else
 FORMS: tuple[Form, ...] = (
+    Form("matrix", matrix.applies, matrix.verify_matrix, matrix.tight_matrix),
     Form("vector", vector.applies, vector.verify_vector, vector.tight_vector),
     Form("mixture", mixture.applies, mixture.verify_mixture, mixture.tight_mixture),
     Form("piecewise density", piecewise.applies, piecewise.verify_piecewise, piecewise.tight_piecewise),
