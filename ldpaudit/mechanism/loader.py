@@ -405,7 +405,8 @@ def _build(doc: dict) -> Mechanism:
     claimed = parse_expression(mech_t["claimed_epsilon"], symbols, field="mechanism.claimed_epsilon")
     inputs = _inputs(_table(doc, "inputs", "inputs", _INPUTS), symbols)
     definitions = _definitions(doc, symbols)
-    if definitions and (not isinstance(doc.get("channel"), dict) or doc["channel"].get("form") not in _DEFINITION_FORMS):
+    form = doc["channel"].get("form") if isinstance(doc.get("channel"), dict) else None
+    if definitions and isinstance(form, str) and form in _CHANNEL and form not in _DEFINITION_FORMS:
         raise InvalidSpec(f"[definitions] are read by {', '.join(sorted(_DEFINITION_FORMS))} channels only; write the expressions inline in "
                           f"channel.form = {shown(doc.get('channel', {}).get('form') if isinstance(doc.get('channel'), dict) else None)}")
     channel = _channel(doc, symbols, inputs, definitions)
