@@ -92,3 +92,52 @@ def test_a_thousand_square_builds_and_verifies_in_well_under_five_seconds():
     assert math.isclose(float(v.tight_epsilon), float(np.log((Q.max(axis=0) / Q.min(axis=0)).max())), rel_tol=1e-12)
     a, b, y = v.witness.x, v.witness.x_prime, v.witness.y
     assert v.witness.ratio == sp.Rational(int(W[a, y]) * int(W[b].sum()), int(W[b, y]) * int(W[a].sum()))
+
+
+SPEC = """
+[mechanism]
+name = "matrix from a file"
+claimed_epsilon = "log(3)"
+
+[inputs]
+size = {size}
+
+[channel]
+form = "matrix"
+file = "{file}"
+"""
+
+
+def test_a_spec_points_at_a_npy_or_csv_file(tmp_path):
+    from ldpaudit.mechanism import load_spec
+
+    np.save(tmp_path / "w.npy", np.ones((40, 40), dtype=np.int64) + 2 * np.eye(40, dtype=np.int64))
+    (tmp_path / "w.csv").write_text("# weights\n3, 1\n1/2, 3/2\n")
+    (tmp_path / "n.toml").write_text(SPEC.format(size=40, file="w.npy"))
+    (tmp_path / "c.toml").write_text(SPEC.format(size=2, file="w.csv"))
+    for name in ("n.toml", "c.toml"):
+        mech = load_spec(tmp_path / name)
+        v = verify(mech, tight=True)
+        assert v.status is Status.PROVED and v.tight_epsilon == sp.log(3)
+    assert load_spec(tmp_path / "c.toml").channel.probability(1, 0) == Fraction(1, 4)  # 1/2 read exactly
+
+
+@pytest.mark.parametrize("file, size, extra, message", [
+    ("../w.npy", 2, "", "must be a .npy or .csv path inside the spec's folder"),
+    ("/etc/passwd", 2, "", "must be a .npy or .csv path inside the spec's folder"),
+    ("w.txt", 2, "", "must be a .npy or .csv path"),
+    ("missing.npy", 2, "", "no such file beside the spec"),
+    ("w.csv", 3, "", "inputs.size = 3 but channel.file has 2 rows"),
+    ("bad.csv", 1, "", "line 1, column 2: 'x' is not a number"),
+    ("obj.npy", 2, "", "not a numeric .npy array"),
+])
+def test_bad_matrix_files_are_one_line_errors(tmp_path, file, size, extra, message):
+    from ldpaudit.mechanism import load_spec
+
+    (tmp_path / "w.csv").write_text("3,1\n1,3\n")
+    (tmp_path / "bad.csv").write_text("1,x\n")
+    np.save(tmp_path / "obj.npy", np.array([[1, None], [2, 3]], dtype=object), allow_pickle=True)
+    (tmp_path / "s.toml").write_text(SPEC.format(size=size, file=file) + extra)
+    with pytest.raises(InvalidSpec, match=message) as info:
+        load_spec(tmp_path / "s.toml")
+    assert "\n" not in str(info.value)

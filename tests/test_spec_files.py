@@ -86,7 +86,7 @@ MALFORMED = [
     ("float in string", EXPLICIT.replace('"3/4", "1/4"', '"0.75", "0.25"'), r"float literal 0.75 is not exact"),
     ("wrong row length", EXPLICIT.replace('["1/4", "3/4"]]', '["1/4", "1/2", "1/4"]]'), r"row x=1 of channel 'tiny' has 3 entries but there are 2 outputs"),
     ("too few rows", EXPLICIT.replace(', ["1/4", "3/4"]]', "]"), r"has 1 rows but there are 2 inputs"),
-    ("unknown channel form", EXPLICIT.replace('form = "explicit"', 'form = "matrix"'), r"channel.form = 'matrix'; use one of bloom, coordinates, density, explicit, mixture, product, signs, structured"),
+    ("unknown channel form", EXPLICIT.replace('form = "explicit"', 'form = "table"'), r"channel.form = 'table'; use one of bloom, coordinates, density, explicit, matrix, mixture, product, signs, structured"),
     ("unknown key", EXPLICIT.replace('form = "explicit"', 'form = "explicit"\ncolumns = 2'), r"unknown key 'columns' in \[channel\]"),
     ("classes do not sum to 1", KRR.replace('count = "d - 1"', 'count = "d"').replace('when = "y != x"', 'when = "y != x"'), r"rows of channel 'k-RR' sum to .*; each row must sum to 1"),
     ("wrong normalizer", KRR.replace("exp(epsilon) + d - 1)", "exp(epsilon) + d)"), r"rows of channel 'k-RR' sum to"),

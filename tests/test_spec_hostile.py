@@ -103,7 +103,7 @@ def test_values_that_cannot_be_real_are_refused_in_every_expression_field():
 
 def test_a_table_where_a_string_is_expected_is_a_type_error_message_not_a_crash():
     refused(edit(KRR, 'form = "structured"', "form = { a = 1 }"),
-            r"channel\.form = \{'a': 1\}; use one of bloom, coordinates, density, explicit, mixture, product, signs, structured \(a string\)")
+            r"channel\.form = \{'a': 1\}; use one of bloom, coordinates, density, explicit, matrix, mixture, product, signs, structured \(a string\)")
     refused(edit(KRR, 'outputs = "element"', "outputs = [1, 2]"), r"channel\.outputs = \[1, 2\]; a structured")
     refused(edit(KRR, 'size = "d"\n\n[channel]', "size = { a = 1 }\n\n[channel]"),
             r"inputs\.size = \{'a': 1\} must be a string expression such as 'exp\(epsilon\)', got a table")

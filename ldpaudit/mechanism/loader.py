@@ -83,6 +83,7 @@ _CHANNEL = {
     "signs": {"form", "latent", "entry", "scale"},
     "coordinates": {"form", "sampled", "scale", "coordinate"},
     "mixture": {"form", "components"},
+    "matrix": {"form", "file"},
 }
 #: the channel forms whose expressions may use [definitions]
 _DEFINITION_FORMS = {"density", "signs", "coordinates", "mixture"}
@@ -128,8 +129,9 @@ def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
     depth = _data_depth(doc)
     if depth > MAX_TOML_NESTING:
         raise InvalidSpec(f"{source}: tables or arrays are nested {depth} levels deep; the limit is {MAX_TOML_NESTING}")
+    base = Path(source).parent if source != "<spec>" and Path(source).is_file() else None
     try:
-        mech = _build(doc)
+        mech = _build(doc, base)
     except (InvalidSpec, InvalidParameter, NotMaterializable) as exc:
         raise InvalidSpec(f"{source}: {exc}") from None
     if mech.example:
@@ -341,7 +343,7 @@ def _text(table, key, where, *, required=True, default=""):
     return value
 
 
-def _build(doc: dict) -> Mechanism:
+def _build(doc: dict, base: Path | None = None) -> Mechanism:
     _no_unknown(doc, "spec", _TOP)
     mech_t = _table(doc, "mechanism", "mechanism", _MECHANISM)
     name = _text(mech_t, "name", "mechanism")
@@ -409,7 +411,7 @@ def _build(doc: dict) -> Mechanism:
     if definitions and isinstance(form, str) and form in _CHANNEL and form not in _DEFINITION_FORMS:
         raise InvalidSpec(f"[definitions] are read by {', '.join(sorted(_DEFINITION_FORMS))} channels only; write the expressions inline in "
                           f"channel.form = {shown(doc.get('channel', {}).get('form') if isinstance(doc.get('channel'), dict) else None)}")
-    channel = _channel(doc, symbols, inputs, definitions)
+    channel = _channel(doc, symbols, inputs, definitions, base)
 
     example_t = doc.get("example", {})
     if not isinstance(example_t, dict):
@@ -524,7 +526,7 @@ def _definitions(doc, symbols) -> dict[str, sp.Basic]:
     return out
 
 
-def _channel(doc, symbols, inputs, definitions=None):
+def _channel(doc, symbols, inputs, definitions=None, base: Path | None = None):
     raw = doc.get("channel")
     if not isinstance(raw, dict):
         raise InvalidSpec("missing [channel] table")
@@ -537,6 +539,8 @@ def _channel(doc, symbols, inputs, definitions=None):
                              if isinstance(inputs, BoxDomain) else
                              "forms \"signs\" and \"coordinates\" need vector inputs: set inputs.dimension, low and high"))
     _no_unknown(raw, "channel", _CHANNEL[form])
+    if form == "matrix":
+        return _matrix_file(raw, inputs, base)
     if form == "signs":
         return _signs(raw, symbols, definitions or {})
     if form == "coordinates":
@@ -567,6 +571,41 @@ def _channel(doc, symbols, inputs, definitions=None):
         raise InvalidSpec("missing channel.density (a density in z given the input x)")
     density = parse_expression(raw["density"], dict(symbols, **(definitions or {}), x=X, z=Z), field="channel.density")
     return DensityChannel(density)
+
+
+#: the largest weight file a spec may point at
+MAX_MATRIX_FILE_BYTES = 2 * 2**30
+
+
+def _matrix_file(raw, inputs, base: Path | None):
+    """``form = "matrix"``, ``file = "weights.npy"`` (or ``.csv``): a weight matrix beside the
+    spec (a relative path inside the spec's folder; no pickles), rows = inputs."""
+    from ldpaudit.mechanism.matrix import load_weights, matrix_channel
+
+    name = raw.get("file")
+    if not isinstance(name, str) or not name:
+        raise InvalidSpec("missing channel.file: the weight matrix beside the spec, e.g. file = \"weights.npy\" (or .csv)")
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts or rel.suffix not in (".npy", ".csv"):
+        raise InvalidSpec(f"channel.file = {shown(name)} must be a .npy or .csv path inside the spec's folder "
+                          "(relative, without ..)")
+    if base is None:
+        raise InvalidSpec(f"channel.file = {shown(name)} is relative to a spec file; load the spec from its file")
+    path = base / rel
+    if not path.is_file():
+        raise InvalidSpec(f"channel.file = {shown(name)}: no such file beside the spec ({path})")
+    if path.stat().st_size > MAX_MATRIX_FILE_BYTES:
+        raise InvalidSpec(f"channel.file = {shown(name)} is {path.stat().st_size:,} bytes; the limit is "
+                          f"{MAX_MATRIX_FILE_BYTES:,}")
+    if not isinstance(inputs, FiniteDomain):
+        raise InvalidSpec("a matrix channel needs a finite input domain: inputs.size (the number of rows) or labels")
+    weights = load_weights(path, field="channel.file")
+    labels = inputs.labels
+    rows = len(weights)
+    if (labels is not None and len(labels) != rows) or (labels is None and inputs.size != rows):
+        given = f"inputs.labels has {len(labels)}" if labels is not None else f"inputs.size = {inputs.size}"
+        raise InvalidSpec(f"{given} but channel.file has {rows} rows; give one row per input")
+    return matrix_channel(weights, inputs=labels)
 
 
 def _signs(raw, symbols, definitions) -> SignVectorChannel:
@@ -1111,6 +1150,9 @@ def dumps_spec(mech: Mechanism) -> str:
                       f"entry = {_q(_expr_text(c.entry, 'entry', dict(syms, x=X, y=Y)))}"]
     elif getattr(ch, "form", None) == "mixture":
         lines += _component_lines(ch, syms, "channel")
+    elif getattr(ch, "form", None) == "matrix":
+        raise InvalidSpec(f"{mech.name!r} is a matrix channel: its weights live in a file (channel.file); "
+                          "save them with numpy.save and point the spec at it")
     else:
         lines.append(f"density = {_q(_expr_text(ch.density, 'density', dict(syms, x=X, z=Z)))}")
     return "\n".join(lines) + "\n"

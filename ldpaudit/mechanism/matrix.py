@@ -46,6 +46,24 @@ class MatrixChannel:
         n, m = self.weights.shape
         return [f"{n} x {m} integer weights, each row normalized exactly by its sum: rows sum to 1 by construction"]
 
+    def describe_fields(self) -> dict:
+        n, m = self.weights.shape
+        return {"shape": [n, m], "inputs": [str(x) for x in self.inputs[:20]],
+                "outputs": [str(y) for y in self.outputs[:20]], "dtype": str(self.weights.dtype)}
+
+    def show_lines(self) -> list[str]:
+        n, m = self.weights.shape
+        lines = [f"{n} x {m} weights W, rows = inputs, each normalized exactly by its sum: Q(y_j|x_i) = W[i, j]/S[i]"]
+        for i in range(min(n, 3)):
+            row = ", ".join(str(int(w)) for w in self.weights[i, :8]) + (", ..." if m > 8 else "")
+            lines.append(f"x = {self.inputs[i]}: W = [{row}], S = {int(self.sums[i])}")
+        if n > 3:
+            lines.append(f"... ({n - 3} more rows)")
+        return lines
+
+    def latex_lines(self) -> list[str]:
+        return [r"Q(y_j \mid x_i) = W_{ij} \big/ \textstyle\sum_k W_{ik}"]
+
     def probability(self, i: int, j: int) -> Fraction:
         return Fraction(int(self.weights[i, j]), int(self.sums[i]))
 
@@ -155,3 +173,38 @@ def _exact_to_ints(arr: np.ndarray) -> np.ndarray:
     if all(-(2**62) < int(v) < 2**62 for v in out.flat):
         return out.astype(np.int64)
     return out
+
+
+def load_weights(path, *, field: str = "file"):
+    """A weight matrix from a ``.npy`` file (``allow_pickle=False``: numbers only) or a ``.csv``
+    file of ints, decimals or fractions such as ``1/3`` (read exactly, never through floats)."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.suffix == ".npy":
+        try:
+            arr = np.load(path, allow_pickle=False)
+        except (ValueError, OSError) as exc:
+            raise InvalidSpec(f"{field} {path.name!r}: not a numeric .npy array ({' '.join(str(exc).split())[:120]})") from None
+        return arr
+    rows = []
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for i, line in enumerate(fh):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            row = []
+            for j, cell in enumerate(line.split(",")):
+                cell = cell.strip()
+                try:
+                    row.append(Fraction(cell) if len(cell) <= 100 else None)
+                except (ValueError, ZeroDivisionError):
+                    row.append(None)
+                if row[-1] is None:
+                    raise InvalidSpec(f"{field} {path.name!r} line {i + 1}, column {j + 1}: {cell[:40]!r} is not a "
+                                      "number; write integers, decimals or fractions such as 1/3")
+            rows.append(row)
+    if rows and all(f.denominator == 1 and abs(f.numerator) < 2**62 for row in rows for f in row) \
+            and len({len(r) for r in rows}) == 1:
+        return np.array([[int(f) for f in row] for row in rows], dtype=np.int64)
+    return rows
