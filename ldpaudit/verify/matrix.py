@@ -77,8 +77,15 @@ def _exact_extremes(ch: MatrixChannel):
         r = None if q_b == 0 else q_a / q_b  # None: Q(j|b) = 0 < Q(j|a), unbounded
         if q_b == 0 and q_a == 0:
             continue
-        if best is None or (r is None and best[0] is not None) or (r is not None and best[0] is not None and r > best[0]):
-            best = (r, j, int(a), int(b))
+        best = _larger(best, (r, j, int(a), int(b)))
+    return best
+
+
+def _larger(best, found):
+    """The candidate (ratio, column, row of the max, row of the min) with the larger ratio;
+    a ratio of None is unbounded and beats every number."""
+    if best is None or (best[0] is not None and (found[0] is None or found[0] > best[0])):
+        return found
     return best
 
 
@@ -93,8 +100,7 @@ def _exact_everywhere(ch: MatrixChannel):
         if q[a] == 0:
             continue
         r = None if q[b] == 0 else q[a] / q[b]
-        if best is None or (r is None and best[0] is not None) or (r is not None and best[0] is not None and r > best[0]):
-            best = (r, j, a, b)
+        best = _larger(best, (r, j, a, b))
     return best
 
 

@@ -24,6 +24,7 @@ import sympy as sp
 from ldpaudit.errors import LdpAuditError, NotMaterializable
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
+from ldpaudit.mechanism.params import decide
 from ldpaudit.mechanism.spaces import FiniteDomain
 from ldpaudit.mechanism.vector import CoordinatesChannel, PerCoordinate, SignVectorChannel, sign_dimensions
 from ldpaudit.verify import density, finite, mixture, piecewise, real, smt
@@ -122,7 +123,7 @@ def _signs_refuted(mech, bound, verdict, claim, start) -> Verdict:
     den = ch.probability(w.y, w.x_prime).xreplace(subs)
     ratio = sp.oo if den == 0 else sp.simplify(num / den)
     claim_at = w.claim
-    if not (ratio == sp.oo or bool(sp.simplify(ratio - sp.exp(claim_at)) > 0)):
+    if not (ratio == sp.oo or decide(ratio > sp.exp(claim_at)) is True):
         return unknown(mech, claim, f"the vertex witness did not re-check from the latent-law sum (ratio {ratio})", start,
                        method=SIGNS_METHOD)
     scale = ch.scale.xreplace(subs)
