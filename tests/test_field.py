@@ -30,7 +30,7 @@ def cli(*args, timeout=300):
 
 def strip(payload: dict) -> dict:
     """The payload without its timings (seconds, the slowest call) and report paths."""
-    out = {k: v for k, v in payload.items() if k not in ("seconds", "report")}
+    out = {k: v for k, v in payload.items() if k not in ("seconds", "report", "memory")}
     if out.get("timeouts"):
         out["timeouts"] = {k: v for k, v in out["timeouts"].items() if k != "slowest_call_s"}
     return out

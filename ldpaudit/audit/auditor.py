@@ -34,13 +34,16 @@ import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
-from ldpaudit.audit.draws import Draws, Progress, chunks
+from ldpaudit.audit import wide
+from ldpaudit.audit.draws import CHUNK, Draws, Progress, chunks
+from ldpaudit.audit.wide import wide_chunks
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, compact, concat_views
 from ldpaudit.audit.floats import float_candidates
 from ldpaudit.audit.pool import relation_candidates
 from ldpaudit.audit.rare import add_rare, rare_candidates
+from ldpaudit.budget import DEFAULT_MEMORY_MB   # the audit's memory budget (--memory-mb) too
 from ldpaudit.errors import InvalidParameter
 
 PILOT = 1 << 13                 # first exploration chunk of every input, used to fit the featurizer
@@ -49,7 +52,10 @@ MAX_EXPLORE_CELLS = 1 << 27     # total stored exploration cells (draws x column
 MAX_CONFIRM = 3
 MAX_PAIRS = 1000
 
+BLOCK = 4096                    # inputs whose chunks are listed at once in a wide audit
+
 _PHASE_A, _PHASE_B, _PHASE_CONFIRM = 1, 2, 3
+_PHASE_PROBE, _PHASE_WIDE = 5, 6         # guided.py uses 4
 
 
 # -- the audit -----------------------------------------------------------------------------
@@ -130,7 +136,8 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
           seed: int = 0, batch: bool = False, pairs=None, spec=None, explore_fraction: float = 0.25,
           workers: int = 1, progress=None, output_space=None, events=None,
           max_confirm: int = MAX_CONFIRM, looks=None, feature: Callable | None = None,
-          cluster=None, delta: float = 0.0, as_set: bool = False) -> AuditResult:
+          cluster=None, delta: float = 0.0, as_set: bool = False,
+          memory_mb: float = DEFAULT_MEMORY_MB) -> AuditResult:
     """Certify a lower bound on the ε of a black-box randomizer and compare it with ``epsilon``.
 
     randomizer: ``f(x) -> y`` or, with ``batch=True``, ``f(x, n, rng) -> n outputs``.
@@ -154,6 +161,9 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     as_set: read every output (a tuple, list or array of any length, or a set) as the set of its
     elements, when their order carries no information; the result's ``outputs`` says so.
     Outputs of varying length are otherwise opaque values, compared whole.
+    memory_mb: the audit's memory budget in MiB; a domain whose per-pair search would not fit
+    in half of it (or of more than 4096 inputs) is audited as a wide domain (wide.py: relations
+    pooled over every input plus the per-pair search on a subsample, in memory linear in d).
     """
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
@@ -166,7 +176,7 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
         from ldpaudit.audit.projection import project
 
         randomizer = project(randomizer, feature, batch=batch)
-    ordered = _ordered_pairs(inputs, pairs)
+    ordered = None if pairs is None else _ordered_pairs(inputs, pairs)   # None: all, listed when needed
     alpha = float(alpha)
     sampler = Sampler(randomizer, batch=batch, output_space=output_space)
     if as_set and (spec is not None or events is not None):
@@ -175,25 +185,59 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     if spec is not None or events is not None:
         from ldpaudit.audit.guided import guided_audit
 
-        return guided_audit(sampler, inputs=inputs, pairs=ordered, epsilon=eps, samples=int(samples),
+        return guided_audit(sampler, inputs=inputs, pairs=ordered if ordered is not None else _ordered_pairs(inputs, None), epsilon=eps, samples=int(samples),
                             alpha=alpha, seed=seed, spec=spec, events=events, workers=workers,
                             progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster,
                             supports=bool(getattr(feature, "hash_support", False)))
-    used = sorted({i for p in ordered for i in p}, key=inputs.index)
+    used = list(inputs) if ordered is None else sorted({i for p in ordered for i in p}, key=inputs.index)
     index = {x: i for i, x in enumerate(inputs)}
     prog = Progress(progress)
     engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
         return _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
                           samples=int(samples), alpha=alpha, fraction=float(explore_fraction),
-                          max_confirm=max_confirm, t0=t0, looks=looks, delta=delta, as_set=bool(as_set))
+                          max_confirm=max_confirm, t0=t0, looks=looks, delta=delta, as_set=bool(as_set),
+                          memory_mb=float(memory_mb))
     finally:
         engine.close()
         prog.close()
 
 
 def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, samples, alpha,
-               fraction, max_confirm, t0, looks=None, delta=0.0, as_set=False) -> AuditResult:
+               fraction, max_confirm, t0, looks=None, delta=0.0, as_set=False,
+               memory_mb=DEFAULT_MEMORY_MB) -> AuditResult:
+    """``pairs`` None: every ordered pair, listed only if the domain is not wide."""
+    if pairs is None and len(inputs) > 2:
+        shape = _probe(engine, inputs, index, as_set)
+        half, _ = _budget(samples, fraction, shape.width, len(inputs))
+        distinct = max(len(shape.distinct), len(inputs)) if shape.kind == "scalar" else 4097
+        if wide.is_wide(len(inputs), half, shape.width, distinct, memory_mb):
+            return _wide(engine, prog, shape, inputs=inputs, index=index, epsilon=epsilon, samples=samples,
+                         alpha=alpha, fraction=fraction, max_confirm=max_confirm, t0=t0, looks=looks, delta=delta,
+                         as_set=as_set, memory_mb=memory_mb)
+    if pairs is None:
+        pairs = _ordered_pairs(inputs, None)
+    feat, candidates, rare, half, n_confirm, explored = _explore(
+        engine, prog, inputs=inputs, index=index, pairs=pairs, samples=samples, alpha=alpha, fraction=fraction,
+        max_confirm=max_confirm, delta=delta, as_set=as_set)
+    chosen = add_rare(choose(candidates, max_confirm), rare, epsilon)
+    if any(len(c.inputs) > 2 for c in chosen):
+        explored += _POOLED_NOTE
+    if looks:  # the looks' sizes are relative to the confirmation budget
+        looks = looks.rescaled(n_confirm)
+    return replace(_confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
+                            n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks, delta=delta),
+                   outputs=feat.outputs_json())
+
+
+_POOLED_NOTE = ("; pooled candidates count the draws of several inputs (one-sided Clopper-Pearson "
+                "bounds hold for the average probability, Hoeffding 1956; see audit/pool.py)")
+
+
+def _explore(engine: Draws, prog: Progress, *, inputs, index, pairs, samples, alpha, fraction, max_confirm,
+             delta=0.0, as_set=False, pooled=True):
+    """Exploration of the per-pair search: (featurizer, candidates sorted best first, rare
+    candidates, draws per half, confirmation draws per input, what was explored)."""
     # Pilot: the first exploration chunk of every input fits the featurizer.
     half, _ = _budget(samples, fraction, 1, len(inputs))
     pilot_n = min(PILOT, half)
@@ -228,26 +272,80 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
 
     z_select = bounds.z_value(alpha / (2 * max_confirm))
     searcher = Search(feat, half_a, half_b, n_confirm, z_select, delta)
-    extra = relation_candidates(searcher, n_confirm=n_confirm, z=z_select)
+    extra = relation_candidates(searcher, n_confirm=n_confirm, z=z_select) if pooled else []
     screened = searcher.screen(pairs, MAX_PAIRS)
     extra += _at_delta(float_candidates(searcher, screened, n_confirm=n_confirm, z=z_select), searcher)
     candidates = search(feat, half_a, half_b, screened, n_confirm=n_confirm, z=z_select, max_pairs=MAX_PAIRS,
                         searcher=searcher, extra=extra)
     chosen = choose(candidates, max_confirm)
     rare = rare_candidates(searcher, searcher.pairs, n_confirm=n_confirm, alpha_each=alpha / (2 * (len(chosen) + 1)))
-    chosen = add_rare(chosen, rare, epsilon)
-    del half_a, half_b, searcher
     explored = (f"exploration: {2 * half} draws per input ({len(pairs)} ordered pairs, "
                 f"{len(candidates) + len(rare)} candidate events, half to fit and half to rank them; "
                 f"rare events ranked by the bound they could certify)")
+    return feat, candidates, rare, half, n_confirm, explored
+
+
+# -- wide domains (wide.py) ----------------------------------------------------------------
+
+def _probe(engine: Draws, inputs: list, index: dict, as_set: bool) -> wide.Shape:
+    """A few draws of up to 16 evenly spaced inputs (a phase of their own, so the other
+    phases' draws are those of an audit without the probe): the output shape."""
+    shape = wide.Shape()
+    step = max(1, len(inputs) // 16)
+    probed = {index[x]: x for x in inputs[::step][:16]}
+    engine.progress.add_total(len(probed) * wide.PILOT_WIDE)
+    for i, out in engine.draw([(i, x, wide.PILOT_WIDE, _PHASE_PROBE) for i, x in probed.items()]):
+        shape.add(probed[i], out, as_set)
+    return shape
+
+
+def _wide(engine: Draws, prog: Progress, shape, *, inputs, index, epsilon, samples, alpha, fraction, max_confirm,
+          t0, looks, delta, as_set, memory_mb) -> AuditResult:
+    """The audit of a wide domain (wide.py): the per-pair search on a subsample (draws of its
+    own), the relations pooled over every input, and one confirmation of both on fresh draws
+    of every input, streamed in bounded memory."""
+    ring = wide.Ring(inputs)
+    half, _ = _budget(samples, fraction, shape.width, wide.SUBSAMPLE)
+    sub = wide.subsample(inputs, half, shape.width, memory_mb)
+    sub_pairs = [(x, y) for x in sub for y in sub if x != y]
+    feat, candidates, rare, half, _, _ = _explore(
+        engine, prog, inputs=sub, index=index, pairs=sub_pairs, samples=samples, alpha=alpha, fraction=fraction,
+        max_confirm=max_confirm, delta=delta, as_set=as_set, pooled=False)
+    size = wide.chunk_size(shape.width)
+    named = wide.relations(shape, ring)
+    z_select = bounds.z_value(alpha / (2 * max_confirm))
+    rank_n = 0 if len(named) <= 1 else max(1, int(samples * fraction) // 2)
+    n_confirm = samples - rank_n
+    if len(named) > 1:   # several relations: ranked on draws of their own, the best confirmed
+        counts = np.zeros(2 * len(named), dtype=np.int64)
+        tally = wide.RelationTally([e for _, e in named], ring)
+        prog.add_total(len(inputs) * rank_n)
+        for lo in range(0, len(inputs), BLOCK):
+            jobs = [(index[x], x, m, _PHASE_WIDE) for x in inputs[lo:lo + BLOCK] for m in wide_chunks(rank_n, size)]
+            for _, row in engine.tally(jobs, tally):
+                counts += row
+        pooled = wide.relation_candidates(named, counts, rank_n, ring=ring, n_confirm=n_confirm, z=z_select,
+                                          delta=delta)
+        chosen = choose(sorted(pooled, key=lambda c: -c.predicted), 2)
+        ranked = f"{len(named)} relations pooled over every input, ranked on {rank_n} draws per input"
+    else:                # one relation: fixed before sampling, confirmed on every draw
+        chosen = wide.fixed_candidates(named, ring)
+        ranked = f"{len(named)} relation pooled over every input, chosen before sampling"
+    local = [replace(c, event=wide.OnFeatures(inner=c.event)) for c in choose(candidates, 1)]
+    chosen += add_rare(local, [replace(c, event=wide.OnFeatures(inner=c.event)) for c in rare], epsilon)
+    explored = (f"wide domain ({len(inputs)} inputs, audit/wide.py): {ranked}; per-pair exploration of "
+                f"{len(sub)} evenly spaced inputs on {2 * half} draws each of their own ({len(sub_pairs)} ordered "
+                f"pairs, {len(candidates) + len(rare)} candidate events, the best confirmed)")
     if any(len(c.inputs) > 2 for c in chosen):
-        explored += ("; pooled candidates count the draws of several inputs (one-sided Clopper-Pearson "
-                     "bounds hold for the average probability, Hoeffding 1956; see audit/pool.py)")
-    if looks:  # the looks' sizes are relative to the confirmation budget
+        explored += _POOLED_NOTE
+    if looks:
         looks = looks.rescaled(n_confirm)
-    return replace(_confirm(engine, prog, feat, chosen, index=index, epsilon=epsilon, samples=samples,
-                            n_confirm=n_confirm, alpha=alpha, explored=explored, t0=t0, looks=looks, delta=delta),
-                   outputs=feat.outputs_json())
+    result = _confirm(engine, prog, lambda out, u: wide.ChunkView(out, feat, u), chosen, index=index,
+                      epsilon=epsilon, samples=n_confirm + rank_n, n_confirm=n_confirm, alpha=alpha,
+                      explored=explored, t0=t0, looks=looks, delta=delta, chunk=size)
+    outputs = {"shape": shape.kind, "width": shape.width, "read_as": "wide domain: relations on raw outputs",
+               "as_set": bool(as_set), "subsample": feat.outputs_json()}
+    return replace(result, outputs=outputs)
 
 
 def _at_delta(candidates: list[Candidate], s: Search) -> list[Candidate]:
@@ -265,7 +363,7 @@ def _at_delta(candidates: list[Candidate], s: Search) -> list[Candidate]:
 
 
 def _confirm(engine: Draws, prog: Progress, transform, chosen: list[Candidate], *, index, epsilon, samples,
-             n_confirm, alpha, explored, t0, looks=None, delta=0.0) -> AuditResult:
+             n_confirm, alpha, explored, t0, looks=None, delta=0.0, chunk: int = CHUNK) -> AuditResult:
     """Count the chosen events on fresh samples and turn the counts into the certified bound
     (at δ = ``delta``). ``looks`` [(cumulative draws, α)] stop at the first look that
     certifies a violation."""
@@ -290,10 +388,10 @@ def _confirm(engine: Draws, prog: Progress, transform, chosen: list[Candidate], 
     used = sorted({u for c in chosen for u in c.inputs}, key=lambda u: index[u])
     view_of = transform if callable(transform) else transform.transform
     done, best, k, _ = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
-                                      looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon, delta=delta)
+                                      looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon, delta=delta, chunk=chunk)
     samples = samples - n_confirm + done
     lb = best[0]
-    extra = {"predicted_from_exploration": best[1].predicted}
+    extra = {"predicted_from_exploration": best[1].predicted} if math.isfinite(best[1].predicted) else {}
     if delta:   # the same verdict read at the claimed ε: the δ this event certifies it needs
         extra.update(delta=delta, delta_lower_bound=best[4] - math.exp(min(epsilon, 700.0)) * best[5])
     witness = witness_of(best, done, k, **extra)

@@ -20,6 +20,7 @@ import json
 import math
 import sys
 
+from ldpaudit.budget import DEFAULT_MEMORY_MB
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.mechanism.options import add_load_budget
 
@@ -127,7 +128,9 @@ def add_parser(subparsers) -> None:
                         "max(TIMEOUT, 50 x the slowest call so far) seconds (default 10)")
     p.add_argument("--warmup", type=float, default=120.0,
                    help="seconds the first call of an isolated target may take: imports, JIT compilation (default 120)")
-    p.add_argument("--memory-mb", type=int, default=2048, help="memory limit of an isolated target (default 2048)")
+    p.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB,
+                   help="memory budget of the audit and limit of an isolated target, in MiB (default 2048); the JSON "
+                        "states the peak")
     p.add_argument("--command", help="a program in any language speaking the JSON-lines protocol")
     p.add_argument("--journal", metavar="DIR", help="write completed draws to DIR so the audit can be resumed")
     p.add_argument("--resume", metavar="DIR", help="resume the audit journaled in DIR (nothing else needed)")
@@ -263,10 +266,26 @@ def execute(args, journal=None) -> tuple[dict, int]:
     try:
         if closable and args.workers == 1 and not getattr(args, "cluster", None):
             randomizer.start()  # the isolated worker loads while the auditor imports its libraries
-        return _execute(args, journal, randomizer, batch, closable)
+        payload, code = _execute(args, journal, randomizer, batch, closable)
     finally:
         if closable:
             randomizer.close()
+    payload["memory"] = memory_report(args.memory_mb)
+    return payload, code
+
+
+def memory_report(budget_mb: float) -> dict:
+    """The budget and the peaks (resident set sizes, MiB) of the auditor and of the processes
+    it started and has waited for (isolated randomizers, local worker processes)."""
+    import resource
+
+    scale = 1 / 1024 if sys.platform != "darwin" else 1 / 2**20       # ru_maxrss: KiB (bytes on macOS)
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale
+    return {"budget_mb": budget_mb, "peak_mb": round(own, 1), "children_peak_mb": round(children, 1),
+            "within_budget": max(own, children) <= budget_mb,
+            "rule": "the auditor sizes what it holds to the budget (audit/wide.py); an isolated randomizer's address "
+                    "space is limited to it"}
 
 
 def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
@@ -311,6 +330,8 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     progress = (not args.no_progress and not args.json and sys.stderr.isatty()) or False
     options = dict(domain=domain, epsilon=epsilon, alpha=args.alpha, seed=args.seed, batch=batch,
                    spec=None if box else mech, workers=args.workers, progress=progress)
+    if args.memory_mb != DEFAULT_MEMORY_MB:
+        options["memory_mb"] = args.memory_mb
     if args.delta_value:
         options["delta"] = args.delta_value
     if getattr(args, "hash", None):

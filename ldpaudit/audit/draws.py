@@ -20,14 +20,14 @@ from ldpaudit.errors import RandomizerError
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
 
 
-def chunks(n: int, first: int | None = None) -> list[int]:
-    """Split n draws into tasks of at most CHUNK (the first of size ``first`` when given)."""
+def chunks(n: int, first: int | None = None, size: int = CHUNK) -> list[int]:
+    """Split n draws into tasks of at most ``size`` (the first of size ``first`` when given)."""
     sizes = []
     if first is not None and n > 0:
         sizes.append(min(first, n))
         n -= sizes[0]
     while n > 0:
-        sizes.append(min(CHUNK, n))
+        sizes.append(min(size, n))
         n -= sizes[-1]
     return sizes
 

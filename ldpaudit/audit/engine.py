@@ -145,14 +145,15 @@ class Tally:
 
 def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, used: list, index: dict,
                    view_of: Callable, looks, phase: int, epsilon: float, on_view: Callable | None = None,
-                   view_counts: list | None = None, delta: float = 0.0):
+                   view_counts: list | None = None, delta: float = 0.0, chunk: int = CHUNK):
     """Count the chosen events on fresh draws of the inputs ``used``, look by look; bounds
     are certified at ``delta`` (0: pure ε).
 
     ``looks`` [(cumulative draws per input, α of that look)]; the loop stops at the first look
     whose best bound exceeds ``epsilon``. ``view_of(out, u)`` canonicalizes outputs;
     ``on_view(u, view)`` returns counts of further events in every view (conformance tests),
-    added up in ``view_counts``. Returns (draws per input done, best confirmed candidate or
+    added up in ``view_counts``. ``chunk``: draws per task (fewer for wide vector outputs, wide.py).
+    Returns (draws per input done, best confirmed candidate or
     None, k, α/(2k) of the last look)."""
     k = max(1, len(chosen))
     hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
@@ -163,7 +164,7 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
     best = None
     alpha_each = 0.0
     for n_look, alpha_look in looks:
-        jobs = [(index[u], u, m, phase) for u in used for m in chunks(n_look - done)]
+        jobs = [(index[u], u, m, phase) for u in used for m in chunks(n_look - done, size=chunk)]
         prog.add_total(sum(j[2] for j in jobs))
         for i, row in draws.tally(jobs, tally):
             for ci in range(len(chosen)):

@@ -91,6 +91,13 @@ def decode(value):
             dtype = np.dtype(value["__nd__"])
             if dtype.kind not in "biufc":
                 raise RandomizerError(f"reply carries an array of unsupported dtype {dtype}")
+            if "bits" in value:         # 0/1 matrix packed 8 cells per byte (worker.encode)
+                rows, width = (int(v) for v in value["shape"])
+                packed = np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8)
+                if dtype.itemsize != 1 or packed.size != rows * ((width + 7) // 8):
+                    raise RandomizerError(f"reply carries a packed bit matrix of {packed.size} bytes for shape "
+                                          f"({rows}, {width})")
+                return np.unpackbits(packed.reshape(rows, -1), axis=1, count=width).view(dtype)
             raw = base64.b64decode(value["data"])
             return np.frombuffer(raw, dtype=dtype).reshape(value["shape"]).copy()
         if "__nda__" in value:   # an array of strings, bytes or objects

@@ -79,6 +79,10 @@ def encode(value):
     if isinstance(value, np.ndarray):
         if value.dtype.kind in "biufc":
             arr = np.ascontiguousarray(value)
+            if arr.ndim == 2 and arr.dtype.itemsize == 1 and arr.dtype.kind in "bu" and arr.size \
+                    and arr.shape[1] >= 8 and int(arr.max()) <= 1:   # bit vectors travel packed, 8 per byte
+                bits = np.packbits(arr.view(np.uint8), axis=1)
+                return {"__nd__": arr.dtype.str, "shape": list(arr.shape), "bits": base64.b64encode(bits.tobytes()).decode()}
             return {"__nd__": arr.dtype.str, "shape": list(arr.shape), "data": base64.b64encode(arr.tobytes()).decode()}
         return {"__nda__": [encode(v) for v in value.ravel().tolist()], "shape": list(value.shape)}
     if isinstance(value, tuple):

@@ -1,0 +1,98 @@
+"""Audits at deployment scale (issue 21): black-box k-RR at d = 10^4 and 10^5 and OUE bit
+vectors at d = 2,000, each in a fresh process, with time, peak memory (ru_maxrss), the certified
+ε_lb beside the statistical limit (the bound an oracle that knew the best event in advance would
+certify from every draw: exact Clopper-Pearson at α/2 on the expected counts), and the throughput
+ratio raw/audit against the obvious baseline in the same run: the same randomizer called for every
+input with the same number of draws and nothing counted.
+
+    python benchmarks/bench_scale.py            # all rows
+    python benchmarks/bench_scale.py krr4       # one row: krr4, krr5, oue, cli4
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TESTS = HERE.parent / "tests"
+
+CASES = {   # name: (randomizer factory, d, draws per input, ε)
+    "krr4": ("krr", 10_000, 10_000, 1.0),
+    "krr5": ("krr", 100_000, 1_000, 1.0),
+    "oue": ("oue", 2_000, 5_000, 1.0),
+}
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {tests!r})
+import numpy as np
+import wide_randomizers as wr
+from ldpaudit.audit import audit
+f = getattr(wr, {kind!r})({d}, {eps})
+t = time.perf_counter()
+if {raw}:
+    rng = np.random.default_rng(0)
+    for x in range({d}):
+        f(x, {n}, rng)
+    out = {{}}
+else:
+    r = audit(f, domain=range({d}), epsilon={eps}, samples={n}, batch=True, alpha=0.01, seed=1)
+    out = {{"lb": r.epsilon_lower_bound, "verdict": r.verdict, "event": r.witness and r.witness["event"]}}
+out["seconds"] = time.perf_counter() - t
+out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(out))
+"""
+
+
+def run_child(kind, d, n, eps, raw):
+    code = CHILD.format(tests=str(TESTS), kind=kind, d=d, n=n, eps=eps, raw=raw)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def limit(kind, d, n, eps, alpha=0.01):
+    from scipy import stats
+
+    if kind == "krr":
+        p = math.exp(eps) / (math.exp(eps) + d - 1)
+        q = p / math.exp(eps)
+    else:   # OUE's tight event {y[x] = 1, y[x'] = 0}
+        p = 0.5 * math.exp(eps) / (math.exp(eps) + 1)
+        q = 0.5 / (math.exp(eps) + 1)
+    trials = d * n
+    lo = stats.beta.ppf(alpha / 2, round(p * trials), trials - round(p * trials) + 1)
+    hi = stats.beta.ppf(1 - alpha / 2, round(q * trials) + 1, trials - round(q * trials))
+    return math.log(lo / hi)
+
+
+def cli_row():
+    """The issue's command, isolated (the randomizer in the sandbox), d = 10^4."""
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "ldpaudit", "audit", "wide_randomizers:krr", "--target-arg", "d=10000",
+                           "--target-arg", "eps=1", "--batch", "--domain", "0..9999", "--epsilon", "1", "--samples",
+                           "10000", "--json"], capture_output=True, text=True, cwd=TESTS)
+    out = json.loads(proc.stdout)
+    return {"seconds": time.perf_counter() - t, "lb": out["epsilon_lower_bound"], **out["memory"]}
+
+
+def main(names):
+    for name in names:
+        if name == "cli4":
+            print("cli4", json.dumps(cli_row()))
+            continue
+        kind, d, n, eps = CASES[name]
+        raw = run_child(kind, d, n, eps, True)
+        aud = run_child(kind, d, n, eps, False)
+        print(name, json.dumps({"d": d, "n": n, "eps_lb": round(aud["lb"], 4), "limit": round(limit(kind, d, n, eps), 4),
+                                "audit_s": round(aud["seconds"], 2), "raw_s": round(raw["seconds"], 2),
+                                "ratio_raw_over_audit": round(raw["seconds"] / aud["seconds"], 2),
+                                "peak_mb": round(aud["peak_mb"]), "raw_peak_mb": round(raw["peak_mb"]),
+                                "event": aud["event"]}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:] or ["krr4", "krr5", "oue", "cli4"])

@@ -1,0 +1,145 @@
+"""Wide domains (audit/wide.py): relations pooled over every input carry the bound, the
+per-pair search runs on a subsample, memory stays linear in d."""
+import base64
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from ldpaudit.audit import audit
+from ldpaudit.audit import wide
+from ldpaudit.audit.external import decode
+from ldpaudit.audit.worker import encode
+
+sys.path.insert(0, str(Path(__file__).parent))
+import wide_randomizers as wr  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def oracle_bound(p, q, n, alpha):
+    """The bound an auditor that knew the event in advance certifies from n trials a side,
+    at the expected counts: ln(CP_lower(p)/CP_upper(q)) at α/2 each."""
+    a, b = round(p * n), round(q * n)
+    lo = stats.beta.ppf(alpha / 2, a, n - a + 1)
+    hi = stats.beta.ppf(1 - alpha / 2, b + 1, n - b)
+    return math.log(lo / hi)
+
+
+def test_krr_over_5000_inputs_is_audited_wide_near_the_statistical_limit():
+    d, n, eps = 5000, 2000, 1.0
+    r = audit(wr.krr(d, eps), domain=range(d), epsilon=eps, samples=n, batch=True, alpha=0.01, seed=3)
+    assert r.verdict == "NO_EVIDENCE"
+    assert "wide domain (5000 inputs" in r.method
+    assert r.witness["event"].startswith("S_x = {y == x}") and r.witness["samples"] == [d * n, d * n]
+    p = math.exp(eps) / (math.exp(eps) + d - 1)
+    limit = oracle_bound(p, p / math.exp(eps), d * n, 0.01)
+    assert 0.85 * limit < r.epsilon_lower_bound <= eps          # ε_lb/ε: 0.9 here, the limit 0.93
+    assert r.outputs["shape"] == "scalar"
+
+
+def test_a_wide_krr_at_a_larger_epsilon_than_claimed_is_a_violation():
+    d = 5000
+    r = audit(wr.krr(d, 1.6), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=4)
+    assert r.verdict == "VIOLATION" and r.epsilon_lower_bound > 1.3
+    assert r.witness["family"] == "pooled"
+    # the witness recomputed from its counts: CP bounds at α/(2k) give the reported bound
+    a, b = r.witness["counts"]
+    na, nb = r.witness["samples"]
+    assert r.witness["p_lower"] < a / na and r.witness["q_upper"] > b / nb
+    assert math.isclose(r.epsilon_lower_bound, math.log(r.witness["p_lower"] / r.witness["q_upper"]))
+
+
+def test_a_flaw_of_one_input_is_found_by_the_subsample_search():
+    d = 5000
+    r = audit(wr.krr_leaky_zero(d, 1.0), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01,
+              seed=5)
+    assert r.verdict == "VIOLATION"
+    assert 0 in r.witness["pair"] and r.witness["family"] != "pooled"
+
+
+@pytest.mark.parametrize("keep, verdict", [(0.5, "NO_EVIDENCE"), (0.8, "VIOLATION")])
+def test_bit_vectors_under_a_small_budget_pool_the_tight_relation(keep, verdict):
+    d, eps = 400, 1.0
+    r = audit(wr.oue(d, eps, keep), domain=range(d), epsilon=eps, samples=2000, batch=True, alpha=0.01,
+              seed=6, memory_mb=64)
+    assert "wide domain (400 inputs" in r.method and r.outputs["shape"] == "vector"
+    assert r.verdict == verdict
+    # OUE's tight event: P(y[x]=1, y[x']=0 | x) / P(same | x') = e^ε exactly
+    assert r.witness["event"].startswith("S_x = {y[x] = 1 and y[x'] != 1}")
+    if verdict == "NO_EVIDENCE":
+        assert 0.8 < r.epsilon_lower_bound <= eps
+    else:   # keep = 0.8: the ratio is 0.8·e^ε/(e^ε + 1) / (0.2/(e^ε + 1)) = 4e^ε
+        assert r.epsilon_lower_bound > 1.9
+
+
+def test_the_same_budget_keeps_small_domains_on_the_per_pair_search():
+    r = audit(wr.krr(50, 1.0), domain=range(50), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=7)
+    assert "wide domain" not in r.method
+
+
+def test_packed_bit_matrices_travel_exactly():
+    rng = np.random.default_rng(0)
+    for dt, width in ((np.uint8, 2001), (np.bool_, 9), (np.uint8, 8)):
+        a = (rng.random((37, width)) < 0.3).astype(dt)
+        e = encode(a)
+        assert "bits" in e and len(base64.b64decode(e["bits"])) == 37 * ((width + 7) // 8)
+        b = decode(e)
+        assert b.dtype == a.dtype and np.array_equal(a, b)
+    wide_values = np.arange(20, dtype=np.uint8).reshape(2, 10)          # not 0/1: raw bytes
+    assert "data" in encode(wide_values) and np.array_equal(decode(encode(wide_values)), wide_values)
+
+
+def test_relations_follow_the_output_shape():
+    ring = wide.Ring(list(range(10)))
+    assert ring.values is None and ring.pred(0) == 9 and ring.succ(9) == 0
+    named = dict(wide.relations(wide.Shape("vector", 10, {0: 90, 1: 10}), ring))
+    assert set(named) == {"y[x] = 0", "y[x] = 0 and y[x'] != 0", "y[x] = 1", "y[x] = 1 and y[x'] != 1"}
+    ev = named["y[x] = 1 and y[x'] != 1"]
+    from ldpaudit.audit.adapters import Outputs
+    y = np.zeros((4, 10), np.uint8)
+    y[:3, 2] = 1
+    y[0, 3] = 1                     # next(2) = 3 is also set in the first row: not in S_2
+    out = Outputs("array", y, None, 4)
+    assert ev.hits(out, 2, 0) == 2 and ev.hits(out, 3, 1) == 2 and ev.hits(out, 3, 0) == 1
+    assert dict(wide.relations(wide.Shape("vector", 7, {0: 1, 1: 1}), ring)) == {}   # columns ≠ inputs
+
+
+def test_the_cli_reports_its_peak_memory_within_the_budget(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ldpaudit", "audit", "wide_randomizers:krr", "--no-isolate",
+                           "--target-arg", "d=5000", "--target-arg", "eps=1", "--batch", "--domain", "0..4999",
+                           "--epsilon", "1", "--samples", "400", "--json", "--memory-mb", "1024"],
+                          capture_output=True, text=True, cwd=Path(__file__).parent, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    mem = out["memory"]
+    assert mem["budget_mb"] == 1024 and 0 < mem["peak_mb"] < 1024 and mem["within_budget"] is True
+    assert out["witness"]["event"].startswith("S_x = {y == x}")
+
+
+def test_d_10000_audit_completes_under_a_3_gb_address_space_limit():
+    """The issue's memory test: the d = 10^4 k-RR audit (10^4 draws per input, 10^8 draws) under
+    ulimit -v 3 GB (RLIMIT_AS in the child), with ε_lb/ε >= 0.9."""
+    code = ("import resource, sys, json; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+            f"sys.path.insert(0, {str(Path(__file__).parent)!r}); import wide_randomizers as wr; "
+            "from ldpaudit.audit import audit; "
+            "r = audit(wr.krr(10000, 1.0), domain=range(10000), epsilon=1.0, samples=10000, batch=True, "
+            "alpha=0.01, seed=1); print(json.dumps([r.verdict, r.epsilon_lower_bound]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    verdict, lb = json.loads(proc.stdout)
+    assert verdict == "NO_EVIDENCE" and 0.9 <= lb <= 1.0
+
+
+@pytest.mark.slow
+def test_wide_false_alarm_rate_is_at_most_alpha():
+    """100 seeded audits of a correct k-RR over 5000 inputs at α = 0.1: flagged at most 17 times
+    (the 0.99 quantile of Bin(100, 0.1) is 18)."""
+    flagged = sum(audit(wr.krr(5000, 1.0), domain=range(5000), epsilon=1.0, samples=200, batch=True,
+                        alpha=0.1, seed=s).verdict == "VIOLATION" for s in range(100))
+    assert flagged <= 17
