@@ -143,3 +143,56 @@ def test_wide_false_alarm_rate_is_at_most_alpha():
     flagged = sum(audit(wr.krr(5000, 1.0), domain=range(5000), epsilon=1.0, samples=200, batch=True,
                         alpha=0.1, seed=s).verdict == "VIOLATION" for s in range(100))
     assert flagged <= 17
+
+
+# -- local hashing over a wide domain (guided.hashed_wide_audit) ------------------------------
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def _olh_family(**params):
+    from ldpaudit.mechanism.loader import load_family
+
+    return load_family(ROOT / "specs" / "olh.toml").bind(params)
+
+
+def test_hash_rates_are_free_of_the_domain_size():
+    from ldpaudit.audit.guided import hash_rates
+
+    p, q, k = hash_rates(_olh_family(g=4, epsilon=1))          # d left free: C = 4^d cancels
+    e = math.e
+    assert k == 4 and p == pytest.approx(e / (e + 3), rel=1e-15) and q == pytest.approx(1 / (e + 3), rel=1e-15)
+    with pytest.raises(Exception, match="depend on g"):
+        hash_rates(_olh_family(epsilon=1))
+
+
+@pytest.mark.parametrize("target, verdict", [("olh_ok", "NO_EVIDENCE"), ("olh_binary_p", "VIOLATION")])
+def test_spec_guided_local_hashing_over_a_wide_domain(target, verdict):
+    sys.path.insert(0, str(PROGRAMS))
+    import olh_hashing as H
+    from ldpaudit.audit.projection import hash_support
+
+    d = 4000
+    r = audit(getattr(H, target), domain=range(d), epsilon=1, samples=100, alpha=0.01, seed=2, batch=True,
+              spec=_olh_family(g=4, epsilon=1), feature=hash_support(H.hash4, range(d)))
+    assert r.verdict == verdict and "wide domain (4000 inputs" in r.method
+    assert r.witness["event"].startswith("S_x = {value == h(seed, x) and value != h(seed, x')}")
+    e = math.e
+    assert r.witness["p_spec"] == pytest.approx(0.75 * e / (e + 3)) and r.witness["q_spec"] == pytest.approx(0.75 / (e + 3))
+    if verdict == "NO_EVIDENCE":
+        assert r.conformance["passed"] and 0.9 <= r.epsilon_lower_bound <= 1.0
+    else:   # hit probability e/(e+1) while hashing into 4 values: the ratio is 3e, and conformance fails
+        assert not r.conformance["passed"] and r.epsilon_lower_bound > 1.9
+
+
+def test_cli_hash_audit_at_a_domain_too_large_to_bind_exactly():
+    """d = 33,000: C = 4^d has 66,000 bits, beyond the exact-size limit; the audit binds every
+    parameter but d, reads --domain from it, and counts only the pooled event."""
+    proc = subprocess.run([sys.executable, "-m", "ldpaudit", "audit", "olh_hashing.py:olh_ok", "--batch", "--spec",
+                           str(ROOT / "specs" / "olh.toml"), "-p", "d=33000", "-p", "g=4", "-p", "epsilon=1",
+                           "--samples", "100", "--hash", "olh_hashing.py:hash4", "--json", "--no-isolate"],
+                          capture_output=True, text=True, cwd=PROGRAMS, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["verdict"] == "NO_EVIDENCE" and out["conformance"]["passed"] and out["epsilon_lower_bound"] > 0.9
+    assert out["witness"]["samples"] == [3_300_000, 3_300_000] and out["memory"]["peak_mb"] < 1024

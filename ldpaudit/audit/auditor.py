@@ -172,6 +172,14 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
         given = "spec" if spec is not None else "events"
         raise InvalidParameter(f"delta={delta:g} with {given}=: (ε, δ) audits are black-box only (the spec-guided "
                                f"events are chosen for pure ε); drop {given} or delta")
+    hash_function = getattr(feature, "hash_function", None)
+    if spec is not None and hash_function is not None and pairs is None and (
+            spec.parameters or len(inputs) * min(int(samples), CHUNK) > float(memory_mb) * 2**20 / 8):
+        from ldpaudit.audit.guided import hashed_wide_audit   # d-long support rows would not fit
+
+        return hashed_wide_audit(Sampler(randomizer, batch=batch, output_space=output_space), hash_function,
+                                 inputs=inputs, epsilon=eps, samples=int(samples), alpha=float(alpha), seed=seed,
+                                 spec=spec, workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)
     if feature is not None:
         from ldpaudit.audit.projection import project
 

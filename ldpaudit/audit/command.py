@@ -194,11 +194,44 @@ def _load_spec(args):
     from ldpaudit.mechanism.loader import load_budgeted
     from ldpaudit.mechanism.options import load_budget
 
-    _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
+    from ldpaudit.errors import InvalidSpec
+
+    try:
+        _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
+    except (InvalidSpec, InvalidParameter) as exc:
+        if not getattr(args, "hash", None):
+            raise
+        mech = _wide_hash_spec(args, exc)
+        if mech is None:
+            raise
+        return mech
     if mech.parameters:
         free = ", ".join(mech.parameter_names)
         raise InvalidParameter(f"--spec {args.spec}: bind every parameter for an audit (free: {free}); e.g. -p d=25")
     return mech
+
+
+def _wide_hash_spec(args, exc):
+    """Local hashing over a domain too large to bind exactly (the all-functions family has
+    g^d cohorts): the spec bound at every parameter but the domain size, whose value sets
+    ``--domain`` 0..d-1 (the hash audit reads only the per-cohort hit and miss rates, which
+    must not depend on it: guided.hash_rates). None if no parameter is such a size."""
+    from ldpaudit.mechanism.loader import load_family, parse_assignments
+
+    given = parse_assignments(args.param)
+    family = load_family(args.spec)
+    for name, value in given.items():
+        rest = {k: v for k, v in given.items() if k != name}
+        try:
+            mech = family.bind(rest)
+        except Exception:  # noqa: BLE001 - not this one
+            continue
+        size = getattr(mech.inputs, "size", None)
+        if mech.parameter_names == (name,) and str(size) == name and int(value) >= 2:
+            if args.domain is None:
+                args.domain = f"0..{int(value) - 1}"
+            return mech
+    return None
 
 
 def _randomizer(args):
@@ -415,7 +448,8 @@ def _hash_feature(args, mech, domain, batch: bool):
             h = load_target(args.hash)
     except LdpAuditError as exc:
         raise InvalidParameter(f"--hash {args.hash}: {' '.join(str(exc).split())}") from None
-    inputs = list(mech.inputs.enumerate()) if mech is not None and hasattr(mech.inputs, "enumerate") else domain
+    inputs = list(mech.inputs.enumerate()) if mech is not None and hasattr(mech.inputs, "enumerate") \
+        and not mech.parameters else domain
     support = hash_support(h, inputs)
     return support if batch else support.per_output
 

@@ -181,6 +181,41 @@ class PredicateEvent(Event):
 
 # -- the plan: canonicalization, pair events and conformance events per form ------------------
 
+def hash_rates(mech) -> tuple[float, float, int]:
+    """(P(value == h(c, x) | x), P(value == one given other value | x), k) of a local-hashing
+    spec (a cohort channel of the all-functions family into k values, e.g. specs/olh.toml):
+    C times the class weights of a hit and of a miss, exact and then as floats. The domain
+    size may be left free (C = k^d is too large to bind at d = 10^5): the rates must then not
+    depend on it, which sympy shows by simplifying C·w to an expression free of it."""
+    from ldpaudit.errors import InvalidSpec
+    from ldpaudit.mechanism.hashing import cohort_class, cohort_literals
+
+    ch = mech.channel
+    space = getattr(ch, "outputs", None)
+    if ch.form != "structured" or type(space).__name__ != "CohortSpace":
+        raise InvalidParameter(f"a hash projection needs a local-hashing spec (cohort outputs (c, v), e.g. "
+                               f"specs/olh.toml); {mech.name!r} has {ch.form} outputs")
+    family = getattr(space, "family", None)
+    if family is None or family.name != "all-functions" or getattr(space, "permutation", False):
+        raise InvalidParameter(f"a hash projection needs the all-functions family (collision rate exactly 1/k) "
+                               f"in the spec; {mech.name!r} declares {family.describe() if family else 'a table'}")
+    if cohort_literals(ch):
+        raise InvalidParameter(f"{mech.name!r} has cohort-specific classes; a hash projection needs "
+                               f"exchangeable cohorts")
+    try:
+        hit = ch.classes[cohort_class(mech, ch, None, True)]
+        miss = ch.classes[cohort_class(mech, ch, None, False)]
+    except InvalidSpec as exc:
+        raise InvalidParameter(f"a hash projection cannot read {mech.name!r}: {exc}") from None
+    C, k = sp.sympify(space.C), sp.sympify(space.k)
+    rates = [sp.simplify(C * hit.weight), sp.simplify(C * miss.weight)]
+    free = sorted(str(s) for r in (*rates, k) for s in sp.sympify(r).free_symbols)
+    if free:
+        raise InvalidParameter(f"{mech.name!r}: the hit and miss rates of its cohorts depend on {', '.join(free)}; "
+                               f"bind {free[0]} (-p {free[0]}=...)")
+    return float(sp.N(rates[0], 17)), float(sp.N(rates[1], 17)), int(k)
+
+
 class Plan:
     """Exact events of one bound mechanism."""
 
@@ -272,30 +307,8 @@ class Plan:
         family, h(c, x') for x' != x is uniform and independent of h(c, x) and of every other
         input's hash, so two inputs collide with probability κ = 1/k and the other inputs'
         supports are independent Bernoulli(1/k) draws."""
-        from ldpaudit.errors import InvalidSpec
-        from ldpaudit.mechanism.hashing import cohort_class, cohort_literals
-
-        mech, ch = self.mech, self.mech.channel
-        space = getattr(ch, "outputs", None)
-        if ch.form != "structured" or type(space).__name__ != "CohortSpace":
-            raise InvalidParameter(f"a hash projection needs a local-hashing spec (cohort outputs (c, v), e.g. "
-                                   f"specs/olh.toml); {mech.name!r} has {ch.form} outputs")
-        family = getattr(space, "family", None)
-        if family is None or family.name != "all-functions" or getattr(space, "permutation", False):
-            raise InvalidParameter(f"a hash projection needs the all-functions family (collision rate exactly 1/k) "
-                                   f"in the spec; {mech.name!r} declares {family.describe() if family else 'a table'}")
-        if cohort_literals(ch):
-            raise InvalidParameter(f"{mech.name!r} has cohort-specific classes; a hash projection needs "
-                                   f"exchangeable cohorts")
-        try:
-            hit = ch.classes[cohort_class(mech, ch, None, True)]
-            miss = ch.classes[cohort_class(mech, ch, None, False)]
-        except InvalidSpec as exc:
-            raise InvalidParameter(f"a hash projection cannot read {mech.name!r}: {exc}") from None
-        C, k = sp.sympify(space.C), sp.sympify(space.k)
-        self.k = int(k)
-        self.p_hit = float(sp.N(sp.simplify(C * hit.weight), 17))
-        self.q_miss = float(sp.N(sp.simplify(C * miss.weight), 17))
+        mech = self.mech
+        self.p_hit, self.q_miss, self.k = hash_rates(mech)
         self.kappa = 1.0 / self.k
         self.d = len(mech.inputs.enumerate())
         self.space = f"support rows {{0, 1}}^{self.d} of (seed, value) under the user's hash"
@@ -1030,3 +1043,68 @@ def _conformance(tests, test_hits, n: int, alpha: float) -> dict:
             "method": (f"{len(tests)} exact two-sided binomial tests of observed frequencies against the "
                        f"spec's probabilities, Holm-corrected at family-wise level α = {alpha:g}"),
             "discrepancy": discrepancy}
+
+
+# -- local hashing over a wide domain (audit/wide.py) -----------------------------------------
+
+class _RoleTest:
+    """A conformance test of a pooled relation under one role (counted on every input)."""
+
+    def __init__(self, relation, role: int, text: str):
+        self.relation, self.role, self.description = relation, role, text
+
+    def hits(self, view, u, role: int) -> int:
+        return self.relation.hits(view, u, self.role)
+
+
+def hashed_wide_audit(sampler: Sampler, hash_function, *, inputs, epsilon, samples, alpha, seed, spec, workers,
+                      progress, t0, looks=None, cluster=None):
+    """The spec-guided audit of local hashing over a wide domain, reading the outputs
+    (seed, value) through the user's hash without a d-long support row per output: the one
+    event the spec shows tight, S_x = {value == h(seed, x), value != h(seed, x')} pooled over
+    every input against x' = next(x), with P(S_x|x) = p_hit·(1 − 1/k) and P(S_x|x') =
+    q_miss·(1 − 1/k) exactly (all-functions family: h(seed, x') is uniform and independent of
+    h(seed, x)), and three pooled conformance tests (both roles, and the hit rate)."""
+    from ldpaudit.audit import wide
+
+    p_hit, q_miss, k_values = hash_rates(spec)
+    ring = wide.Ring(inputs)
+    index = {x: i for i, x in enumerate(inputs)}
+    kappa = 1.0 / k_values
+    p, q = p_hit * (1 - kappa), q_miss * (1 - kappa)
+    event = wide.WideRelation("hash", ring, exclude=True, hash_function=hash_function)
+    hit = wide.WideRelation("hash", ring, hash_function=hash_function)
+    name = "value == h(seed, x) and value != h(seed, x')"
+    event.text = f"S_x = {{{name}}} for every input x, against x' = the next input (pooled over all {ring.n} inputs)"
+    z = bounds.z_value(alpha / 2)
+    c = wide.WideCandidate((ring.at(0), ring.at(1)), event, "pooled", float(bounds.predicted_bound(p, q, samples * ring.n, z)),
+                           p, q, ring=ring, pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {ring.n} inputs")
+    d = ring.n
+    tests = [(None, _RoleTest(event, 0, f"{name} under x (pooled)"), p, d),
+             (None, _RoleTest(event, 1, f"{name} under x' = next(x) (pooled)"), q, d),
+             (None, _RoleTest(hit, 0, "value == h(seed, x) under x (pooled)"), p_hit, d)]
+    test_hits = [0] * len(tests)
+
+    def count_tests(u, out) -> list[int]:
+        return [ev.hits(out, u, 0) for _, ev, _, _ in tests]
+
+    prog = Progress(progress)
+    engine = make_draws(sampler, seed, int(workers), prog, cluster)
+    try:
+        done, best, k, alpha_each = confirm_counts(engine, prog, [c], used=list(inputs), index=index,
+                                                   view_of=lambda out, u: out, looks=looks or [(samples, alpha)],
+                                                   phase=_PHASE_GUIDED, epsilon=epsilon, on_view=count_tests,
+                                                   view_counts=test_hits)
+    finally:
+        engine.close()
+        prog.close()
+    lb = max(best[0], 0.0)
+    witness = witness_of(best, done, k, p_spec=p, q_spec=q)
+    conformance = _conformance(tests, test_hits, done, alpha)
+    method = (f"spec-guided, wide domain ({d} inputs, audit/wide.py): local hashing read through the user's hash, "
+              f"one event pooled over every input chosen from the spec before sampling (no exploration, no "
+              f"d-long support rows); {done} draws per input; one-sided exact Clopper-Pearson bounds at "
+              f"α/2 = {alpha_each:.3g} each, so a truly ε-LDP randomizer is reported as a VIOLATION with probability "
+              f"at most α = {alpha:g}; conformance: {conformance['method']}")
+    return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, done, time.perf_counter() - t0,
+                       bounds.detectable_epsilon(done * d, alpha_each), conformance, method)

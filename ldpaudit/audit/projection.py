@@ -86,43 +86,11 @@ def hash_support(hash_function: Callable, domain) -> Callable:
     xs = list(domain)
     name = getattr(hash_function, "__name__", repr(hash_function))
 
-    def column(seeds, x):
-        try:
-            out = np.asarray(hash_function(seeds, x))
-            if out.shape == seeds.shape and out.dtype.kind in "iu":
-                return out
-        except LdpAuditError:
-            raise
-        except Exception:  # noqa: BLE001 - not vectorized: call it once per seed below
-            pass
-        values = np.empty(len(seeds), dtype=np.int64)
-        for r, s in enumerate(seeds.tolist()):
-            try:
-                v = hash_function(s, x)
-            except Exception as exc:
-                raise RandomizerError(f"hash function {name} raised {type(exc).__name__} on seed {s!r}, input "
-                                      f"{x!r}: {exc}") from exc
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise RandomizerError(f"hash function {name} returned {v!r} for seed {s!r}, input {x!r}; "
-                                      f"it must return an integer hash value")
-            values[r] = v
-        return values
-
     def support(outputs):
-        pairs = outputs if isinstance(outputs, np.ndarray) else np.array(list(outputs), dtype=object)
-        if pairs.ndim != 2 or pairs.shape[1] != 2:
-            first = outputs[0] if len(outputs) else None
-            raise RandomizerError(f"randomizer returned {first!r}; with a hash projection every output must be "
-                                  f"a pair (seed, value)")
-        if pairs.dtype == object:
-            try:
-                pairs = pairs.astype(np.int64)
-            except (TypeError, ValueError, OverflowError):
-                pairs = np.array([(int(s), int(v)) for s, v in pairs.tolist()], dtype=np.uint64)
-        seeds, values = pairs[:, 0], pairs[:, 1]
-        out = np.empty((len(pairs), len(xs)), dtype=np.int8)
+        seeds, values = seeds_and_values(outputs)
+        out = np.empty((len(seeds), len(xs)), dtype=np.int8)
         for j, x in enumerate(xs):
-            out[:, j] = column(seeds, x) == values
+            out[:, j] = hash_column(hash_function, seeds, x) == values
         return out
 
     def support_one(y):
@@ -133,4 +101,50 @@ def hash_support(hash_function: Callable, domain) -> Callable:
     support.per_output = support_one
     support.hash_support = True
     support_one.hash_support = True
+    support.hash_function = support_one.hash_function = hash_function   # wide domains read (seed, value) directly
     return support
+
+
+def seeds_and_values(outputs):
+    """The seeds and values of a batch of (seed, value) outputs, as two integer arrays."""
+    import numpy as np
+
+    pairs = outputs if isinstance(outputs, np.ndarray) else np.array(list(outputs), dtype=object)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        first = outputs[0] if len(outputs) else None
+        raise RandomizerError(f"randomizer returned {first!r}; with a hash projection every output must be "
+                              f"a pair (seed, value)")
+    if pairs.dtype == object:
+        try:
+            pairs = pairs.astype(np.int64)
+        except (TypeError, ValueError, OverflowError):
+            pairs = np.array([(int(s), int(v)) for s, v in pairs.tolist()], dtype=np.uint64)
+    return pairs[:, 0], pairs[:, 1]
+
+
+def hash_column(hash_function: Callable, seeds, x):
+    """h(seed, x) for every seed of an array: one vectorized call if the hash takes the array
+    (and returns one integer per seed), else one call per seed."""
+    import numpy as np
+
+    name = getattr(hash_function, "__name__", repr(hash_function))
+    try:
+        out = np.asarray(hash_function(seeds, x))
+        if out.shape == seeds.shape and out.dtype.kind in "iu":
+            return out
+    except LdpAuditError:
+        raise
+    except Exception:  # noqa: BLE001 - not vectorized: call it once per seed below
+        pass
+    values = np.empty(len(seeds), dtype=np.int64)
+    for r, s in enumerate(seeds.tolist()):
+        try:
+            v = hash_function(s, x)
+        except Exception as exc:
+            raise RandomizerError(f"hash function {name} raised {type(exc).__name__} on seed {s!r}, input "
+                                  f"{x!r}: {exc}") from exc
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise RandomizerError(f"hash function {name} returned {v!r} for seed {s!r}, input {x!r}; "
+                                  f"it must return an integer hash value")
+        values[r] = v
+    return values

@@ -174,7 +174,8 @@ class WideRelation(Event):
     """S_x for every input x, counted on raw outputs: under x (role 0) and under x' = next(x)
     (role 1: input u counts S_{prev(u)}). ``kind``: 'equal' (y == x), 'column' (y[col(x)] =
     value, with ``exclude`` also y[col(next(x))] != value) or 'member' (x in y, with
-    ``exclude`` also next(x) not in y)."""
+    ``exclude`` also next(x) not in y) or 'hash' (value == h(seed, x), with ``exclude`` also
+    value != h(seed, next(x)), on local-hashing outputs (seed, value))."""
 
     kind: str
     ring: Ring
@@ -182,6 +183,7 @@ class WideRelation(Event):
     exclude: bool = False
     column_of_index: bool = False    # column of x: its position in the domain (else x itself)
     text: object = ""
+    hash_function: object = None     # kind 'hash': value == h(seed, x) on (seed, value) outputs
 
     def column(self, x) -> int:
         return self.ring.pos(x) if self.column_of_index else int(x)
@@ -195,6 +197,12 @@ class WideRelation(Event):
             if out.kind == "array":
                 return int(np.count_nonzero(out.values == x))
             return int(sum(int(c) for v, c in zip(out.values, out.counts) if _same(v, x)))
+        if self.kind == "hash":
+            seeds, values = _hashed(out, None, None)
+            m = _hashed(out, self.hash_function, x) == values
+            if self.exclude:
+                m &= _hashed(out, self.hash_function, nxt) != values
+            return int(np.count_nonzero(m))
         if self.kind == "column":
             vals = out.values
             m = vals[:, self.column(x)] == self.value
@@ -213,6 +221,30 @@ class WideRelation(Event):
 
     def mask(self, view):
         raise TypeError("a relation event depends on the input; count it with hits(view, u, role)")
+
+
+_HASHED: dict = {}       # (id(outputs), hash, x) -> (outputs, value): a chunk's seeds and hashes, computed once
+
+
+def _hashed(out: Outputs, h, x):
+    """The (seeds, values) of a chunk of (seed, value) outputs (``h`` None), or h(seed, x) for
+    its seeds: every relation and test counting the chunk shares them (the cache keeps the
+    chunk alive, so its id is not reused while cached)."""
+    key = (id(out), id(h), x)
+    hit = _HASHED.get(key)
+    if hit is not None and hit[0] is out:
+        return hit[1]
+    if len(_HASHED) > 16:
+        _HASHED.clear()
+    from ldpaudit.audit.projection import hash_column, seeds_and_values
+
+    if h is None:
+        pairs = out.values if out.kind == "array" else np.repeat(np.array(out.values, dtype=object), out.counts, axis=0)
+        value = seeds_and_values(pairs)
+    else:
+        value = hash_column(h, _hashed(out, None, None)[0], x)
+    _HASHED[key] = (out, value)
+    return value
 
 
 def _same(v, x) -> bool:
