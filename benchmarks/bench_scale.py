@@ -6,7 +6,7 @@ ratio raw/audit against the obvious baseline in the same run: the same randomize
 input with the same number of draws and nothing counted.
 
     python benchmarks/bench_scale.py            # all rows
-    python benchmarks/bench_scale.py krr4       # one row: krr4, krr5, oue, cli4
+    python benchmarks/bench_scale.py krr4       # one row: krr4, krr5, oue, cli4, cluster9
 """
 from __future__ import annotations
 
@@ -79,8 +79,50 @@ def cli_row():
     return {"seconds": time.perf_counter() - t, "lb": out["epsilon_lower_bound"], **out["memory"]}
 
 
+def cluster_row(d=10_000, n=100_000):
+    """10^9 draws (k-RR, d = 10^4, 10^5 draws per input) on a LocalCluster of 2 worker
+    processes with one worker killed a third of the way, against the same audit in this
+    process: the verdict, bound and counts must be identical."""
+    import os
+    import signal
+    import threading
+
+    import distributed
+
+    sys.path.insert(0, str(TESTS))
+    import wide_randomizers as wr
+    from ldpaudit.audit import audit
+
+    kw = dict(domain=range(d), epsilon=1.0, samples=n, batch=True, alpha=0.01, seed=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=40) as local, distributed.Client(local) as client:
+        victim = next(iter(client.run(os.getpid).values()))
+        killed = threading.Event()
+
+        def progress(done, total):
+            if not killed.is_set() and total and done >= total // 3:
+                os.kill(victim, signal.SIGKILL)
+                killed.set()
+
+        t = time.perf_counter()
+        remote = audit(wr.krr(d, 1.0), cluster=client, progress=progress, **kw)
+        cluster_s = time.perf_counter() - t
+    t = time.perf_counter()
+    here = audit(wr.krr(d, 1.0), **kw)
+    local_s = time.perf_counter() - t
+    same = (remote.verdict, remote.epsilon_lower_bound, remote.witness["counts"]) == \
+        (here.verdict, here.epsilon_lower_bound, here.witness["counts"])
+    import resource
+    return {"draws": d * n, "killed": killed.is_set(), "identical": same, "eps_lb": round(here.epsilon_lower_bound, 4),
+            "limit": round(limit("krr", d, n, 1.0), 4), "cluster_s": round(cluster_s, 1), "local_s": round(local_s, 1),
+            "client_peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}
+
+
 def main(names):
     for name in names:
+        if name == "cluster9":
+            print("cluster9", json.dumps(cluster_row()), flush=True)
+            continue
         if name == "cli4":
             print("cli4", json.dumps(cli_row()))
             continue
@@ -95,4 +137,4 @@ def main(names):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["krr4", "krr5", "oue", "cli4"])
+    main(sys.argv[1:] or ["krr4", "krr5", "oue", "cli4", "cluster9"])

@@ -196,3 +196,14 @@ def test_cli_hash_audit_at_a_domain_too_large_to_bind_exactly():
     out = json.loads(proc.stdout)
     assert out["verdict"] == "NO_EVIDENCE" and out["conformance"]["passed"] and out["epsilon_lower_bound"] > 0.9
     assert out["witness"]["samples"] == [3_300_000, 3_300_000] and out["memory"]["peak_mb"] < 1024
+
+
+def test_wide_audits_stop_early_and_do_not_depend_on_workers():
+    from ldpaudit.audit.sequential import sequential_audit
+
+    r, rounds = sequential_audit(wr.krr(5000, 1.6), domain=range(5000), epsilon=1.0, budget=4000, batch=True,
+                                 alpha=0.01, seed=2)
+    assert r.verdict == "VIOLATION" and len(rounds) == 1 and r.samples_per_input < 4000   # stopped at the first look
+    kw = dict(domain=range(5000), epsilon=1.0, samples=1000, batch=True, alpha=0.01, seed=2)
+    one, two = audit(wr.krr(5000, 1.0), **kw), audit(wr.krr(5000, 1.0), workers=2, **kw)
+    assert (one.epsilon_lower_bound, one.witness["counts"]) == (two.epsilon_lower_bound, two.witness["counts"])

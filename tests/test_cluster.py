@@ -342,3 +342,26 @@ def test_progress_shows_draws_per_second_across_workers(cluster):
     text = str(rate)
     assert text.endswith(" draws/s across 2 workers")
     assert 1_000 < float(text.split()[0].replace(",", "")) < 100_000   # ~2000 draws in ~1 s of updates
+
+
+def test_wide_audit_on_the_cluster_with_a_killed_worker_is_identical(cluster):
+    """A wide domain (5000 inputs: small chunks, several per task) on the cluster, one worker
+    killed a third of the way: the same verdict, bound and counts as the local run."""
+    from wide_randomizers import krr
+
+    pids = cluster.run(os.getpid)
+    victim = next(iter(pids.values()))
+    killed = threading.Event()
+
+    def progress(done, total):
+        if not killed.is_set() and done >= total // 3 and total > 0:
+            os.kill(victim, signal.SIGKILL)
+            killed.set()
+
+    kw = dict(domain=range(5000), epsilon=1.0, samples=400, seed=8, batch=True)
+    remote = audit(krr(5000, 1.0), cluster=cluster, progress=progress, **kw).to_json()
+    assert killed.is_set()
+    local = audit(krr(5000, 1.0), **kw).to_json()
+    result = _same(local, remote)
+    assert "wide domain (5000 inputs" in result["method"] and result["witness"]["samples"] == [2_000_000, 2_000_000]
+    cluster.wait_for_workers(2, timeout=60)

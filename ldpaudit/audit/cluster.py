@@ -49,11 +49,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ldpaudit.audit.adapters import Histogram, Outputs, Sampler, _outputs_from_batch, check_output_space, load_target
-from ldpaudit.audit.draws import Draws, Progress, repeat_digest
+from ldpaudit.audit.draws import CHUNK, Draws, Progress, repeat_digest
 from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
 
 #: tasks in flight per worker thread: enough to keep every thread busy while results travel
 TASKS_PER_THREAD = 2
+#: a counting task carries consecutive chunks up to about this many seconds of sampling (as
+#: measured on the workers so far), at most MAX_GROUP_DRAWS draws: Dask's cost per task (about
+#: 27 ms wall, 15 ms CPU in all, benchmarks/README.md) then stays small beside the draws
+TASK_SECONDS = 0.5
+MAX_GROUP_DRAWS = 64 * CHUNK
 CONNECT_TIMEOUT = 10.0          # seconds to reach a scheduler
 WORKERS_TIMEOUT = 60.0          # seconds to wait for a first worker to join
 IDLE_CLOSE = 600.0              # a worker closes samplers unused this long (their client died)
@@ -323,6 +328,14 @@ def tally_chunk(recipe: Recipe, blob: bytes, x, n: int, entropy: int, spawn_key:
     return out.n, tally(out, index), repeat_digest(out), slowest
 
 
+def tally_chunks(recipe: Recipe, blob: bytes, tasks: list, indexes: list) -> tuple[list, float]:
+    """Consecutive confirmation chunks in one task, each drawn from its own seed as alone:
+    (the results of tally_chunk, in order; the seconds they took here)."""
+    start = time.perf_counter()
+    return [tally_chunk(recipe, blob, *task, index) for task, index in zip(tasks, indexes)], \
+        time.perf_counter() - start
+
+
 def probe(recipe: Recipe) -> dict:
     """The probe task: can this worker build the sampler (and load the target)? Nothing is
     drawn. Returns {"error": None or a one-line reason, "module": the missing module or None,
@@ -504,6 +517,7 @@ class ClusterDraws(Draws):
         self.futures: collections.deque = collections.deque()
         self.submitted = self.replayed = 0
         self.slowest: float | None = None      # the slowest randomizer call any worker reported
+        self.per_draw: float | None = None     # seconds per draw of the counting tasks so far
         self.started = time.perf_counter()
         try:
             self.workers = self._probe()
@@ -592,74 +606,122 @@ class ClusterDraws(Draws):
 
     def _results(self, jobs, tally):
         """(input index, draws, Outputs or tally row) of every job, in job order: replayed
-        from the journal, or computed by a task, at most ``window`` tasks ahead."""
-        queue = collections.deque()     # (input index, task, journal key, future or None: replay)
+        from the journal, or computed by a task, at most ``window`` tasks ahead. Counting
+        tasks carry consecutive chunks, about ``TASK_SECONDS`` of sampling (10^9 draws: a few
+        hundred tasks, not 15,000), so
+        that the scheduler's cost per task stays small beside the draws; each chunk keeps its
+        own seed and journal entry, so the counts are those of one task per chunk."""
+        queue = collections.deque()     # ([(input index, task, journal key)], future or None: replay)
         source = iter(zip(jobs, self.tasks(jobs)))
+        pending = None                  # an item read ahead that did not fit in the last group
         in_flight = 0
 
         def stored(key) -> bool:
             return key is not None and (self.journal.has(key) or (tally is not None and self.journal.has_tally(key)))
 
+        def take():
+            nonlocal pending
+            item, pending = (pending, None) if pending is not None else (next(source, None), None)
+            return item
+
         def fill():
-            nonlocal in_flight
+            nonlocal in_flight, pending
             self._follow_workers()
             while in_flight < self.window:
-                item = next(source, None)
+                item = take()
                 if item is None:
                     return
                 (index, *_), task = item
                 key = self._key(task)
                 if stored(key):
-                    queue.append((index, task, key, None))
+                    queue.append(([(index, task, key)], None))
                     continue
                 phase, i, k = task[3]
+                name = f"ldpaudit-{self.token}-{phase}-{i}-{k}"
                 if tally is None:
-                    future = self.client.submit(sample_chunk, self.recipe, *task, pure=False,
-                                                key=f"ldpaudit-{self.token}-{phase}-{i}-{k}")
+                    future = self.client.submit(sample_chunk, self.recipe, *task, pure=False, key=name)
+                    group = [(index, task, key)]
                 else:
-                    future = self.client.submit(tally_chunk, self.recipe, tally[0], *task, index, pure=False,
-                                                key=f"ldpaudit-{self.token}-{phase}-{i}-{k}-tally")
+                    group, draws = [(index, task, key)], task[1]
+                    limit = self._group_draws()
+                    while draws < limit:
+                        nxt = take()
+                        if nxt is None:
+                            break
+                        (index2, *_), task2 = nxt
+                        key2 = self._key(task2)
+                        if stored(key2) or draws + task2[1] > limit:
+                            pending = nxt
+                            break
+                        group.append((index2, task2, key2))
+                        draws += task2[1]
+                    future = self.client.submit(tally_chunks, self.recipe, tally[0], [t for _, t, _ in group],
+                                                [ix for ix, _, _ in group], pure=False,
+                                                key=f"{name}-tally-{len(group)}")
                 self.futures.append(future)
-                queue.append((index, task, key, future))
+                queue.append((group, future))
                 in_flight += 1
-                self.submitted += 1
+                self.submitted += len(group)
 
         fill()
         while queue:
-            index, task, key, future = queue.popleft()
-            x, n = task[0], task[1]
+            group, future = queue.popleft()
             if future is None:
-                result = self._replay(x, n, key, index, tally)
+                (index, task, key), = group
+                x, n = task[0], task[1]
+                results = [(index, n, self._replay(x, n, key, index, tally))]
                 self.replayed += 1
             else:
                 try:
-                    result = future.result()
+                    value = future.result()
                 except LdpAuditError:
                     raise
                 except Exception as exc:    # KilledWorker, a lost scheduler, a cancelled task
+                    index, task, _ = group[0]
                     raise RandomizerError(_one_line(
-                        f"the Dask cluster failed to sample chunk {task[3]} of input {x!r}: "
+                        f"the Dask cluster failed to sample chunk {task[3]} of input {task[0]!r}: "
                         f"{type(exc).__name__}: {exc}; with --journal DIR, --resume DIR continues", 600)) from exc
                 self.futures.remove(future)
                 future.release()
                 in_flight -= 1
-                if result[-1] is not None:     # the slowest call on that worker so far
-                    self.slowest = max(self.slowest or 0.0, float(result[-1]))
-                if tally is None:
-                    result = result[0]
-                    if key is not None:
-                        self._record(key, result)
-                    if self.recipe.digest:
-                        self._check_duplicate(x, result)
+                if tally is not None:
+                    values, seconds = value
+                    self._timed(sum(t[1] for _, t, _ in group), seconds)
                 else:
-                    n, result, digest, _ = result
-                    if key is not None:
-                        self.journal.store_tally(key, result)
-                    if self.recipe.digest:
-                        self._check_digest(x, n, digest)
+                    values = [value]
+                results = []
+                for (index, task, key), result in zip(group, values):
+                    x, n = task[0], task[1]
+                    if result[-1] is not None:     # the slowest call on that worker so far
+                        self.slowest = max(self.slowest or 0.0, float(result[-1]))
+                    if tally is None:
+                        result = result[0]
+                        if key is not None:
+                            self._record(key, result)
+                        if self.recipe.digest:
+                            self._check_duplicate(x, result)
+                    else:
+                        n, result, digest, _ = result
+                        if key is not None:
+                            self.journal.store_tally(key, result)
+                        if self.recipe.digest:
+                            self._check_digest(x, n, digest)
+                    results.append((index, n, result))
             fill()
-            self.progress.advance(n)
-            yield index, n, result
+            for index, n, result in results:
+                self.progress.advance(n)
+                yield index, n, result
+
+    def _timed(self, draws: int, seconds: float) -> None:
+        rate = seconds / max(1, draws)
+        self.per_draw = rate if self.per_draw is None else 0.5 * (self.per_draw + rate)
+
+    def _group_draws(self) -> int:
+        """Draws one counting task may carry: one chunk until a task has been timed, then
+        about TASK_SECONDS of sampling."""
+        if not self.per_draw:
+            return CHUNK
+        return int(min(MAX_GROUP_DRAWS, max(CHUNK, TASK_SECONDS / self.per_draw)))
 
     def _record(self, key: str, out: Outputs) -> None:
         """Discrete outputs as their distinct values and counts, like an isolated local run."""
