@@ -95,9 +95,13 @@ def subset_information_enclosures(d: int, epsilon) -> list[tuple[int, object]]:
 
 def check_wang_21(d: int, epsilon) -> Comparison:
     """Wang et al. Thm 2.1 at one (d, ε): certified LP optimum (uniform prior) vs max_k I_k."""
-    opt = certify(problem(d, epsilon))
+    return compare_wang_21(certify(problem(d, epsilon)))
+
+
+def compare_wang_21(opt: Optimum) -> Comparison:
+    """A certified uniform-prior MI optimum against max_k I_k at its (d, ε)."""
     with enc.precision(opt.bits):
-        values = subset_information_enclosures(d, epsilon)
+        values = subset_information_enclosures(opt.problem.d, opt.problem.epsilon)
     best_k, best = max(values, key=lambda kv: enc.lower(kv[1]))
     hi = max(enc.upper(v) for _, v in values)
     return Comparison(opt, enc.lower(best), hi, f"k = {best_k}")
@@ -140,5 +144,5 @@ def check_kairouz_binary(prior_zero, epsilon) -> Comparison:
     return Comparison(opt, enc.lower(value), enc.upper(value), "W-RR", equal)
 
 
-__all__ = ["Comparison", "check_wang_21", "check_kairouz_binary", "subset_information_enclosures",
+__all__ = ["Comparison", "check_wang_21", "compare_wang_21", "check_kairouz_binary", "subset_information_enclosures",
            "information_enclosure", "AGREEMENT_WIDTH"]
