@@ -136,6 +136,8 @@ def test_hashed_spec_guided_audit_identical_on_cluster(cluster):
     result = _same(json.loads(local.stdout), json.loads(remote.stdout))
     assert result["verdict"] == "VIOLATION" and result["conformance_failed"]
     assert json.loads(remote.stdout)["cluster"]["workers"] == 2
+    memory = json.loads(remote.stdout)["memory"]     # the workers' peak (with their sampling children) beside the client's
+    assert 0 < memory["worker_peak_mb"] < memory["budget_mb"] and memory["within_budget"] is True
 
 
 def test_command_program_runs_on_workers(cluster):
@@ -305,6 +307,8 @@ def test_cli_local_cluster_identical_and_quiet():
     assert local.returncode == remote.returncode == 1, remote.stderr
     _same(json.loads(local.stdout), json.loads(remote.stdout))
     assert json.loads(remote.stdout)["cluster"]["workers"] == 2
+    memory = json.loads(remote.stdout)["memory"]     # the workers' peak (with their sampling children) beside the client's
+    assert 0 < memory["worker_peak_mb"] < memory["budget_mb"] and memory["within_budget"] is True
     # --no-isolate: the target is loaded by name on the workers (in a child of each)
     local_plain, plain = cli(*args, "--no-isolate"), cli(*args, "--no-isolate", "--cluster", "local:2")
     assert local_plain.returncode == plain.returncode == 1, plain.stderr

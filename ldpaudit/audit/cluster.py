@@ -372,13 +372,18 @@ def _probe_here(recipe: Recipe) -> dict:
     return out
 
 
-def release(token: str) -> None:
-    """Close this worker's samplers of one audit (their isolation workers end)."""
+def release(token: str) -> float:
+    """Close this worker's samplers of one audit (their isolation workers end); returns the
+    peak resident set size, in MiB, of this worker process and of the children it has waited
+    for (its sampling children, just closed)."""
+    import resource
+
     for key in [k for k in list(_SAMPLERS) if k[0] == token]:
         _close(_SAMPLERS.pop(key, (None, 0))[0])
     for key in [k for k in list(_TALLIES) if k[0] == token]:
         _TALLIES.pop(key, None)
     _PROBED.pop(token, None)
+    return max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
 
 
 def _missing_module(text: str) -> str | None:
@@ -746,7 +751,9 @@ class ClusterDraws(Draws):
         try:
             if futures:
                 client.cancel(futures)
-            client.run(release, self.token)
+            peaks = client.run(release, self.token)
+            if peaks:
+                self.connection.stats["worker_peak_mb"] = round(max(float(v) for v in peaks.values()), 1)
         except Exception:
             pass    # a scheduler that is gone has nothing left to release
         finally:

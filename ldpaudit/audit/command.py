@@ -304,6 +304,10 @@ def execute(args, journal=None) -> tuple[dict, int]:
         if closable:
             randomizer.close()
     payload["memory"] = memory_report(args.memory_mb)
+    worker_peak = (payload.get("cluster") or {}).get("worker_peak_mb")
+    if worker_peak is not None:        # the busiest Dask worker with its sampling children
+        payload["memory"]["worker_peak_mb"] = worker_peak
+        payload["memory"]["within_budget"] = payload["memory"]["within_budget"] and worker_peak <= args.memory_mb
     return payload, code
 
 
