@@ -72,6 +72,8 @@ class Field:
     def convert(self, value) -> tuple:
         """``(num, den)`` polynomials in T with value = num(g)/den(g), den monic."""
         value = sp.sympify(value)
+        if value.is_Rational:  # fast path: no cancel, no parsing
+            return self.R(QQ(int(value.p), int(value.q))), self.R(1)
         hit = self._cache.get(value)
         if hit is not None:
             return hit
@@ -152,6 +154,7 @@ class Bases:
         self._logs: dict = {}
         self.unique = True             # False once an opaque (unfactored) constant is a base
         self._values: dict = {}
+        self._fractions: dict = {}
 
     def _id(self, kind, value) -> int:
         tag = (kind, value if kind != "poly" else tuple(sorted(value.items())))
@@ -192,6 +195,10 @@ class Bases:
     def value_key(self, num, den) -> tuple:
         """The canonical key of num(g)/den(g): ("v", numerator, denominator) with the common
         factor cancelled and the denominator monic (equal numbers, equal keys)."""
+        if self.field.c is None and num.is_ground and den.is_ground:  # Q: the ratio itself is the key
+            a, b = (num.LC if num else QQ(0)), den.LC
+            q = Fraction(int(a.numerator), int(a.denominator)) / Fraction(int(b.numerator), int(b.denominator))
+            return ("q", q.numerator, q.denominator)
         g = num.gcd(den)
         if g != 1:
             num, den = num.exquo(g), den.exquo(g)
@@ -206,6 +213,8 @@ class Bases:
         if key and key[0] == "v":
             return self._values[key]
         R = self.field.R
+        if key and key[0] == "q":
+            return R(QQ(key[1], key[2])), R(1)
         num, den = R(1), R(1)
         for i, e in key:
             kind, value = self.items[i]
@@ -215,6 +224,20 @@ class Bases:
             else:
                 den *= base ** (-e)
         return num, den
+
+    def rational(self, key: tuple):
+        """The ratio as a Fraction when the field is Q (else None)."""
+        if self.field.c is not None:
+            return None
+        if key and key[0] == "q":
+            return Fraction(key[1], key[2])
+        hit = self._fractions.get(key)
+        if hit is None:
+            num, den = self.value(key)
+            a, b = num.LC if num else 0, den.LC
+            hit = self._fractions[key] = Fraction(int(a.numerator), int(a.denominator)) / \
+                Fraction(int(b.numerator), int(b.denominator))
+        return hit
 
     def equal(self, k1: tuple, k2: tuple) -> bool:
         """ratio(k1) == ratio(k2), exactly (polynomial identity in T)."""
@@ -239,6 +262,9 @@ class Bases:
 
     def log_ratio(self, key: tuple, prec: int):
         iv = mpmath.iv
+        if key and key[0] == "q":
+            iv.prec = prec
+            return iv.log(iv.mpf(key[1]) / key[2])
         if key and key[0] == "v":
             hit = self._logs.get((key, prec))
             if hit is None:
@@ -255,6 +281,8 @@ class Bases:
 
     def expr(self, key: tuple) -> sp.Basic:
         """The sympy number a key stands for."""
+        if key and key[0] == "q":
+            return sp.Rational(key[1], key[2])
         if key and key[0] == "v":
             num, den = self._values[key]
             return sp.factor(self.field.to_expr(num) / self.field.to_expr(den))

@@ -107,7 +107,7 @@ def factored(pld: PLD) -> PLD:
     ratios are sums of exponent vectors, and equal products merge)."""
     atoms: dict = {}
     for key, (a, b) in pld.atoms.items():
-        if key not in (INF, ZERO) and key and key[0] == "v":
+        if key not in (INF, ZERO) and key and key[0] in ("v", "q"):
             key = pld.bases.key(*pld.bases.value(key))
         old = atoms.get(key)
         atoms[key] = (a, b) if old is None else (old[0] + a, old[1] + b)
@@ -119,7 +119,7 @@ def _add_keys(bases, k1, k2):
         return None if (k1 == ZERO or k2 == ZERO) else INF
     if k1 == ZERO or k2 == ZERO:
         return ZERO
-    if (k1 and k1[0] == "v") or (k2 and k2[0] == "v"):
+    if (k1 and k1[0] in ("v", "q")) or (k2 and k2[0] in ("v", "q")):
         (n1, d1), (n2, d2) = bases.value(k1), bases.value(k2)
         return bases.value_key(n1 * n2, d1 * d2)
     out = dict(k1)
@@ -171,6 +171,9 @@ def compare_keys(bases: Bases, k1, k2) -> int:
     if k1 in (INF, ZERO) or k2 in (INF, ZERO):
         order = {ZERO: -1, INF: 1}
         return (order.get(k1, 0) > order.get(k2, 0)) - (order.get(k1, 0) < order.get(k2, 0))
+    if bases.field.c is None:
+        a, b = bases.rational(k1), bases.rational(k2)
+        return (a > b) - (a < b)
     for n, prec in enumerate(PRECISIONS):
         a, b = bases.log_ratio(k1, prec), bases.log_ratio(k2, prec)
         if a.b < b.a:
@@ -236,6 +239,8 @@ class Threshold:
             return False
         if self.key is not None and key == self.key:
             return False
+        if self.key is not None and self.bases.field.c is None:
+            return self.bases.rational(key) > self.bases.rational(self.key)
         for n, prec in enumerate(PRECISIONS):
             a, b = self.bases.log_ratio(key, prec), self.log(prec)
             if a.a > b.b:

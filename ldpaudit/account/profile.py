@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from fractions import Fraction
 from dataclasses import dataclass, field
 
 import mpmath
@@ -155,6 +156,11 @@ def _same_delta(field, d1, d2, threshold) -> bool:
 
 def compare_deltas(field: Field, d1, d2, threshold) -> int:
     """Sign of δ1 - δ2 for (A, p_den, B, q_den) tuples at e^ε, exactly."""
+    if field.c is None and threshold.key is not None:  # everything rational: Fractions
+        t = threshold.bases.rational(threshold.key)
+        q = lambda poly: Fraction(int(poly.LC.numerator), int(poly.LC.denominator)) if poly else Fraction(0)  # noqa: E731
+        x = q(d1[0]) / q(d1[1]) - t * q(d1[2]) / q(d1[3]) - q(d2[0]) / q(d2[1]) + t * q(d2[2]) / q(d2[3])
+        return (x > 0) - (x < 0)
     for n, prec in enumerate(PRECISIONS):
         box = _enclose_delta(field, d1[0], d1[1], d1[2], d1[3], threshold, prec) - \
             _enclose_delta(field, d2[0], d2[1], d2[2], d2[3], threshold, prec)
@@ -254,6 +260,30 @@ def _breakpoint_keys(v: View, c: PairClass) -> list:
     return [k for k in P.sorted_keys(c.pld) if k not in (P.INF, P.ZERO) and P.compare_keys(v.bases, k, one) > 0]
 
 
+def _sorted_sums(v: View, c: PairClass):
+    """(keys by decreasing ratio, cumulative A, cumulative B), cached on the class."""
+    hit = getattr(c, "_sums", None)
+    if hit is None:
+        raw = P.profile_pieces(c.pld)
+        hit = ([k for k, _, _ in raw], [a for _, a, _ in raw], [b for _, _, b in raw])
+        c._sums = hit
+    return hit
+
+
+def _delta_at_key(v: View, c: PairClass, key):
+    """(A, B) of the class at t = ratio(key): the sums over atoms with ratio > t (bisection)."""
+    keys, cum_a, cum_b = _sorted_sums(v, c)
+    lo, hi = 0, len(keys)  # first index whose ratio is <= t
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if P.compare_keys(v.bases, keys[mid], key) > 0:
+            lo = mid + 1
+        else:
+            hi = mid
+    R = v.field.R
+    return (cum_a[lo - 1], cum_b[lo - 1]) if lo else (R(0), R(0))
+
+
 def dominates(v: View, w: PairClass, o: PairClass) -> bool:
     """δ_w(t) >= δ_o(t) for every t >= 1, checked exactly at t = 1 and w's breakpoints."""
     wk, ok = P.sorted_keys(w.pld), P.sorted_keys(o.pld)
@@ -262,8 +292,8 @@ def dominates(v: View, w: PairClass, o: PairClass) -> bool:
     one = v.bases.value_key(v.field.R(1), v.field.R(1))
     for key in [one, *_breakpoint_keys(v, w)]:
         th = _KeyThreshold(v.bases, key)
-        dw = P.hockey_stick(w.pld, th)
-        do = P.hockey_stick(o.pld, th)
+        dw = _delta_at_key(v, w, key)
+        do = _delta_at_key(v, o, key)
         if compare_deltas(v.field, (dw[0], w.pld.p_den, dw[1], w.pld.q_den),
                           (do[0], o.pld.p_den, do[1], o.pld.q_den), th) < 0:
             return False
