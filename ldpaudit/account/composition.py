@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -119,7 +120,7 @@ def load_composition(path, params=None) -> Composition:
                               f"{', '.join(sorted(values)) or '(none)'}")
     named = {}
     for name, raw in {**values, **overrides}.items():
-        if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+        if isinstance(raw, bool) or not isinstance(raw, (int, str, Fraction)):
             raise InvalidSpec(f"values.{name} = {raw!r}: write an integer or an exact string such as \"1/2\"")
         named[name] = parse_expression(str(raw), {}, field=f"values.{name}")
     rands = doc.get("randomizer")
