@@ -10,7 +10,6 @@ import itertools
 import json
 from fractions import Fraction
 
-import mpmath
 import pytest
 import sympy as sp
 
@@ -136,6 +135,11 @@ def test_memoized_rappor_grows_toward_the_permanent_epsilon_and_never_past_it():
     assert eps[0] < eps[1] < eps[2]
     assert all(c.below for c in caps) and sp.exp(caps[0].permanent) == 9
     assert eps[2] > 0.999 * float(caps[0].permanent)
+    # one day: Erlingsson et al.'s ε1 = h ln(q*(1 - p*)/(p*(1 - q*))), q* = f(p + q)/2 + (1 - f) q,
+    # p* = f(p + q)/2 + (1 - f) p, with f = 1/2, p = 1/2, q = 3/4, h = 1
+    f, p, q = sp.Rational(1, 2), sp.Rational(1, 2), sp.Rational(3, 4)
+    qs, ps = f * (p + q) / 2 + (1 - f) * q, f * (p + q) / 2 + (1 - f) * p
+    assert sp.exp(caps[0].epsilon) == qs * (1 - ps) / (ps * (1 - qs))
     chained = dataclasses.replace(comp, mode="chained")
     assert float(tight_epsilon(chained.view(10))) > float(caps[0].permanent)  # no memoization: grows past it
 
@@ -189,3 +193,21 @@ def test_composition_naming_an_unknown_spec(tmp_path, capsys):
 def test_irrational_entries_are_unknown_not_a_value(capsys):
     assert main(["profile", "specs/krappor.toml", "-p", "d=3", "-p", "epsilon=log(3)"]) == 3
     assert "UNKNOWN" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_committed_accounting_is_regenerated_exactly(tmp_path):
+    """proofs/accounting/ is what `ldpaudit reproduce accounting` writes (JSON compared by value)."""
+    from pathlib import Path
+
+    from ldpaudit.report.command import reproduce
+    from ldpaudit.report.golden import json_differences
+
+    reproduce("accounting", tmp_path)
+    committed = Path(__file__).resolve().parents[1] / "proofs" / "accounting" / "accounting.json"
+    generated = json.loads((tmp_path / "accounting" / "accounting.json").read_text(encoding="utf-8"))
+    assert json_differences(generated, json.loads(committed.read_text(encoding="utf-8"))) == []
+    rows = generated["memoized"]
+    assert all(r["below_cap"] for r in rows)
+    rappor = [r for r in rows if r["composition"] == "RAPPOR, memoized"]
+    assert rappor[-1]["epsilon_without_memoization"] > float(sp.sympify(rappor[-1]["epsilon_permanent"]))

@@ -83,7 +83,7 @@ def compute(spec, params, *, reports: int = 1, epsilon=None) -> dict:
         comp = composition.load_composition(spec, params)
         single = comp.view(1)
         v = comp.view(reports * comp.reports) if reports > 1 or comp.reports > 1 else single
-        name, claimed, per_report_eps = comp.name, None, None
+        name, claimed = comp.name, None
         note = comp.describe()
     else:
         from ldpaudit.mechanism.loader import load_budgeted
