@@ -43,6 +43,7 @@ COMMANDS = {
     "reproduce": ("ldpaudit.report.command", "regenerate the papers' results and the derivations under proofs/"),
     "simulate": ("ldpaudit.protocol.command", "simulate a protocol (Joseph et al. Gaussian estimation) on synthetic data"),
     "new": ("ldpaudit.mechanism.scaffold", "start a spec for a new mechanism from a bundled one"),
+    "profile": ("ldpaudit.account.command", "exact privacy profile δ(ε), f-DP trade-off and K-report composition of a finite channel"),
     "bench": ("ldpaudit.bench.command", "run the public suite of real LDP bugs: detected at which n, ε_lb vs true ε"),
     "optimize": ("ldpaudit.extremal.command", "the optimal ε-LDP mechanism for mutual information (staircase LP), with a certified optimum"),
 }

@@ -24,6 +24,7 @@ COMMANDS = {
     "bench": (["bench", "--only", "rr-8bit-coin", "--quick"], ("ldpaudit.bench.runner", "score")),
     "new": (["new", "{tmp}/new.toml", "--from", "krr"], ("ldpaudit.mechanism.loader", "dumps_spec")),
     "optimize": (["optimize", "-p", "d=3", "-p", "epsilon=1"], ("ldpaudit.extremal.staircase", "solve_float")),
+    "profile": (["profile", KRR], ("ldpaudit.account.pld", "pair_pld")),
     "audit": (
         ["audit", "ldpaudit.mechanism.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),

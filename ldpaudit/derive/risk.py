@@ -365,6 +365,8 @@ def _numerically_equal(a, b, back) -> bool:
     syms = sorted(diff.free_symbols, key=str)
     for value in (sp.Rational(3, 2), sp.Rational(7, 3), 5):
         v = sp.N(diff.subs({s: value for s in syms}), 30)
+        if v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):  # a sample point outside the domain (e.g. p = q): not shown equal
+            return False
         if abs(v) > 1e-20:
             return False
     return True

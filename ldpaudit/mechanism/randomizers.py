@@ -638,6 +638,37 @@ def hybrid_multidim(*, epsilon, d, k, beta) -> Sampler:
     return sample
 
 
+def rappor_permanent(*, d, f) -> Sampler:
+    """RAPPOR's permanent response on one-hot x: each bit set to 1 w.p. f/2, 0 w.p. f/2, kept
+    w.p. 1 - f (Erlingsson et al. 2014)."""
+    d = _size("d", d, low=2)
+    f = float(f)
+    if not 0 < f < 1:
+        raise InvalidParameter(f"f={f!r} must be in (0, 1)")
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "RAPPOR permanent")
+        n, rng = _n(n), _rng(rng)
+        u = rng.random((n, d))
+        y = (u < f / 2).view(np.uint8)                 # off bits: 1 w.p. f/2
+        y[:, xi] = u[:, xi] >= f / 2                   # the input's bit: 1 w.p. 1 - f/2
+        return y
+
+    return sample
+
+
+def rappor_instantaneous(*, p, q) -> Sampler:
+    """RAPPOR's instantaneous response on one memoized bit: 1 w.p. q if the bit is 1, p if 0."""
+    p, q = float(p), float(q)
+
+    def sample(x, n, rng):
+        xi = _input(x, 2, "RAPPOR instantaneous")
+        n, rng = _n(n), _rng(rng)
+        return (rng.random(n) < (q if xi == 1 else p)).astype(np.int64)
+
+    return sample
+
+
 REFERENCE = {
     "wrr": wrr,
     "krr": krr,
@@ -664,6 +695,8 @@ REFERENCE = {
     "duchi_multidim": duchi_multidim,
     "piecewise_multidim": piecewise_multidim,
     "hybrid_multidim": hybrid_multidim,
+    "rappor_permanent": rappor_permanent,
+    "rappor_instantaneous": rappor_instantaneous,
 }
 
 
@@ -675,6 +708,7 @@ _BY_NAME = {
     "Piecewise mechanism": "piecewise", "Hybrid mechanism": "hybrid", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
     "Duchi multidimensional mean": "duchi_multidim", "Piecewise mechanism, d dimensions": "piecewise_multidim",
     "Hybrid mechanism, d dimensions": "hybrid_multidim",
+    "RAPPOR permanent": "rappor_permanent", "RAPPOR instantaneous": "rappor_instantaneous",
 }
 
 

@@ -23,6 +23,7 @@ TARGETS = {
     "wang2019": ("ldpaudit.report.wang2019", "Wang et al. ICDE 2019: PM, Duchi and HM worst-case variance, ε*, HM's weight"),
     "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
     "optimality": ("ldpaudit.report.optimality", "certified staircase-LP optima: Wang Thm 2.1 (d <= 12), W-RR for binary inputs"),
+    "accounting": ("ldpaudit.report.accounting", "privacy profiles, trade-off curves, K-report and memoized composition"),
 }
 
 

@@ -1,0 +1,17 @@
+"""Privacy accounting beyond one report, computed from the verified channel, exactly.
+
+* :mod:`ldpaudit.account.numbers`: the exact field of a channel's entries (Q or Q(e^c)).
+* :mod:`ldpaudit.account.pld`: privacy-loss distributions of a pair, convolution (composition),
+  the hockey-stick divergence δ(ε) and the trade-off curve T(α).
+* :mod:`ldpaudit.account.profile`: the privacy profile and f-DP curve of a channel and of K
+  reports, the worst pair proved; basic and advanced composition beside the exact value.
+* :mod:`ldpaudit.account.composition`: composition declarations (independent, chained and
+  memoized reports, RAPPOR-style), the memoization cap checked by factorization.
+* :mod:`ldpaudit.account.command`: ``ldpaudit profile``.
+
+Small API for later stages (e.g. shuffling amplification)::
+
+    from ldpaudit.account.profile import view, delta_at, profile
+    v = view(mech, reports=2)          # pair classes with exact PLDs
+    delta_at(v, epsilon).delta         # exact δ(ε)
+"""

@@ -1,0 +1,164 @@
+"""``ldpaudit profile SPEC [-p name=value ...] [--reports K] [--epsilon E] [--json] [--plot out.png]``.
+
+The exact privacy profile δ(ε) (piecewise in e^ε, breakpoints at the likelihood ratios), the
+worst pair, the f-DP trade-off curve, and for K > 1 reports the exact composed δ beside basic
+and advanced composition. SPEC may also be a composition file (``[composition]``, see
+:mod:`ldpaudit.account.composition`). Exit 0 with a value, 2 on bad input, 3 when the channel's
+numbers are outside what is decided exactly (UNKNOWN with the reason).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "profile",
+        help="exact privacy profile δ(ε), f-DP trade-off curve and K-report composition of a finite channel",
+        description="The exact δ(ε) for all ε of one report (or K independent reports of the same input, or a "
+        "composition file with memoization), the worst pair, the trade-off curve T(α), basic and advanced "
+        "composition beside the exact value.",
+    )
+    p.add_argument("spec", help="a spec file (.toml), a catalog name such as krr, or a composition file")
+    p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
+    p.add_argument("--reports", default=None, metavar="K", help="independent reports of the same input (default 1)")
+    p.add_argument("--epsilon", default=None, metavar="E", help="the ε at which to give δ exactly (default: the claimed ε)")
+    p.add_argument("--json", action="store_true", help="machine-readable output, exact strings and floats")
+    p.add_argument("--plot", metavar="OUT.png", help="plot δ(ε) and T(α) into a PNG file")
+    p.set_defaults(func=run)
+
+
+def _reports(text) -> int:
+    from ldpaudit.errors import InvalidParameter
+
+    if text is None:
+        return 1
+    try:
+        k = int(str(text).strip())
+    except ValueError:
+        raise InvalidParameter(f"--reports {text!r} is not a whole number; give K >= 1, e.g. --reports 2") from None
+    if k < 1:
+        raise InvalidParameter(f"--reports {text!r}: the number of reports K must be >= 1, e.g. --reports 2")
+    return k
+
+
+def run(args) -> int:
+    from ldpaudit.account.numbers import Unsupported
+
+    reports = _reports(args.reports)
+    try:
+        result = compute(args.spec, args.param, reports=reports, epsilon=args.epsilon)
+    except Unsupported as exc:
+        if args.json:
+            from ldpaudit.schema import envelope
+
+            print(json.dumps(envelope("profile", "UNKNOWN", {"reason": str(exc)}), indent=2, ensure_ascii=False))
+        else:
+            print(f"UNKNOWN: {exc}")
+        return 3
+    if args.plot:
+        from ldpaudit.report.accounting import plot_profile
+
+        plot_profile(result, args.plot)
+    if args.json:
+        from ldpaudit.schema import envelope
+
+        print(json.dumps(envelope("profile", "OK", result), indent=2, ensure_ascii=False, default=str))
+    else:
+        sys.stdout.write(render_text(result))
+    return 0
+
+
+def compute(spec, params, *, reports: int = 1, epsilon=None) -> dict:
+    """The JSON payload of ``ldpaudit profile`` (also used by ``reproduce accounting``)."""
+    import sympy as sp
+
+    from ldpaudit.account import composition
+    from ldpaudit.account import profile as pf
+    from ldpaudit.mechanism.options import option_exact
+
+    if composition.is_composition(spec):
+        comp = composition.load_composition(spec, params)
+        single = comp.view(1)
+        v = comp.view(reports * comp.reports) if reports > 1 or comp.reports > 1 else single
+        name, claimed = comp.name, None
+        note = comp.describe()
+    else:
+        from ldpaudit.mechanism.loader import load_budgeted
+
+        family, mech = load_budgeted(spec, params, example=not params)
+        if mech.parameters:  # the parameters not given on the line take the spec's example values
+            rest = {k: v for k, v in family.example if k in mech.parameter_names}
+            mech = mech.bind(rest) if rest else mech
+        single = pf.view(mech)
+        v = pf.view(mech, reports=reports) if reports > 1 else single
+        name, claimed, note = mech.name, mech.claimed_epsilon, None
+    if epsilon is None:
+        eps = claimed if claimed is not None and claimed.is_number else sp.Integer(1)
+    else:
+        value = option_exact(epsilon, "--epsilon")
+        eps = sp.Rational(value.numerator, value.denominator) if hasattr(value, "numerator") and not isinstance(value, sp.Basic) else value
+        if not (eps.is_real and sp.N(eps) >= 0):
+            from ldpaudit.errors import InvalidParameter
+
+            raise InvalidParameter(f"--epsilon {epsilon!r} must be a real number >= 0, e.g. 1/2 or log(3)")
+    at = pf.delta_at(v, eps)
+    prof = pf.profile(v)
+    eps0 = pf.tight_epsilon(single)
+    k = v.reports
+    out = {
+        "mechanism": name,
+        "reports": k,
+        "epsilon": str(eps),
+        "delta": str(at.delta),
+        "delta_float": at.delta_float,
+        "worst_pairs": [list(map(str, p)) for p in at.pairs[:10]],
+        "worst_pairs_count": len(at.pairs),
+        "tight_epsilon": str(prof.tight_epsilon),
+        "tight_epsilon_float": float(prof.tight_epsilon) if prof.tight_epsilon != sp.oo else None,
+        "single_report_epsilon": str(eps0),
+        "breakpoints": [{"exp_epsilon": str(b), "epsilon": str(sp.log(b)), "epsilon_float": float(sp.N(sp.log(b), 20))}
+                        for b in prof.breakpoints],
+        "pieces": [{"pair": list(map(str, pair)),
+                    "pieces": [{"exp_epsilon_from": str(q.t_low), "exp_epsilon_to": None if q.t_high is None else str(q.t_high),
+                                "delta": f"{q.a} - exp(epsilon)*({q.b})"} for q in pieces]}
+                   for pair, pieces in prof.pieces],
+        "worst_pair_proved": prof.worst is not None,
+        "tradeoff": {"pair": list(map(str, (prof.worst or v.classes[0]).pairs[0])),
+                     "vertices": [{"alpha": str(a), "beta": str(b), "alpha_float": float(sp.N(a, 20)),
+                                   "beta_float": float(sp.N(b, 20))} for a, b in prof.tradeoff]},
+        "pair_classes": len(v.classes),
+        "notes": prof.notes + ([note] if note else []),
+    }
+    if k > 1 and note is None:
+        basic = pf.basic_composition(single, k, eps)
+        adv = pf.advanced_composition(eps0, k, eps)
+        out["basic_composition"] = {"delta": str(basic), "delta_float": float(sp.N(basic, 20))}
+        out["advanced_composition"] = None if adv is None else {"delta": str(adv), "delta_float": float(sp.N(adv, 20))}
+        out["basic_composition_epsilon"] = str(k * eps0)
+    return out
+
+
+def render_text(r: dict) -> str:
+    lines = [f"{r['mechanism']}: {r['reports']} report(s); {r['pair_classes']} class(es) of ordered input pairs"]
+    lines.append(f"  δ({r['epsilon']}) = {r['delta']}  ≈ {r['delta_float']:.6g}   worst pair x, x' = "
+                 f"{', '.join(r['worst_pairs'][0]) if r['worst_pairs'] else '-'}")
+    lines.append(f"  tight ε (δ = 0) = {r['tight_epsilon']}" +
+                 (f" ≈ {r['tight_epsilon_float']:.6g}" if r["tight_epsilon_float"] is not None else ""))
+    if "basic_composition" in r:
+        lines.append(f"  basic composition: δ = {r['basic_composition']['delta_float']:.6g}; advanced: "
+                     + ("n/a" if r["advanced_composition"] is None else f"{r['advanced_composition']['delta_float']:.6g}"))
+    bps = r["breakpoints"]
+    shown = ", ".join(f"{b['epsilon_float']:.6g}" for b in bps[:8]) + (", ..." if len(bps) > 8 else "")
+    lines.append(f"  breakpoints of δ(ε) at ε = {shown or '(none)'} ({len(bps)})")
+    for cls in r["pieces"][:3]:
+        for q in cls["pieces"][:6]:
+            lines.append(f"    e^ε in [{q['exp_epsilon_from']}, {q['exp_epsilon_to'] or 'oo'}]: δ = {q['delta']}")
+    tv = r["tradeoff"]["vertices"]
+    lines.append(f"  trade-off T(α) of pair {', '.join(r['tradeoff']['pair'])}: {len(tv)} vertices, "
+                 + ", ".join(f"({v['alpha_float']:.4g}, {v['beta_float']:.4g})" for v in tv[:6]) + (" ..." if len(tv) > 6 else ""))
+    for n in r["notes"]:
+        lines.append(f"  note: {n}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,289 @@
+"""Exact privacy-loss distributions (PLDs) of a pair of output distributions, their
+composition, the hockey-stick divergence and the trade-off curve.
+
+For an ordered pair of inputs (x, x') with output laws P = Q(.|x) and P' = Q(.|x'), the PLD
+lists the atoms of the likelihood ratio r(y) = P(y)/P'(y): each atom carries the P-mass and the
+P'-mass of the outputs with that ratio. Everything the accountant needs is a function of it:
+
+* the hockey-stick divergence (the privacy profile of the pair), for t = e^ε >= 1,
+  δ(ε) = Σ_y max(0, P(y) - t P'(y)) = Σ_{atoms r > t} (p_r - t p'_r), piecewise linear in t
+  with breakpoints at the ratios (Balle, Barthe & Gaboardi 2018, "privacy profiles");
+* the trade-off curve of testing P against P' (Dong, Roth & Su 2019, f-DP): the
+  Neyman-Pearson tests reject the atoms of largest P'/P first, so T(α) is the piecewise-linear
+  curve through (Σ p, 1 - Σ p') accumulated over the atoms by increasing r;
+* composition: the K reports of the same input are independent, the pair's laws are products,
+  and the ratios multiply: the PLD of a composition is the convolution of the PLDs (atoms
+  multiply their ratios and masses). Ratios are kept exact as exponent vectors over a basis of
+  primes and irreducible polynomials (:class:`~ldpaudit.account.numbers.Bases`), so equal
+  ratios merge and the support stays exact.
+
+Masses are polynomials in T over QQ sharing one denominator per side (``p_den``, ``q_den``),
+so convolution only multiplies and adds polynomials. Two special keys: ``INF`` (P' = 0 < P,
+an infinite loss) and ``ZERO`` (P = 0 < P').
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import mpmath
+import sympy as sp
+
+from ldpaudit.account.numbers import PRECISIONS, Bases, Field, Unsupported
+
+#: a PLD with at most this many atoms is factored before composition (factoring is per ratio)
+MAX_FACTORED = 256
+INF = ("inf",)
+ZERO = ("zero",)
+
+
+@dataclass
+class PLD:
+    """Atoms ``key -> (A, B)``: P-mass A/p_den and P'-mass B/q_den of the outputs whose ratio
+    has that key (a factor key, or ``INF``/``ZERO``)."""
+
+    atoms: dict
+    p_den: object
+    q_den: object
+    bases: Bases
+
+    @property
+    def field(self) -> Field:
+        return self.bases.field
+
+    def __len__(self) -> int:
+        return len(self.atoms)
+
+    def signature(self) -> tuple:
+        """Equal signatures: equal PLDs (atoms as exact rationals of polynomials)."""
+        R = self.field.R
+        pd, qd = self.p_den, self.q_den
+        return tuple(sorted((key, tuple(sorted((a * R(1)).items())), tuple(sorted((b * R(1)).items())))
+                            for key, (a, b) in self.atoms.items())) + ((tuple(sorted(pd.items())), tuple(sorted(qd.items()))),)
+
+
+def _lcm(R, dens):
+    distinct = {tuple(sorted(d.items())): d for d in dens}
+    return functools.reduce(lambda a, b: a.lcm(b), distinct.values(), R(1))
+
+
+def pair_pld(bases: Bases, p_row, q_row) -> PLD:
+    """The PLD of P against P' given as sequences of ``(num, den)`` entries (same outputs);
+    ratios keyed by their canonical value (:meth:`Bases.value_key`)."""
+    field = bases.field
+    R = field.R
+    p_den = _lcm(R, [d for n, d in p_row if n])
+    q_den = _lcm(R, [d for n, d in q_row if n])
+    atoms: dict = {}
+    keys: dict = {}
+    for (pn, pd), (qn, qd) in zip(p_row, q_row):
+        if not pn and not qn:
+            continue
+        a = pn * p_den.exquo(pd) if pn else R(0)
+        b = qn * q_den.exquo(qd) if qn else R(0)
+        if not qn:
+            key = INF
+        elif not pn:
+            key = ZERO
+        else:
+            num, den = pn * qd, pd * qn
+            tag = (tuple(sorted(num.items())), tuple(sorted(den.items())))
+            key = keys.get(tag)
+            if key is None:
+                key = keys[tag] = bases.value_key(num, den)
+        old = atoms.get(key)
+        atoms[key] = (a, b) if old is None else (old[0] + a, old[1] + b)
+    return PLD(atoms, p_den, q_den, bases)
+
+
+def identity_pld(bases: Bases) -> PLD:
+    R = bases.field.R
+    return PLD({(): (R(1), R(1))}, R(1), R(1), bases)
+
+
+def factored(pld: PLD) -> PLD:
+    """The same PLD with every finite ratio keyed by its factorization (so that products of
+    ratios are sums of exponent vectors, and equal products merge)."""
+    atoms: dict = {}
+    for key, (a, b) in pld.atoms.items():
+        if key not in (INF, ZERO) and key and key[0] in ("v", "q"):
+            key = pld.bases.key(*pld.bases.value(key))
+        old = atoms.get(key)
+        atoms[key] = (a, b) if old is None else (old[0] + a, old[1] + b)
+    return PLD(atoms, pld.p_den, pld.q_den, pld.bases)
+
+
+def _add_keys(bases, k1, k2):
+    if k1 == INF or k2 == INF:
+        return None if (k1 == ZERO or k2 == ZERO) else INF
+    if k1 == ZERO or k2 == ZERO:
+        return ZERO
+    if (k1 and k1[0] in ("v", "q")) or (k2 and k2[0] in ("v", "q")):
+        (n1, d1), (n2, d2) = bases.value(k1), bases.value(k2)
+        return bases.value_key(n1 * n2, d1 * d2)
+    out = dict(k1)
+    for i, e in k2:
+        out[i] = out.get(i, 0) + e
+    return tuple(sorted((i, e) for i, e in out.items() if e))
+
+
+def compose(first: PLD, second: PLD) -> PLD:
+    """The PLD of the pair of product laws (P1 x P2 against P1' x P2'): the convolution."""
+    atoms: dict = {}
+    for k1, (a1, b1) in first.atoms.items():
+        for k2, (a2, b2) in second.atoms.items():
+            key = _add_keys(first.bases, k1, k2)
+            if key is None:  # P = 0 and P' = 0: no output
+                continue
+            a, b = a1 * a2, b1 * b2
+            old = atoms.get(key)
+            atoms[key] = (a, b) if old is None else (old[0] + a, old[1] + b)
+    return PLD(atoms, first.p_den * second.p_den, first.q_den * second.q_den, first.bases)
+
+
+def compose_power(pld: PLD, k: int) -> PLD:
+    """The k-fold composition of one PLD with itself (k >= 1), by repeated convolution (the
+    ratios factored first, so that the support is the set of distinct products)."""
+    if k > 1 and len(pld) <= MAX_FACTORED:
+        pld = factored(pld)
+    out = pld
+    for _ in range(k - 1):
+        out = compose(out, pld)
+    return out
+
+
+# --- ordering the ratios, exactly ----------------------------------------------------------
+
+
+def _log(bases: Bases, key, prec: int):
+    if key == INF:
+        return mpmath.iv.mpf(mpmath.inf)
+    if key == ZERO:
+        return mpmath.iv.mpf(-mpmath.inf)
+    return bases.log_ratio(key, prec)
+
+
+def compare_keys(bases: Bases, k1, k2) -> int:
+    """-1, 0, 1: the order of two ratios, exactly (distinct keys are distinct numbers)."""
+    if k1 == k2:
+        return 0
+    if k1 in (INF, ZERO) or k2 in (INF, ZERO):
+        order = {ZERO: -1, INF: 1}
+        return (order.get(k1, 0) > order.get(k2, 0)) - (order.get(k1, 0) < order.get(k2, 0))
+    if bases.field.c is None:
+        a, b = bases.rational(k1), bases.rational(k2)
+        return (a > b) - (a < b)
+    for n, prec in enumerate(PRECISIONS):
+        a, b = bases.log_ratio(k1, prec), bases.log_ratio(k2, prec)
+        if a.b < b.a:
+            return -1
+        if a.a > b.b:
+            return 1
+        if n == 0 and bases.equal(k1, k2):
+            return 0
+    raise Unsupported("two likelihood ratios could not be ordered at 5120 bits")
+
+
+def sorted_keys(pld: PLD, *, descending: bool = True) -> list:
+    keys = sorted(pld.atoms, key=functools.cmp_to_key(lambda a, b: compare_keys(pld.bases, a, b)))
+    return keys[::-1] if descending else keys
+
+
+def _log_form(epsilon) -> tuple:
+    """ε = q (rational; base None) or ε = q log(r) with q, r rational: ``(q, r)``."""
+    if epsilon.is_Rational:
+        return epsilon, None
+    q, rest = epsilon.as_coeff_Mul()
+    if isinstance(rest, sp.log) and rest.args[0].is_Rational and rest.args[0] > 0 and q.is_Rational:
+        return q, rest.args[0]
+    raise Unsupported(f"ε = {epsilon}: give a rational ε or a rational multiple of the log of a rational "
+                      "(such as 1/2 or log(3)) for exact accounting")
+
+
+class Threshold:
+    """t = e^ε for a given exact ε: its log enclosure, and its key when e^ε is in the field
+    (then a tie with a ratio is decided on keys; otherwise no ratio equals it, see
+    :mod:`ldpaudit.account.numbers`)."""
+
+    def __init__(self, bases: Bases, epsilon):
+        self.bases, self.epsilon = bases, sp.sympify(epsilon)
+        self.value = sp.exp(self.epsilon)
+        field = bases.field
+        self.key = None
+        self.scale, self.base = _log_form(self.epsilon)
+        if self.value.is_Rational or (field.c is not None and self.epsilon.is_Rational
+                                      and (self.epsilon / field.c).is_Integer):
+            self.key = bases.value_key(*field.convert(self.value))
+        # otherwise e^ε is not in Q(g): an irrational algebraic number (ε = q log r) or e to a
+        # rational power outside Q(g); no likelihood ratio equals it, intervals decide
+        self._logs: dict = {}
+
+    def log(self, prec: int):
+        hit = self._logs.get(prec)
+        if hit is None:
+            iv = mpmath.iv
+            iv.prec = prec
+            q, r = self.scale, self.base
+            hit = iv.mpf(int(q.p)) / int(q.q)
+            if r is not None:
+                hit = hit * iv.log(iv.mpf(int(r.p)) / int(r.q))
+            self._logs[prec] = hit
+        return hit
+
+    def above(self, key) -> bool:
+        """ratio(key) > e^ε, exactly."""
+        if key == INF:
+            return True
+        if key == ZERO:
+            return False
+        if self.key is not None and key == self.key:
+            return False
+        if self.key is not None and self.bases.field.c is None:
+            return self.bases.rational(key) > self.bases.rational(self.key)
+        for n, prec in enumerate(PRECISIONS):
+            a, b = self.bases.log_ratio(key, prec), self.log(prec)
+            if a.a > b.b:
+                return True
+            if a.b < b.a:
+                return False
+            if n == 0 and self.key is not None and self.bases.equal(key, self.key):
+                return False
+        raise Unsupported(f"a likelihood ratio could not be compared with e^{self.epsilon} at 5120 bits")
+
+
+def hockey_stick(pld: PLD, threshold: Threshold) -> tuple:
+    """δ = A/p_den - e^ε B/q_den exactly, as (A, B): the sums over atoms with ratio > e^ε."""
+    R = pld.field.R
+    A, B = R(0), R(0)
+    for key, (a, b) in pld.atoms.items():
+        if threshold.above(key):
+            A, B = A + a, B + b
+    return A, B
+
+
+def profile_pieces(pld: PLD) -> list:
+    """The pair's δ as a function of t = e^ε >= 0: ``[(key_r, A, B)]`` by decreasing ratio;
+    on t in [r_{k+1}, r_k] δ(t) = A_k/p_den - t B_k/q_den (the sums over the first k atoms)."""
+    R = pld.field.R
+    A, B = R(0), R(0)
+    out = []
+    for key in sorted_keys(pld, descending=True):
+        a, b = pld.atoms[key]
+        A, B = A + a, B + b
+        out.append((key, A, B))
+    return out
+
+
+def tradeoff_points(pld: PLD) -> list:
+    """The vertices (α, β) of the trade-off curve T(P, P'), as ``(key, Σp, Σp')`` accumulated
+    over the atoms by increasing ratio P/P' (the most P'-like outputs rejected first):
+    α = Σp/p_den, β = 1 - Σp'/q_den; the first vertex is (0, 1)."""
+    R = pld.field.R
+    A, B = R(0), R(0)
+    out = [(None, A, B)]
+    for key in sorted_keys(pld, descending=False):
+        a, b = pld.atoms[key]
+        A, B = A + a, B + b
+        out.append((key, A, B))
+    return out
