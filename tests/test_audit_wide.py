@@ -207,3 +207,13 @@ def test_wide_audits_stop_early_and_do_not_depend_on_workers():
     kw = dict(domain=range(5000), epsilon=1.0, samples=1000, batch=True, alpha=0.01, seed=2)
     one, two = audit(wr.krr(5000, 1.0), **kw), audit(wr.krr(5000, 1.0), workers=2, **kw)
     assert (one.epsilon_lower_bound, one.witness["counts"]) == (two.epsilon_lower_bound, two.witness["counts"])
+
+
+def test_a_spec_guided_audit_over_a_wide_domain_runs_the_wide_black_box_audit_and_says_so():
+    from ldpaudit.mechanism.loader import load_bound
+
+    d = 5000
+    spec = load_bound(ROOT / "specs" / "krr.toml", [f"d={d}", "epsilon=1"])
+    r = audit(wr.krr(d, 1.6), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=1, spec=spec)
+    assert r.verdict == "VIOLATION" and r.witness["family"] == "pooled" and r.conformance is None
+    assert r.method.startswith(f"spec-guided audits over more than {wide.GUIDED_INPUTS} inputs run as wide black-box")

@@ -190,6 +190,15 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     if as_set and (spec is not None or events is not None):
         raise InvalidParameter("as_set=True reads outputs as sets for the black-box search; a spec or given events "
                                "describe the outputs as they are: drop as_set (--as-set) or the spec")
+    spec_note = None
+    if spec is not None and events is None and ordered is None and len(inputs) > wide.GUIDED_INPUTS:
+        # The spec's pair events are counted on n draws of two inputs; over this many inputs no
+        # pair's event is frequent enough to certify anything, and listing every pair alone is
+        # d² work: the audit is the wide black-box one (relations pooled over every input).
+        spec_note = (f"spec-guided audits over more than {wide.GUIDED_INPUTS} inputs run as wide black-box "
+                     f"audits (the spec's per-pair events cannot certify at this size; local hashing with --hash "
+                     f"keeps the spec's exact pooled event); the spec's conformance tests were not run")
+        spec = None
     if spec is not None or events is not None:
         from ldpaudit.audit.guided import guided_audit
 
@@ -202,10 +211,11 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     prog = Progress(progress)
     engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
-        return _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
-                          samples=int(samples), alpha=alpha, fraction=float(explore_fraction),
-                          max_confirm=max_confirm, t0=t0, looks=looks, delta=delta, as_set=bool(as_set),
-                          memory_mb=float(memory_mb))
+        result = _black_box(engine, prog, inputs=used, index=index, pairs=ordered, epsilon=eps,
+                            samples=int(samples), alpha=alpha, fraction=float(explore_fraction),
+                            max_confirm=max_confirm, t0=t0, looks=looks, delta=delta, as_set=bool(as_set),
+                            memory_mb=float(memory_mb), force_wide=spec_note is not None)
+        return result if spec_note is None else replace(result, method=f"{spec_note}; {result.method}")
     finally:
         engine.close()
         prog.close()
@@ -213,13 +223,14 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
 
 def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, samples, alpha,
                fraction, max_confirm, t0, looks=None, delta=0.0, as_set=False,
-               memory_mb=DEFAULT_MEMORY_MB) -> AuditResult:
-    """``pairs`` None: every ordered pair, listed only if the domain is not wide."""
+               memory_mb=DEFAULT_MEMORY_MB, force_wide=False) -> AuditResult:
+    """``pairs`` None: every ordered pair, listed only if the domain is not wide (``force_wide``:
+    a wide audit whatever the size)."""
     if pairs is None and len(inputs) > 2:
         shape = _probe(engine, inputs, index, as_set)
         half, _ = _budget(samples, fraction, shape.width, len(inputs))
         distinct = max(len(shape.distinct), len(inputs)) if shape.kind == "scalar" else 4097
-        if wide.is_wide(len(inputs), half, shape.width, distinct, memory_mb):
+        if force_wide or wide.is_wide(len(inputs), half, shape.width, distinct, memory_mb):
             return _wide(engine, prog, shape, inputs=inputs, index=index, epsilon=epsilon, samples=samples,
                          alpha=alpha, fraction=fraction, max_confirm=max_confirm, t0=t0, looks=looks, delta=delta,
                          as_set=as_set, memory_mb=memory_mb)

@@ -37,6 +37,7 @@ from ldpaudit.audit.draws import CHUNK
 from ldpaudit.audit.events import Candidate, Event
 
 WIDE_INPUTS = 4096              # more inputs than this: always a wide audit
+GUIDED_INPUTS = 256             # a spec-guided audit over more inputs runs as a wide black-box one
 SUBSAMPLE = 24                  # inputs of the per-pair search in a wide audit, at most
 CHUNK_BYTES = 1 << 23           # one chunk of vector outputs holds at most this many cells
 MAX_VALUES = 2                  # values v of y[x] = v pooled for vector outputs (the most frequent)
