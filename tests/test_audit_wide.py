@@ -217,3 +217,18 @@ def test_a_spec_guided_audit_over_a_wide_domain_runs_the_wide_black_box_audit_an
     r = audit(wr.krr(d, 1.6), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=1, spec=spec)
     assert r.verdict == "VIOLATION" and r.witness["family"] == "pooled" and r.conformance is None
     assert r.method.startswith(f"spec-guided audits over more than {wide.GUIDED_INPUTS} inputs run as wide black-box")
+
+
+def test_spec_guided_audits_pool_y_equals_x_with_the_specs_exact_probabilities():
+    """k-RR over 200 inputs with its spec: no pair event can certify at 2000 draws per input
+    (ε_lb was 0), the pooled relation with p̄, q̄ from the spec does, and conformance still runs."""
+    from ldpaudit.mechanism.loader import load_bound
+
+    d = 200
+    spec = load_bound(ROOT / "specs" / "krr.toml", [f"d={d}", "epsilon=1"])
+    ok = audit(wr.krr(d, 1.0), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=1, spec=spec)
+    assert ok.verdict == "NO_EVIDENCE" and ok.conformance["passed"] and ok.epsilon_lower_bound > 0.9
+    e = math.e
+    assert ok.witness["p_spec"] == pytest.approx(e / (e + d - 1)) and ok.witness["q_spec"] == pytest.approx(1 / (e + d - 1))
+    bad = audit(wr.krr(d, 1.3), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=1, spec=spec)
+    assert bad.verdict == "VIOLATION" and not bad.conformance["passed"] and bad.witness["family"] == "pooled"

@@ -607,6 +607,34 @@ class Plan:
         shown = ", ".join(map(repr, labels[:8])) + (f", ... ({len(labels) - 8} more)" if len(labels) > 8 else "")
         return f"y in {{{shown}}}"
 
+    def pooled_candidates(self, pairs: list, n: int, z: float) -> list[Candidate]:
+        """The relation S_x = {y = x} pooled over every input against x' = the next input
+        (pool.py), with its exact probabilities averaged from the spec: for finite channels whose
+        outputs include the inputs (k-RR, W-RR), when the pairs are every ordered pair."""
+        from ldpaudit.audit.pool import PooledCandidate, RelationEvent, _cyclic
+
+        inputs = list(dict.fromkeys(u for p in pairs for u in p))
+        if self.kind != "finite" or len(inputs) < 3 or len(pairs) != len(inputs) * (len(inputs) - 1):
+            return []
+        target = {u: self.label_index.get(u, -1) for u in inputs}
+        if any(t < 0 for t in target.values()):
+            return []
+        succ, pred = _cyclic(inputs)
+        d = len(inputs)
+        p = sum(self.P[u][target[u]] for u in inputs) / d
+        q = sum(self.P[succ[u]][target[u]] for u in inputs) / d
+        predicted = float(bounds.predicted_bound(p, q, n * d, z))
+        if not math.isfinite(predicted):
+            return []
+        event = RelationEvent(target, pred, succ, False,
+                              f"S_x = {{y == x}} for every input x, against x' = the next input (pooled over all "
+                              f"{d} inputs)")
+        c = PooledCandidate((inputs[0], succ[inputs[0]]), event, "pooled", predicted, p, q, x_side=tuple(inputs),
+                            y_side=tuple(inputs), pooled_text=f"avg_x P(y == x|x) vs avg_x P(y == x|next(x)) over "
+                                                              f"{d} inputs")
+        c.sd = float(bounds.bound_sd(p, q, n * d))
+        return [c]
+
     def pooled_conformance_events(self, used: list) -> list[tuple[Event, float, int]]:
         """Events whose probability the spec makes the same under every input (y = x under x,
         x in y, y[x] = v, the other coordinates): one test each on the draws of all inputs
@@ -966,6 +994,7 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
     else:
         for x, xp in pairs:
             candidates += plan.pair_candidates(x, xp, n, z)
+        candidates += plan.pooled_candidates(pairs, n, z)
     candidates.sort(key=lambda c: -c.predicted)
     chosen = choose(candidates, max_confirm)
 
