@@ -1,0 +1,1 @@
+"""Accounting beyond one report: privacy amplification by shuffling (:mod:`.shuffle`)."""
