@@ -1,0 +1,437 @@
+"""The privacy-blanket bound of a finite channel after shuffling (issue 18, item 3b).
+
+n users apply the same finite ε0-LDP channel Q(y|x); the analyst sees the multiset of reports.
+Neighbouring datasets differ in one user's input (x vs x'); the others' inputs are arbitrary.
+
+Balle, Bell, Gascón & Nissim ("The privacy blanket of the shuffle model", CRYPTO 2019): with
+ω(y) = min_z Q(y|z), every report is, with probability γ = Σ ω, a draw from ω/γ whatever the
+input. Revealing which other users' reports came from the rest, and those reports, can only help
+the analyst, so with Z_1..Z_n i.i.d. over Y ∪ {⊥}, P(Z = y) = ω(y), P(Z = ⊥) = 1 - γ,
+
+    D_{e^ε}(view(x) || view(x')) <= (1/n) E[(Σ_j l(Z_j))_+],
+    l(y) = (Q(y|x) - e^ε Q(y|x'))/ω(y),  l(⊥) = 0
+
+(the likelihood ratio of the multiset h is Σ_y h_y Q(y|x)/ω(y) over the same with x'). Su,
+Cheng & Wang (arXiv 2504.07414, 2025) show this decomposition is the optimal one among all
+clone/blanket decompositions, so it is never weaker than a clone bound valid for the channel.
+
+Computation: outputs with equal (a, b) = (Q(y|x)/ω(y), Q(y|x')/ω(y)) form a class; class counts
+are multinomial. Up to three classes the expectation is summed exactly: the first classes over
+Chernoff windows of their counts (sequential conditional binomials), the last in closed form by
+binomial tails, E[(t + vB)_+] for B ~ Bin(M, ρ). Grid points whose whole contribution is
+provably below a budget (t · P(B <= t/|v|) with B at its smallest trial count) are skipped and
+the budget is added. More classes, or grids over :data:`MAX_POINTS`, are reduced pessimistically:
+two classes merged take the larger a and the smaller b; a class with a <= b may become ⊥ (l can
+only grow, so the bound stays valid). Every reduction tried is a valid bound; the best is kept.
+
+Numerical control: a rounded up, b rounded down from 40-digit values; the mass outside the
+windows is added times the largest l (S <= n max l); each float evaluation carries the relative
+error budget :data:`ldpaudit.account.binomials.REL_ERR` (positive parts up, negative down). ε is
+the upper end of the final bracket, where D <= δ was evaluated.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from ldpaudit.account import binomials as bn
+from ldpaudit.errors import InvalidParameter, NotDerivable
+
+#: the most grid points summed per evaluation of D(ε) for three classes
+MAX_POINTS = 3_000_000
+#: relative width of the final ε bracket
+EPS_RTOL = 1e-10
+#: the share of δ spent on windows and skipped grid points (added to D, so still rigorous)
+BUDGET_SHARE = 1e-4
+
+
+# --- the channel as numbers ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChannelNumbers:
+    """A bound finite channel: entries to 40 digits (mpmath) and, when every entry is rational,
+    exactly (Fractions). Rows are inputs, columns outputs (all-zero columns dropped)."""
+
+    name: str
+    inputs: tuple
+    outputs: tuple
+    rows: tuple            # tuple of tuples of mpmath mpf
+    exact: tuple | None    # tuple of tuples of Fraction, or None
+    bindings: dict = field(default_factory=dict)
+
+    @property
+    def k(self) -> int:
+        return len(self.rows)
+
+    @property
+    def m(self) -> int:
+        return len(self.outputs)
+
+
+def channel_numbers(mech) -> ChannelNumbers:
+    """The channel of a mechanism bound to numbers (``load_bound(spec, ["d=8", ...])``)."""
+    import mpmath
+    import sympy as sp
+
+    from ldpaudit.errors import NotMaterializable
+
+    if mech.parameters:
+        free = ", ".join(mech.parameter_names)
+        raise InvalidParameter(f"{mech.name}: parameters {free} are free; bind them with -p "
+                               f"(e.g. -p {mech.parameter_names[0]}=...): shuffling bounds need numbers")
+    try:
+        ch = mech.materialize()
+    except NotMaterializable as exc:
+        raise NotDerivable(f"{mech.name}: shuffling bounds need a finite channel; {exc}") from None
+    mpmath.mp.dps = 40
+    rows, exact, rational = [], [], True
+    for row in ch.matrix:
+        r_mp, r_ex = [], []
+        for e in row:
+            e = sp.sympify(e)
+            if e.is_Rational:
+                r_ex.append(Fraction(int(e.p), int(e.q)))
+                r_mp.append(mpmath.mpf(int(e.p)) / int(e.q))
+            else:
+                rational = False
+                r_mp.append(mpmath.mpf(str(sp.N(e, 45))))
+        rows.append(r_mp)
+        exact.append(r_ex)
+    keep = [j for j in range(len(ch.outputs)) if any(r[j] > 0 for r in rows)]
+    return ChannelNumbers(mech.name, tuple(ch.inputs), tuple(ch.outputs[j] for j in keep),
+                          tuple(tuple(r[j] for j in keep) for r in rows),
+                          tuple(tuple(r[j] for j in keep) for r in exact) if rational else None,
+                          {k: str(v) for k, v in mech.bindings})
+
+
+def local_epsilon(ch: ChannelNumbers) -> float:
+    """The tight ε0 = max over outputs and input pairs of ln(Q(y|x)/Q(y|x')), a float rounded
+    up; inf when an output has probability 0 under some inputs only."""
+    import mpmath
+
+    worst = mpmath.mpf(0)
+    for j in range(ch.m):
+        col = [r[j] for r in ch.rows]
+        if min(col) == 0:
+            return math.inf
+        worst = max(worst, mpmath.log(max(col) / min(col)))
+    return _up(worst)
+
+
+def _up(x) -> float:
+    f = float(x)
+    return f if f >= x else math.nextafter(f, math.inf)
+
+
+def _down(x) -> float:
+    f = float(x)
+    return f if f <= x else math.nextafter(f, -math.inf)
+
+
+def check_inputs(n, delta) -> None:
+    """One-line errors naming the field, the value and the fix."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise InvalidParameter(f"--n {n!r} is not an integer; give the number of users, e.g. --n 1000000")
+    if n < 2:
+        raise InvalidParameter(f"--n {n} is below 2; shuffling needs at least two users (e.g. --n 1000)")
+    if not 0 < float(delta) < 1:
+        raise InvalidParameter(f"--delta {delta} is outside (0, 1); give a probability such as 1e-8")
+
+
+# --- search on ε ------------------------------------------------------------------------------
+
+
+def smallest_epsilon(divergence, delta: float, upper: float) -> tuple[float, int]:
+    """The smallest ε in [0, upper] (to EPS_RTOL) with divergence(ε) <= δ, for a certified
+    (upper-bound) divergence non-increasing in ε; (ε, evaluations). Regula falsi on log D with
+    the Illinois rule, a bisection step every eighth; the bracket keeps D(lo) > δ >= D(hi) and
+    its upper end is returned (ε = upper is valid by the caller's assumption)."""
+    lo, hi = 0.0, upper
+    dlo = divergence(0.0)
+    if dlo <= delta:
+        return 0.0, 1
+    dhi = divergence(upper)
+    calls, side = 2, 0
+    while hi - lo > EPS_RTOL * max(hi, 1e-12) and calls < 200:
+        if 0 < dhi and calls % 8 != 0:
+            flo, fhi = math.log(dlo / delta), math.log(dhi / delta)
+            if side == 2:
+                fhi /= 2
+            elif side == -2:
+                flo /= 2
+            mid = lo + (hi - lo) * min(max(flo / (flo - fhi), 1e-3), 1 - 1e-3)
+        else:
+            mid = 0.5 * (lo + hi)
+        d = divergence(mid)
+        calls += 1
+        if d <= delta:
+            hi, dhi = mid, d
+            side = -2 if side < 0 else -1
+        else:
+            lo, dlo = mid, d
+            side = 2 if side > 0 else 1
+    return hi, calls
+
+
+# --- classes ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Classes:
+    """The blanket view of one ordered pair (x, x'): classes of outputs with outward-rounded
+    (a, b) = (Q(y|x)/ω(y), Q(y|x')/ω(y)) and probability Σ ω(y); the rest, 1 - Σ ω, is ⊥."""
+
+    a: tuple
+    b: tuple
+    prob: tuple
+    pair: tuple
+    merged: bool = False
+
+    def key(self):
+        return tuple(sorted(zip(self.a, self.b, self.prob)))
+
+
+def blanket_classes(ch: ChannelNumbers, i: int, j: int) -> Classes:
+    """The classes of the ordered pair (inputs[i], inputs[j])."""
+    groups: dict = {}
+    for col in range(ch.m):
+        omega = min(r[col] for r in ch.rows)
+        if omega == 0:
+            raise NotDerivable(f"output {ch.outputs[col]!r} has probability 0 under some inputs but not all: "
+                               "the channel is not pure LDP and has no privacy blanket on that output")
+        key = (_up(ch.rows[i][col] / omega), _down(ch.rows[j][col] / omega))
+        groups[key] = groups.get(key, 0) + omega
+    keys = sorted(groups)
+    return Classes(tuple(k[0] for k in keys), tuple(k[1] for k in keys),
+                   tuple(float(groups[k]) for k in keys), (ch.inputs[i], ch.inputs[j]))
+
+
+def _merge(cl: Classes, s: int, t: int) -> Classes:
+    keep = [r for r in range(len(cl.a)) if r not in (s, t)]
+    return Classes(tuple([cl.a[r] for r in keep] + [max(cl.a[s], cl.a[t])]),
+                   tuple([cl.b[r] for r in keep] + [min(cl.b[s], cl.b[t])]),
+                   tuple([cl.prob[r] for r in keep] + [cl.prob[s] + cl.prob[t]]), cl.pair, True)
+
+
+def _drop(cl: Classes, s: int) -> Classes:
+    keep = [r for r in range(len(cl.a)) if r != s]
+    return Classes(tuple(cl.a[r] for r in keep), tuple(cl.b[r] for r in keep),
+                   tuple(cl.prob[r] for r in keep), cl.pair, True)
+
+
+def reductions(cl: Classes, classes: int) -> list[Classes]:
+    """Pessimistic reductions of ``cl`` to at most ``classes`` classes: every merge of two and
+    every drop to ⊥ of a class with a <= b; beyond one step only the two that move the
+    values least (by Σ prob · ln(a/b)) are followed."""
+    if len(cl.a) <= classes:
+        return [cl]
+    r = len(cl.a)
+    options = [_drop(cl, s) for s in range(r) if cl.a[s] <= cl.b[s]]
+    options += [_merge(cl, s, t) for s in range(r) for t in range(s + 1, r)]
+    if r > classes + 1:
+        options = sorted(options, key=lambda c: sum(p * math.log(a / b) for a, b, p in zip(c.a, c.b, c.prob)))[:2]
+    seen, out = set(), []
+    for o in options:
+        for red in reductions(o, classes):
+            if red.key() not in seen:
+                seen.add(red.key())
+                out.append(red)
+    return out
+
+
+# --- the divergence ---------------------------------------------------------------------------
+
+
+def _positive_part_mean(t: np.ndarray, v: float, m: np.ndarray, rho: float) -> tuple[np.ndarray, np.ndarray]:
+    """(pos, neg) >= 0 with E[(t + v B)_+] = pos - neg for B ~ Bin(m, ρ), elementwise."""
+    t = np.asarray(t, dtype=float)
+    m = np.asarray(m, dtype=float)
+    if v == 0 or rho == 0:
+        return np.maximum(t, 0.0), np.zeros_like(t)
+    mean = m * rho
+    m1 = np.maximum(m - 1, 0)
+    if v < 0:   # Σ_{B <= K} (t - |v| B) pmf(B), K = floor(t/|v|); B pmf(B) = mρ pmf_{m-1}(B-1)
+        kk = np.where(t >= 0, np.floor(t / -v), -1.0)
+        return np.maximum(t, 0.0) * bn.cdf(kk, m, rho), -v * mean * bn.cdf(kk - 1, m1, rho)
+    # v > 0: Σ_{B > K'} (t + v B) pmf(B), K' the largest B with t + v B < 0
+    kk = np.where(t < 0, np.ceil(-t / v) - 1, -1.0)
+    tail = bn.sf(kk, m, rho)
+    return v * mean * bn.sf(kk - 1, m1, rho) + np.maximum(t, 0.0) * tail, np.maximum(-t, 0.0) * tail
+
+
+class BlanketDivergence:
+    """D(ε), an upper bound on (1/n) E[(Σ_j l(Z_j))_+], for classes with at most three
+    members; ``budget`` is the absolute error spent on windows and skipped points."""
+
+    def __init__(self, cl: Classes, n: int, budget: float):
+        if len(cl.a) > 3:
+            raise ValueError("reduce to at most three classes first")
+        self.cl, self.n, self.budget = cl, n, budget
+        amax = max(cl.a)
+        self.tail = budget / (4 * amax * max(1, len(cl.a)))   # mass outside each window
+        self.windows = [bn.chernoff_window(n, p, self.tail) for p in cl.prob]
+        # summed in closed form: the heaviest class with a <= b (l <= 0 at every ε >= 0)
+        never_positive = [s for s in range(len(cl.a)) if cl.a[s] <= cl.b[s]]
+        self.last = max(never_positive or range(len(cl.a)), key=lambda s: cl.prob[s])
+
+    def points(self) -> int:
+        size = 1
+        for s, (lo, hi) in enumerate(self.windows):
+            if s != self.last:
+                size *= hi - lo + 1
+        return size
+
+    def __call__(self, epsilon: float) -> float:
+        cl, n = self.cl, self.n
+        e = math.exp(epsilon)
+        lv = [a - e * b for a, b in zip(cl.a, cl.b)]
+        r = len(lv)
+        if max(lv) <= 0:
+            return 0.0
+        lmax = max(lv)
+        slack = 8 * bn.REL_ERR
+        if r == 1:
+            return lmax * cl.prob[0] * (1 + slack)
+        last = self.last
+        firsts = [s for s in range(r) if s != last]
+        excluded = self.tail * len(firsts)
+        total_pos = 0.0
+        skipped = 0.0
+        # skip threshold: a point whose closed-form term is at most `thr` is dropped, costing at
+        # most thr (probability-weighted, so summed <= thr) in n·D
+        thr = 0.25 * self.budget * n
+        windows = [self.windows[s] for s in firsts]
+        rest = 1.0 - sum(cl.prob[s] for s in firsts)
+        rho = min(1.0, cl.prob[last] / rest) if rest > 0 else 0.0
+        v = lv[last]
+        # the smallest trial count of the last class over the grid, for the skip test
+        m_min = max(0, n - sum(hi for _, hi in windows))
+        t_star = _skip_level(v, m_min, rho, thr) if v < 0 else -math.inf
+        s0 = firsts[0]
+        lo0, hi0 = windows[0]
+        c0 = np.arange(lo0, hi0 + 1, dtype=float)
+        w0 = bn.pmf(c0, n, cl.prob[s0])
+        if len(firsts) == 1:
+            base, counts, weight = lv[s0] * c0, c0, w0
+            keep = base > t_star
+            skipped += 0.0
+            pos, neg = _positive_part_mean(base[keep], v, n - counts[keep], rho)
+            inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
+            total_pos = float(np.sum(weight[keep] * inner))
+        else:
+            a0v, c1v, w = self._grid(firsts)
+            excluded += self._dropped
+            base = lv[firsts[0]] * a0v + lv[firsts[1]] * c1v
+            keep = base > t_star
+            pos, neg = _positive_part_mean(base[keep], v, n - a0v[keep] - c1v[keep], rho)
+            inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
+            total_pos = float(np.sum(w[keep] * inner))
+        return total_pos * (1 + slack) / n + lmax * excluded + (thr / n if v < 0 else 0.0)
+
+
+    def _grid(self, firsts):
+        """The two enumerated counts and their joint probability over the windows, computed
+        once; points of probability below tail/points are dropped (their mass is added to
+        the excluded mass, ``self._dropped``)."""
+        if getattr(self, "_cache", None) is None:
+            n, cl = self.n, self.cl
+            s0, s1 = firsts
+            (lo0, hi0), (lo1, hi1) = self.windows[s0], self.windows[s1]
+            c0 = np.arange(lo0, hi0 + 1, dtype=float)
+            w0 = bn.pmf(c0, n, cl.prob[s0])
+            c1 = np.arange(lo1, hi1 + 1, dtype=float)
+            rho1 = cl.prob[s1] / (1.0 - cl.prob[s0])
+            floor = self.tail / max(1, len(c0) * len(c1))
+            parts, dropped = [], 0.0
+            chunk = max(1, 1_000_000 // len(c1))
+            for start in range(0, len(c0), chunk):
+                a = np.repeat(c0[start:start + chunk], len(c1))
+                b = np.tile(c1, min(chunk, len(c0) - start))
+                w = np.repeat(w0[start:start + chunk], len(c1)) * bn.pmf(b, n - a, rho1)
+                keep = (w >= floor) & (a + b <= n)
+                dropped += float(np.count_nonzero(~keep & (a + b <= n))) * floor
+                parts.append((a[keep], b[keep], w[keep]))
+            self._cache = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+            self._dropped = dropped
+        return self._cache
+
+
+def _skip_level(v: float, m: int, rho: float, thr: float) -> float:
+    """The largest t >= 0 with t · P(Bin(m, ρ) <= t/|v|) <= thr (an upper bound on the closed
+    form E[(t + vB)_+] for any trial count >= m), found by bisection; grid points with base
+    at most this level are skipped (t · cdf grows with t, and B with more trials is larger)."""
+    if thr <= 0:
+        return 0.0
+
+    def g(t: float) -> float:
+        return t * float(bn.cdf(np.floor(t / -v), m, rho))
+
+    lo, hi = 0.0, max(1.0, -v * m * rho)
+    while g(hi) <= thr:
+        lo, hi = hi, 2 * hi
+        if hi > 1e300:
+            return lo
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if g(mid) <= thr:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+# --- the bound --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bound:
+    """One upper bound on the shuffled ε at δ: the divergence shown at it, how it was found."""
+
+    epsilon: float
+    delta_at: float
+    method: str
+    evaluations: int = 0
+    notes: tuple = ()
+
+    def to_json(self) -> dict:
+        return {"epsilon": self.epsilon, "delta_at_epsilon": self.delta_at, "method": self.method,
+                "evaluations": self.evaluations, "notes": list(self.notes)}
+
+
+def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int = MAX_POINTS) -> Bound:
+    """The privacy-blanket bound of the channel for n users at δ, the worst ordered pair."""
+    check_inputs(n, delta)
+    eps0 = local_epsilon(ch)
+    if not math.isfinite(eps0):
+        raise NotDerivable("the channel is not pure LDP (an output has probability 0 under some inputs only); "
+                           "the blanket bound needs a blanket on every output")
+    budget = BUDGET_SHARE * delta
+    pairs: dict = {}
+    for i, j in itertools.permutations(range(ch.k), 2):
+        cl = blanket_classes(ch, i, j)
+        pairs.setdefault(cl.key(), cl)
+    worst, worst_div, calls, merged = -1.0, None, 0, False
+    for cl in pairs.values():
+        candidates = [BlanketDivergence(c, n, budget) for c in reductions(cl, 3)]
+        small = [c for c in candidates if c.points() <= max_points]
+        if not small:
+            small = [BlanketDivergence(c2, n, budget) for c in candidates for c2 in reductions(c.cl, 2)]
+        best = None
+        for div in small:
+            eps, k = smallest_epsilon(div, delta, eps0 if best is None else best[0])
+            calls += k
+            if best is None or eps < best[0]:
+                best = (eps, div)
+        if best[0] > worst:
+            worst, worst_div = best
+        merged = merged or best[1].cl.merged
+    notes = [f"worst ordered pair x={worst_div.cl.pair[0]!r}, x'={worst_div.cl.pair[1]!r}",
+             f"{len(worst_div.cl.a)} output classes summed exactly"]
+    if merged:
+        notes.append("classes merged pessimistically (larger Q(y|x)/ω, smaller Q(y|x')/ω) to bound the sum's size")
+    return Bound(worst, worst_div(worst), "privacy blanket (optimal decomposition)", calls, tuple(notes))
