@@ -29,8 +29,8 @@ by 3e-3 relative near the median at n = 10^7): each tail term is charged a relat
 threshold set is taken as the best of the three integer cut points around the float threshold
 (each is a valid event, so the best is never above the true divergence and equals it when the
 float threshold is off by at most one), and the mass of C outside the summed window is added
-whole (as if those C leaked everything). The ε reported is the upper end of a bisection whose
-every accepted point had δ_upper(ε) <= δ: a true upper bound up to the stated float allowance.
+whole (as if those C leaked everything). The ε reported is a root of δ_upper(ε) = δ (Brent) moved up
+until the check δ_upper(ε) <= δ passes at that very point: a true upper bound up to the stated float allowance.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ from ldpaudit.errors import InvalidParameter, NotMaterializable
 FLOAT_SLACK = 1e-10
 #: the summed window of C leaves out at most this fraction of δ (added back whole)
 TAIL_SHARE = 1e-6
-#: bisection stops when the bracket is this narrow (relative to ε0)
-BISECTION_TOL = 1e-13
+#: relative tolerance of the root search for ε (the reported point is then checked)
+ROOT_RTOL = 1e-12
 #: the exact small-n enumeration gives up beyond this many (histogram, dataset) terms
 EXACT_WORK = 400_000
 
@@ -123,28 +123,27 @@ class CloneDivergence:
         c = self.cs.astype(float)
         k0 = np.floor(beta * (c + 1)) + 1
         best = np.zeros_like(c)
-        for k in (k0 - 1, k0, k0 + 1):
-            s2 = _sf(k - 2, c)
-            s1 = _sf(k - 1, c)
+        tails = [_sf(k0 + shift, c) for shift in (-3, -2, -1, 0)]  # P(Bin > k0-3), ..., P(Bin > k0)
+        for s2, s1 in zip(tails, tails[1:]):  # the cut points k0 - 1, k0, k0 + 1
             value = lead * s2 - back * s1 + FLOAT_SLACK * (lead * s2 + back * s1)
             best = np.maximum(best, value)
         return float(np.dot(self.w, best)) * (1 + FLOAT_SLACK) + self.tail
 
     def epsilon(self, delta: float) -> float:
-        """The smallest ε (from above, to :data:`BISECTION_TOL`) with delta(ε) <= δ."""
+        """The smallest ε (to :data:`ROOT_RTOL`, from above) with delta(ε) <= δ, checked there."""
         hi = self.pair.epsilon0
         if self.delta(hi) > delta:
             return math.inf  # the float allowance alone exceeds δ: nothing rigorous to report
-        lo = 0.0
-        if self.delta(lo) <= delta:
+        if self.delta(0.0) <= delta:
             return 0.0
-        while hi - lo > BISECTION_TOL * max(1.0, self.pair.epsilon0):
-            mid = 0.5 * (lo + hi)
-            if self.delta(mid) <= delta:
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        from scipy import optimize
+
+        root = optimize.brentq(lambda e: self.delta(e) - delta, 0.0, hi, xtol=1e-15, rtol=ROOT_RTOL)
+        step = max(ROOT_RTOL * root, 1e-15)
+        while self.delta(root) > delta:  # only a point that passed the check is reported
+            root = min(root + step, hi)
+            step *= 2
+        return root
 
 
 def _sf(j: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -227,8 +226,6 @@ def channel_facts(mech) -> ChannelFacts:
     # p* = min over columns of min_x Q / (two largest entries) — the pair x0, x1 maximizing the
     # denominator in that column gives the minimum
     best_p, best_p_float = None, None
-    for j, col in enumerate(num):
-        pass
     for j in range(len(cols)):
         col = cols[j]
         ncol = [num[i][j] for i in range(len(num))]
@@ -241,6 +238,8 @@ def channel_facts(mech) -> ChannelFacts:
         fvalue = ncol[imin] / (ncol[i0] + ncol[i1])
         if best_p_float is None or fvalue < best_p_float:
             best_p, best_p_float = value, fvalue
+    if not rational:
+        best_p = sp.simplify(best_p)
     if rational:
         eps_exact = f"log({Fraction(max(c for c in cols[where])) / min(c for c in cols[where])})"
     else:
