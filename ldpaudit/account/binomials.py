@@ -7,7 +7,7 @@ regularized incomplete beta (scipy.special.betainc/betaincc), not cephes' bdtr (
 the median at n = 10^7).
 
 Every bound built on these numbers carries :data:`REL_ERR`, a relative error budget per
-evaluated quantity that is several orders of magnitude above the accuracy of both functions
+evaluated quantity that is two orders of magnitude above the accuracy of both functions
 (checked against exact rational arithmetic in tests/test_amplify.py).
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 #: the relative error budget of one float64 evaluation of a pmf, a tail or a short sum of them
-REL_ERR = 1e-9
+REL_ERR = 1e-11
 
 _LN_SQRT_2PI = 0.5 * math.log(2 * math.pi)
 _SMALL = np.array([math.lgamma(k + 1) - (k + 0.5) * math.log(k) + k - _LN_SQRT_2PI if k else 0.0

@@ -406,15 +406,12 @@ class Bound:
 def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int = MAX_POINTS) -> Bound:
     """The privacy-blanket bound of the channel for n users at δ, the worst ordered pair."""
     check_inputs(n, delta)
-    eps0 = local_epsilon(ch)
-    if not math.isfinite(eps0):
-        raise NotDerivable("the channel is not pure LDP (an output has probability 0 under some inputs only); "
-                           "the blanket bound needs a blanket on every output")
     budget = BUDGET_SHARE * delta
     pairs: dict = {}
     for i, j in itertools.permutations(range(ch.k), 2):
-        cl = blanket_classes(ch, i, j)
+        cl = blanket_classes(ch, i, j)   # names an output without a blanket
         pairs.setdefault(cl.key(), cl)
+    eps0 = local_epsilon(ch)
     worst, worst_div, calls, merged = -1.0, None, 0, False
     for cl in pairs.values():
         candidates = [BlanketDivergence(c, n, budget) for c in reductions(cl, 3)]
