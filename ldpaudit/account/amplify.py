@@ -1,7 +1,7 @@
 """The central (ε, δ) of n shuffled reports of a spec: the bounds of :mod:`.shuffle` together.
 
 ``epsilon_upper`` is the best proved upper bound (generic clone bound from ε0 alone, channel
-clone bound from p*), ``epsilon_generic`` the generic one, ``epsilon_lower`` the best rigorous
+clone bound from p*, privacy-blanket bound of :mod:`ldpaudit.account.blanket`), ``epsilon_generic`` the generic one, ``epsilon_lower`` the best rigorous
 lower bound (the projection bound at any n; the exact value when n is small enough to
 enumerate). The empirical audit (a statistical lower bound at a stated confidence) is reported
 beside them, never mixed into ``epsilon_lower``.
@@ -29,6 +29,7 @@ class Amplification:
     clone_p: str
     epsilon_generic: float
     epsilon_channel: float
+    epsilon_blanket: float | None
     epsilon_upper: float
     epsilon_lower: float
     epsilon_projection: float
@@ -48,8 +49,8 @@ class Amplification:
     def to_json(self) -> dict:
         out = asdict(self)
         out["notes"] = list(self.notes)
-        for key in ("epsilon_generic", "epsilon_channel", "epsilon_upper"):
-            if not math.isfinite(out[key]):
+        for key in ("epsilon_generic", "epsilon_channel", "epsilon_blanket", "epsilon_upper"):
+            if out[key] is not None and not math.isfinite(out[key]):
                 out[key] = None
         return out
 
@@ -74,7 +75,9 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     t = time.perf_counter()
     projection, where = shuffle.projection_lower(facts, n, d)
     clock["projection"] = time.perf_counter() - t
-    upper = min(generic, channel)
+    blanket = _blanket(mech, n, d, notes)
+    clock["blanket"] = time.perf_counter() - t - clock["projection"]
+    upper = min(generic, channel, blanket if blanket is not None else math.inf)
     if not math.isfinite(upper):
         notes.append("the float error allowance alone exceeds δ: no rigorous upper bound at this δ")
     exact_value = exact_text = witness = None
@@ -112,11 +115,27 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
                      "x0": shuffle._plain(facts.inputs[x0]), "x1": shuffle._plain(facts.inputs[x1])}
     return Amplification(
         mechanism=facts.name, n=n, delta=d, epsilon0=facts.epsilon0, epsilon0_exact=facts.epsilon0_exact,
-        clone_p=str(facts.clone_p), epsilon_generic=generic, epsilon_channel=channel, epsilon_upper=upper,
+        clone_p=str(facts.clone_p), epsilon_generic=generic, epsilon_channel=channel, epsilon_blanket=blanket,
+        epsilon_upper=upper,
         epsilon_lower=lower, epsilon_projection=projection, epsilon_exact=exact_value,
         epsilon_exact_text=exact_text, exact_witness=witness, epsilon_empirical=empirical_value,
         empirical=empirical, projection_witness=where, seconds=clock, notes=tuple(notes),
     )
+
+
+def _blanket(mech, n: int, delta: float, notes: list) -> float | None:
+    """The privacy-blanket bound (:mod:`ldpaudit.account.blanket`), or None with a note."""
+    from ldpaudit.account.blanket import blanket_epsilon, channel_numbers
+
+    try:
+        bound = blanket_epsilon(channel_numbers(mech), n, delta)
+    except (ArithmeticError, ValueError, MemoryError) as exc:
+        notes.append(f"privacy-blanket bound not computed: {' '.join(str(exc).split())[:200]}")
+        return None
+    if not math.isfinite(bound.epsilon):
+        notes.append("privacy-blanket bound not computed: no finite ε at this δ")
+        return None
+    return bound.epsilon
 
 
 def _up(x: float) -> float:
@@ -142,6 +161,7 @@ def amplification_curve(spec, params: dict | None, ns, delta) -> list[dict]:
         result = amplify(mech, int(n), delta)
         rows.append({"n": int(n), "delta": float(delta), "epsilon0": result.epsilon0,
                      "epsilon_generic": result.epsilon_generic, "epsilon_channel": result.epsilon_channel,
+                     "epsilon_blanket": result.epsilon_blanket,
                      "epsilon_upper": result.epsilon_upper, "epsilon_lower": result.epsilon_lower,
                      "epsilon_exact": result.epsilon_exact})
     return rows

@@ -21,6 +21,7 @@ bounds (all at the given δ):
                    randomizer: clones with probability e^-ε0)
   epsilon_channel  the same reduction with the clone probability the channel itself admits,
                    2 p* with p* = min Q(y|x) / (Q(y|x0) + Q(y|x1)) (exact, from the channel)
+  epsilon_blanket  the privacy-blanket bound (Balle et al. 2019; Su, Cheng & Wang 2025)
   epsilon_upper    the best of the proved upper bounds
   epsilon_exact    small n: the exact worst-case ε by enumeration of the output histograms
   epsilon_lower    the best rigorous lower bound (exact value, or one dataset seen through one count)
@@ -129,6 +130,7 @@ def _render(r) -> str:
         f"  epsilon_upper     {_fmt(r.epsilon_upper)}   best proved upper bound",
         f"  epsilon_generic   {_fmt(r.epsilon_generic)}   FMT clones from ε0 alone (p = e^-ε0/2)",
         f"  epsilon_channel   {_fmt(r.epsilon_channel)}   clones the channel admits (p* = {r.clone_p})",
+        f"  epsilon_blanket   {_fmt(r.epsilon_blanket)}   privacy blanket (Balle et al.; optimal decomposition)",
     ]
     if r.epsilon_exact is not None:
         w = r.exact_witness
