@@ -151,7 +151,8 @@ def test_krr_bounds_are_ordered(r, n):
     res = amplify(krr(eps=f"log({r})"), n, "1e-3", samples=6000, seed=1)
     assert res.epsilon_exact is not None and res.exact_witness["arithmetic"] == "exact rationals"
     assert res.epsilon_channel <= res.epsilon_generic  # the channel bound is never looser
-    assert res.epsilon_upper == min(res.epsilon_generic, res.epsilon_channel)
+    assert res.epsilon_upper == min(res.epsilon_generic, res.epsilon_channel, res.epsilon_blanket)
+    assert res.epsilon_exact <= res.epsilon_blanket
     assert res.epsilon_exact <= res.epsilon_upper  # never below the exact value
     assert res.epsilon_projection <= res.epsilon_exact
     assert 0 <= res.epsilon_empirical <= res.epsilon_exact  # nor below the empirical lower bound
@@ -164,6 +165,7 @@ def test_krr_channel_bound_at_large_n(eps):
     for n in (1_000, 100_000):
         res = amplify(krr(d=8, eps=eps), n, 1e-8)
         assert res.epsilon_lower < res.epsilon_channel <= res.epsilon_generic < float(Fraction(eps))
+        assert res.epsilon_lower < res.epsilon_upper <= res.epsilon_channel
         assert res.epsilon_exact is None
 
 
