@@ -24,10 +24,14 @@ the budget is added. More classes, or grids over :data:`MAX_POINTS`, are reduced
 two classes merged take the larger a and the smaller b; a class with a <= b may become ⊥ (l can
 only grow, so the bound stays valid). Every reduction tried is a valid bound; the best is kept.
 
-Numerical control: a rounded up, b rounded down from 40-digit values; the mass outside the
-windows is added times the largest l (S <= n max l); each float evaluation carries the relative
-error budget :data:`ldpaudit.account.binomials.REL_ERR` (positive parts up, negative down). ε is
-the upper end of the final bracket, where D <= δ was evaluated.
+Numerical control: a rounded up, b rounded down from 40-digit values, l = a - e^ε b rounded up;
+the class probabilities' float rounding is charged as a total variation n Σ|Δπ| times the
+largest l (a user-by-user coupling of the two count laws); the mass outside the windows is
+added times the largest l (S <= n max l); each binomial pmf/tail carries the relative error
+budget :data:`ldpaudit.account.binomials.REL_ERR` (positive parts up, negative down). ε is the
+upper end of the final bracket, where D <= δ was evaluated. Assumed, not proved: that Loader's
+pmf and Boost's incomplete beta are within that budget (tests check them against exact
+rationals).
 """
 from __future__ import annotations
 
@@ -191,6 +195,9 @@ class Classes:
     prob: tuple
     pair: tuple
     merged: bool = False
+    #: Σ |prob (float) - the exact class probability|: the class-count law used is within
+    #: n · prob_err in total variation of the true one (a coupling, user by user)
+    prob_err: float = 0.0
 
     def key(self):
         return tuple(sorted(zip(self.a, self.b, self.prob)))
@@ -207,21 +214,24 @@ def blanket_classes(ch: ChannelNumbers, i: int, j: int) -> Classes:
         key = (_up(ch.rows[i][col] / omega), _down(ch.rows[j][col] / omega))
         groups[key] = groups.get(key, 0) + omega
     keys = sorted(groups)
-    return Classes(tuple(k[0] for k in keys), tuple(k[1] for k in keys),
-                   tuple(float(groups[k]) for k in keys), (ch.inputs[i], ch.inputs[j]))
+    probs = tuple(float(groups[k]) for k in keys)
+    err = float(sum(abs(groups[k] - p) for k, p in zip(keys, probs)))
+    return Classes(tuple(k[0] for k in keys), tuple(k[1] for k in keys), probs, (ch.inputs[i], ch.inputs[j]),
+                   prob_err=_up(err * (1 + 1e-6)) + 1e-300)
 
 
 def _merge(cl: Classes, s: int, t: int) -> Classes:
     keep = [r for r in range(len(cl.a)) if r not in (s, t)]
     return Classes(tuple([cl.a[r] for r in keep] + [max(cl.a[s], cl.a[t])]),
                    tuple([cl.b[r] for r in keep] + [min(cl.b[s], cl.b[t])]),
-                   tuple([cl.prob[r] for r in keep] + [cl.prob[s] + cl.prob[t]]), cl.pair, True)
+                   tuple([cl.prob[r] for r in keep] + [cl.prob[s] + cl.prob[t]]), cl.pair, True,
+                   cl.prob_err + 2.3e-16 * (cl.prob[s] + cl.prob[t]))
 
 
 def _drop(cl: Classes, s: int) -> Classes:
     keep = [r for r in range(len(cl.a)) if r != s]
     return Classes(tuple(cl.a[r] for r in keep), tuple(cl.b[r] for r in keep),
-                   tuple(cl.prob[r] for r in keep), cl.pair, True)
+                   tuple(cl.prob[r] for r in keep), cl.pair, True, cl.prob_err)
 
 
 def reductions(cl: Classes, classes: int) -> list[Classes]:
@@ -289,14 +299,17 @@ class BlanketDivergence:
     def __call__(self, epsilon: float) -> float:
         cl, n = self.cl, self.n
         e = math.exp(epsilon)
-        lv = [a - e * b for a, b in zip(cl.a, cl.b)]
+        lv = [_l_up(a, b, epsilon) for a, b in zip(cl.a, cl.b)]
         r = len(lv)
         if max(lv) <= 0:
             return 0.0
         lmax = max(lv)
+        # float64 rounding of the class probabilities (total variation of the count law, times
+        # the largest (S)_+/n) and of the sums of l (a few ulps of the largest |l| per class)
+        rounding = lmax * n * cl.prob_err + 64 * 2.3e-16 * r * max(abs(x) for x in lv)
         slack = 8 * bn.REL_ERR
         if r == 1:
-            return lmax * cl.prob[0] * (1 + slack)
+            return lmax * cl.prob[0] * (1 + slack) + rounding
         last = self.last
         firsts = [s for s in range(r) if s != last]
         excluded = self.tail * len(firsts)
@@ -331,7 +344,7 @@ class BlanketDivergence:
             pos, neg = _positive_part_mean(base[keep], v, n - a0v[keep] - c1v[keep], rho)
             inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
             total_pos = float(np.sum(w[keep] * inner))
-        return total_pos * (1 + slack) / n + lmax * excluded + (thr / n if v < 0 else 0.0)
+        return total_pos * (1 + slack) / n + lmax * excluded + (thr / n if v < 0 else 0.0) + rounding
 
 
     def _grid(self, firsts):
@@ -359,6 +372,13 @@ class BlanketDivergence:
             self._cache = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
             self._dropped = dropped
         return self._cache
+
+
+def _l_up(a: float, b: float, epsilon: float) -> float:
+    """A float >= a - e^ε b (a, b >= 0): e^ε taken from below, each rounding directed."""
+    e_low = math.nextafter(math.exp(epsilon), 0.0)      # math.exp is within 1 ulp
+    product = math.nextafter(e_low * b, 0.0)
+    return math.nextafter(a - product, math.inf)
 
 
 def _skip_level(v: float, m: int, rho: float, thr: float) -> float:
