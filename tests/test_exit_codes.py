@@ -23,6 +23,8 @@ COMMANDS = {
     "simulate": (["simulate", "kv2", "--n", "1000", "--trials", "2"], ("ldpaudit.protocol.command", "run")),
     "bench": (["bench", "--only", "rr-8bit-coin", "--quick"], ("ldpaudit.bench.runner", "score")),
     "new": (["new", "{tmp}/new.toml", "--from", "krr"], ("ldpaudit.mechanism.loader", "dumps_spec")),
+    "amplify": (["amplify", KRR, "-p", "d=3", "-p", "epsilon=1", "--n", "100", "--delta", "1e-6"],
+                ("ldpaudit.account.shuffle", "channel_facts")),
     "audit": (
         ["audit", "ldpaudit.mechanism.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),

@@ -129,7 +129,7 @@ def _blanket(mech, n: int, delta: float, notes: list) -> float | None:
 
     try:
         bound = blanket_epsilon(channel_numbers(mech), n, delta)
-    except (ArithmeticError, ValueError, MemoryError) as exc:
+    except (ValueError, MemoryError) as exc:  # bad input or too large for it; a crash still exits 4
         notes.append(f"privacy-blanket bound not computed: {' '.join(str(exc).split())[:200]}")
         return None
     if not math.isfinite(bound.epsilon):
