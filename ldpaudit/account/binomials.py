@@ -51,7 +51,10 @@ def _bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     v2 = v * v
     for j in range(1, 40):  # |v| < 0.1: each term is 100 times smaller than the last
         ej = ej * v2
-        s = s + ej / (2 * j + 1)
+        term = ej / (2 * j + 1)
+        s = s + term
+        if not np.any(np.abs(term) > 1e-18 * np.abs(s)):
+            break
     out[near] = s
     return out
 

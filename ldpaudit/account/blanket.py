@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -45,10 +46,11 @@ import numpy as np
 from ldpaudit.account import binomials as bn
 from ldpaudit.errors import InvalidParameter, NotDerivable
 
-#: the most grid points summed per evaluation of D(ε) for three classes
-MAX_POINTS = 3_000_000
-#: relative width of the final ε bracket
-EPS_RTOL = 1e-10
+#: the most grid points summed per evaluation of D(ε) for three classes (about 1 s each)
+MAX_POINTS = 1_500_000
+#: relative width of the final ε bracket (its upper end is returned: a wider bracket costs
+#: tightness, never validity)
+EPS_RTOL = 1e-7
 #: the share of δ spent on windows and skipped grid points (added to D, so still rigorous)
 BUDGET_SHARE = 1e-4
 
@@ -150,19 +152,20 @@ def check_inputs(n, delta) -> None:
 # --- search on ε ------------------------------------------------------------------------------
 
 
-def smallest_epsilon(divergence, delta: float, upper: float) -> tuple[float, int]:
+def smallest_epsilon(divergence, delta: float, upper: float, deadline: float | None = None) -> tuple[float, int]:
     """The smallest ε in [0, upper] (to EPS_RTOL) with divergence(ε) <= δ, for a certified
     (upper-bound) divergence non-increasing in ε; (ε, evaluations). Regula falsi on log D with
     the Illinois rule, a bisection step every eighth; the bracket keeps D(lo) > δ >= D(hi) and
-    its upper end is returned (ε = upper is valid by the caller's assumption)."""
+    its upper end is returned (ε = upper is valid by the caller's assumption). An evaluation
+    may return inf (not computed): it counts as D > δ, so it can cost tightness, never validity."""
     lo, hi = 0.0, upper
-    dlo = divergence(0.0)
-    if dlo <= delta:
-        return 0.0, 1
+    dlo = math.inf     # D(0) is not evaluated (the costliest point): treated as > δ
     dhi = divergence(upper)
-    calls, side = 2, 0
+    calls, side = 1, 0
     while hi - lo > EPS_RTOL * max(hi, 1e-12) and calls < 200:
-        if 0 < dhi and calls % 8 != 0:
+        if deadline is not None and time.monotonic() > deadline:
+            break   # hi is still shown: D(hi) <= δ
+        if 0 < dhi and math.isfinite(dlo) and calls % 8 != 0:
             flo, fhi = math.log(dlo / delta), math.log(dhi / delta)
             if side == 2:
                 fhi /= 2
@@ -278,10 +281,10 @@ class BlanketDivergence:
     """D(ε), an upper bound on (1/n) E[(Σ_j l(Z_j))_+], for classes with at most three
     members; ``budget`` is the absolute error spent on windows and skipped points."""
 
-    def __init__(self, cl: Classes, n: int, budget: float):
+    def __init__(self, cl: Classes, n: int, budget: float, max_points: int = MAX_POINTS):
         if len(cl.a) > 3:
             raise ValueError("reduce to at most three classes first")
-        self.cl, self.n, self.budget = cl, n, budget
+        self.cl, self.n, self.budget, self.max_points = cl, n, budget, max_points
         amax = max(cl.a)
         self.tail = budget / (4 * amax * max(1, len(cl.a)))   # mass outside each window
         self.windows = [bn.chernoff_window(n, p, self.tail) for p in cl.prob]
@@ -337,41 +340,48 @@ class BlanketDivergence:
             inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
             total_pos = float(np.sum(weight[keep] * inner))
         else:
-            a0v, c1v, w = self._grid(firsts)
-            excluded += self._dropped
-            base = lv[firsts[0]] * a0v + lv[firsts[1]] * c1v
-            keep = base > t_star
-            pos, neg = _positive_part_mean(base[keep], v, n - a0v[keep] - c1v[keep], rho)
-            inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
-            total_pos = float(np.sum(w[keep] * inner))
+            # only the points with base > t* (the others are skipped, within thr), row by row:
+            # base = l0 c0 + l1 c1 is monotone in c1, so each row keeps one run of c1
+            s1 = firsts[1]
+            l0, l1 = lv[s0], lv[s1]
+            lo1, hi1 = windows[1]
+            rho1 = cl.prob[s1] / (1.0 - cl.prob[s0])
+            if l1 < 0:
+                start = np.full(len(c0), float(lo1))
+                stop = np.minimum(float(hi1), np.ceil((l0 * c0 - t_star) / -l1) - 1) if math.isfinite(t_star) \
+                    else np.full(len(c0), float(hi1))
+            elif l1 > 0:
+                start = np.maximum(float(lo1), np.floor((t_star - l0 * c0) / l1) + 1) if math.isfinite(t_star) \
+                    else np.full(len(c0), float(lo1))
+                stop = np.full(len(c0), float(hi1))
+            else:
+                ok = l0 * c0 > t_star
+                start = np.where(ok, float(lo1), 1.0)
+                stop = np.where(ok, float(hi1), 0.0)
+            stop = np.minimum(stop, n - c0)
+            length = np.maximum(stop - start + 1, 0).astype(np.int64)
+            if int(length.sum()) > self.max_points:
+                return math.inf   # not evaluated: the search treats it as D > δ (never as a pass)
+            rows = np.flatnonzero(length)
+            chunk_rows = []
+            acc = 0
+            for r0 in rows:   # chunks of about 10^6 points
+                chunk_rows.append(r0)
+                acc += int(length[r0])
+                if acc >= 1_000_000 or r0 == rows[-1]:
+                    idx = np.asarray(chunk_rows)
+                    lens = length[idx]
+                    a0v = np.repeat(c0[idx], lens)
+                    offsets = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
+                    c1v = np.repeat(start[idx], lens) + offsets
+                    w = np.repeat(w0[idx], lens) * bn.pmf(c1v, n - a0v, rho1)
+                    base = l0 * a0v + l1 * c1v
+                    pos, neg = _positive_part_mean(base, v, n - a0v - c1v, rho)
+                    inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
+                    total_pos += float(np.sum(w * inner))
+                    chunk_rows, acc = [], 0
         return total_pos * (1 + slack) / n + lmax * excluded + (thr / n if v < 0 else 0.0) + rounding
 
-
-    def _grid(self, firsts):
-        """The two enumerated counts and their joint probability over the windows, computed
-        once; points of probability below tail/points are dropped (their mass is added to
-        the excluded mass, ``self._dropped``)."""
-        if getattr(self, "_cache", None) is None:
-            n, cl = self.n, self.cl
-            s0, s1 = firsts
-            (lo0, hi0), (lo1, hi1) = self.windows[s0], self.windows[s1]
-            c0 = np.arange(lo0, hi0 + 1, dtype=float)
-            w0 = bn.pmf(c0, n, cl.prob[s0])
-            c1 = np.arange(lo1, hi1 + 1, dtype=float)
-            rho1 = cl.prob[s1] / (1.0 - cl.prob[s0])
-            floor = self.tail / max(1, len(c0) * len(c1))
-            parts, dropped = [], 0.0
-            chunk = max(1, 1_000_000 // len(c1))
-            for start in range(0, len(c0), chunk):
-                a = np.repeat(c0[start:start + chunk], len(c1))
-                b = np.tile(c1, min(chunk, len(c0) - start))
-                w = np.repeat(w0[start:start + chunk], len(c1)) * bn.pmf(b, n - a, rho1)
-                keep = (w >= floor) & (a + b <= n)
-                dropped += float(np.count_nonzero(~keep & (a + b <= n))) * floor
-                parts.append((a[keep], b[keep], w[keep]))
-            self._cache = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
-            self._dropped = dropped
-        return self._cache
 
 
 def _l_up(a: float, b: float, epsilon: float) -> float:
@@ -423,8 +433,13 @@ class Bound:
                 "evaluations": self.evaluations, "notes": list(self.notes)}
 
 
-def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int = MAX_POINTS) -> Bound:
-    """The privacy-blanket bound of the channel for n users at δ, the worst ordered pair."""
+def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int = MAX_POINTS,
+                    seconds: float | None = 2.0) -> Bound:
+    """The privacy-blanket bound of the channel for n users at δ, the worst ordered pair.
+
+    ``seconds`` bounds the three-class searches (the two-class ones always finish): past it the
+    search stops at the best ε shown so far (still an upper bound, less tight; a note says so).
+    ``None``: no time limit."""
     check_inputs(n, delta)
     budget = BUDGET_SHARE * delta
     pairs: dict = {}
@@ -432,23 +447,35 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         cl = blanket_classes(ch, i, j)   # names an output without a blanket
         pairs.setdefault(cl.key(), cl)
     eps0 = local_epsilon(ch)
+    deadline = None if seconds is None else time.monotonic() + seconds
     worst, worst_div, calls, merged = -1.0, None, 0, False
+    stopped = False
     for cl in pairs.values():
-        candidates = [BlanketDivergence(c, n, budget) for c in reductions(cl, 3)]
-        small = [c for c in candidates if c.points() <= max_points]
-        if not small:
-            small = [BlanketDivergence(c2, n, budget) for c in candidates for c2 in reductions(c.cl, 2)]
+        # two classes first (one sum, cheap: a valid bound to start from), then three classes
+        # exactly, searched below it; a three-class evaluation over max_points counts as D > δ
         best = None
-        for div in small:
-            eps, k = smallest_epsilon(div, delta, eps0 if best is None else best[0])
-            calls += k
-            if best is None or eps < best[0]:
-                best = (eps, div)
+        for level in (2, 3):
+            for red in reductions(cl, level):
+                if level == 3 and len(red.a) < 3:
+                    continue
+                div = BlanketDivergence(red, n, budget, max_points)
+                if level == 3 and deadline is not None and time.monotonic() > deadline:
+                    stopped = True
+                    continue
+                eps, k = smallest_epsilon(div, delta, eps0 if best is None else best[0],
+                                          deadline if level == 3 else None)
+                stopped = stopped or (level == 3 and deadline is not None and time.monotonic() > deadline)
+                calls += k
+                if best is None or eps < best[0]:
+                    best = (eps, div)
         if best[0] > worst:
             worst, worst_div = best
         merged = merged or best[1].cl.merged
     notes = [f"worst ordered pair x={worst_div.cl.pair[0]!r}, x'={worst_div.cl.pair[1]!r}",
              f"{len(worst_div.cl.a)} output classes summed exactly"]
+    if stopped:
+        notes.append(f"the three-class search stopped at its time budget ({seconds:g} s): the ε shown is valid, "
+                     "a longer search may give a smaller one")
     if merged:
         notes.append("classes merged pessimistically (larger Q(y|x)/ω, smaller Q(y|x')/ω) to bound the sum's size")
     return Bound(worst, worst_div(worst), "privacy blanket (optimal decomposition)", calls, tuple(notes))
