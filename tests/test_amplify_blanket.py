@@ -173,7 +173,7 @@ def exact_epsilon(rows, n, delta):
 def test_blanket_epsilon_is_at_least_the_exact_small_n_value(rows, n):
     delta = Fraction(1, 100)
     truth = exact_epsilon(rows, n, delta)
-    bound = B.blanket_epsilon(as_channel(rows), n, float(delta))
+    bound = B.blanket_epsilon(as_channel(rows), n, float(delta), seconds=None)
     assert bound.epsilon >= truth
     assert bound.delta_at <= float(delta)
     if rows is KRR3:   # tight for k-RR (the decomposition is optimal)
@@ -186,7 +186,7 @@ def test_blanket_is_never_looser_than_the_generic_clone_bound_for_krr():
     for d, n, delta in [(2, 10, 1e-3), (2, 1000, 1e-8), (3, 100, 1e-6), (3, 1000, 1e-8), (8, 1000, 1e-8),
                         (8, 10_000, 1e-6), (16, 10_000, 1e-8), (2, 10**6, 1e-8)]:
         ch = channel("krr", f"d={d}", "epsilon=1")
-        bound = B.blanket_epsilon(ch, n, delta)
+        bound = B.blanket_epsilon(ch, n, delta, seconds=None)
         generic = generic_epsilon(B.local_epsilon(ch), n, delta)
         assert bound.epsilon <= generic, (d, n, delta, bound.epsilon, generic)
 
