@@ -233,3 +233,21 @@ def test_chernoff_window_leaves_out_at_most_the_tail():
         assert lo <= n * p <= hi
         assert outside <= tail
         assert outside >= tail * 1e-6 or (lo == 0 and hi == n)   # and not absurdly wide
+
+
+def test_blanket_against_the_channel_clone_bound_for_krr():
+    """Two independent computations: for binary RR (d = 2) the blanket and the clone pair with
+    the channel's own clone count p* = 1/(e^ε0+1) are the same divergence (equal to 1e-4: the blanket spends 1e-4 δ on its windows); for
+    d >= 3 the blanket, the optimal decomposition, is smaller."""
+    from ldpaudit.account.shuffle import channel_epsilon, channel_facts
+
+    for d in (2, 3, 8):
+        mech = load_bound("krr", [f"d={d}", "epsilon=1"])
+        ch, facts = B.channel_numbers(mech), channel_facts(mech)
+        for n, delta in [(10, 1e-3), (1000, 1e-6), (10_000, 1e-3)]:
+            blanket = B.blanket_epsilon(ch, n, delta, seconds=None).epsilon
+            clone = channel_epsilon(facts, n, delta)
+            if d == 2:
+                assert blanket == pytest.approx(clone, rel=1e-4)
+            else:
+                assert blanket < clone * 0.99
