@@ -46,15 +46,21 @@ def _bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
     out[~near] = xf * np.log(xf / mf) + mf - xf
     xn, mn = x[near], m[near]
     v = (xn - mn) / (xn + mn)
-    s = (xn - mn) * v
-    ej = 2 * xn * v
-    v2 = v * v
-    for j in range(1, 40):  # |v| < 0.1: each term is 100 times smaller than the last
+    # |v| < 0.01: the series 2x Σ_j v^(2j+1)/(2j+1) - (x - m) v (five terms: the next is below
+    # 1e-20 relative); 0.01 <= |v| < 0.1: m ((1+u) log1p(u) - u) with u = (x - m)/m, which
+    # loses at most two digits to cancellation there
+    s = np.empty_like(v)
+    small = np.abs(v) < 0.01
+    vs, xs, ms = v[small], xn[small], mn[small]
+    acc = (xs - ms) * vs
+    ej = 2 * xs * vs
+    v2 = vs * vs
+    for j in range(1, 6):
         ej = ej * v2
-        term = ej / (2 * j + 1)
-        s = s + term
-        if not np.any(np.abs(term) > 1e-18 * np.abs(s)):
-            break
+        acc = acc + ej / (2 * j + 1)
+    s[small] = acc
+    u = (xn[~small] - mn[~small]) / mn[~small]
+    s[~small] = mn[~small] * ((1 + u) * np.log1p(u) - u)
     out[near] = s
     return out
 
@@ -141,4 +147,38 @@ def chernoff_window(n: int, p: float, tail: float) -> tuple[int, int]:
     hi = n if kl(1.0) < target else search(hi_start, n)          # P(X >= hi) <= tail/2
     lo = 0 if kl(0.0) < target else search(lo_start, 0)          # P(X <= lo) <= tail/2
     # the window excludes X >= hi + 1 and X <= lo - 1 (only), so it is [lo, hi]
+    return lo, hi
+
+
+def chernoff_window_rows(m: np.ndarray, p: float, tail: float) -> tuple[np.ndarray, np.ndarray]:
+    """Elementwise :func:`chernoff_window` for Bin(m_i, p) (float arrays lo, hi), by a vectorized
+    bisection on the KL threshold: P(X < lo_i) + P(X > hi_i) <= tail for every i."""
+    m = np.asarray(m, dtype=float)
+    if p <= 0.0 or p >= 1.0:
+        v = np.zeros_like(m) if p <= 0.0 else m.copy()
+        return v, v.copy()
+    target = (math.log(2.0 / tail) * 1.01 + 1e-9) / np.maximum(m, 1.0)
+
+    def kl(t):
+        t = np.clip(t, 0.0, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.where(t > 0, t * np.log(t / p), 0.0)
+            b = np.where(t < 1, (1 - t) * np.log((1 - t) / (1 - p)), 0.0)
+        return a + b
+
+    mean = m * p
+    out = []
+    for inside, extreme in ((np.ceil(mean), m.copy()), (np.floor(mean), np.zeros_like(m))):
+        reachable = kl(extreme / np.maximum(m, 1.0)) >= target
+        inside, outside = inside.copy(), extreme.copy()
+        for _ in range(64):
+            if not np.any(np.abs(outside - inside) > 1):
+                break
+            mid = np.floor((inside + outside) / 2)
+            far = kl(mid / np.maximum(m, 1.0)) >= target
+            outside = np.where(far, mid, outside)
+            inside = np.where(far, inside, mid)
+        # where even the extreme value is not far enough, the window runs to it
+        out.append(np.where(reachable, outside, extreme))
+    hi, lo = out
     return lo, hi

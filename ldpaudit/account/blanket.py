@@ -358,7 +358,12 @@ class BlanketDivergence:
                 ok = l0 * c0 > t_star
                 start = np.where(ok, float(lo1), 1.0)
                 stop = np.where(ok, float(hi1), 0.0)
-            stop = np.minimum(stop, n - c0)
+            # and within each row only the conditional Chernoff window of c1 given c0 (the mass
+            # left out is at most `tail` in every row, so at most `tail` in all)
+            row_lo, row_hi = bn.chernoff_window_rows(n - c0, rho1, self.tail)
+            excluded += self.tail
+            start = np.maximum(start, row_lo)
+            stop = np.minimum(np.minimum(stop, n - c0), row_hi)
             length = np.maximum(stop - start + 1, 0).astype(np.int64)
             if int(length.sum()) > self.max_points:
                 return math.inf   # not evaluated: the search treats it as D > δ (never as a pass)
