@@ -152,18 +152,22 @@ def check_inputs(n, delta) -> None:
 # --- search on ε ------------------------------------------------------------------------------
 
 
-def smallest_epsilon(divergence, delta: float, upper: float, deadline: float | None = None) -> tuple[float, int]:
+def smallest_epsilon(divergence, delta: float, upper: float,
+                     deadline: float | None = None) -> tuple[float, int, bool]:
     """The smallest ε in [0, upper] (to EPS_RTOL) with divergence(ε) <= δ, for a certified
-    (upper-bound) divergence non-increasing in ε; (ε, evaluations). Regula falsi on log D with
-    the Illinois rule, a bisection step every eighth; the bracket keeps D(lo) > δ >= D(hi) and
+    (upper-bound) divergence non-increasing in ε. Regula falsi on log D with
+    the Illinois rule, a bisection step every eighth; (ε, evaluations, whether the bracket
+    closed before the deadline). The bracket keeps D(lo) > δ >= D(hi) and
     its upper end is returned (ε = upper is valid by the caller's assumption). An evaluation
     may return inf (not computed): it counts as D > δ, so it can cost tightness, never validity."""
     lo, hi = 0.0, upper
     dlo = math.inf     # D(0) is not evaluated (the costliest point): treated as > δ
     dhi = divergence(upper)
-    calls, side = 1, 0
+    calls, side, converged = 1, 0, True
+    last = 0.0   # the duration of the last evaluation: one that would end past the deadline is not started
     while hi - lo > EPS_RTOL * max(hi, 1e-12) and calls < 200:
-        if deadline is not None and time.monotonic() > deadline:
+        if deadline is not None and time.monotonic() + last > deadline:
+            converged = False
             break   # hi is still shown: D(hi) <= δ
         if 0 < dhi and math.isfinite(dlo) and calls % 8 != 0:
             flo, fhi = math.log(dlo / delta), math.log(dhi / delta)
@@ -174,7 +178,9 @@ def smallest_epsilon(divergence, delta: float, upper: float, deadline: float | N
             mid = lo + (hi - lo) * min(max(flo / (flo - fhi), 1e-3), 1 - 1e-3)
         else:
             mid = 0.5 * (lo + hi)
+        began = time.monotonic()
         d = divergence(mid)
+        last = time.monotonic() - began
         calls += 1
         if d <= delta:
             hi, dhi = mid, d
@@ -182,7 +188,7 @@ def smallest_epsilon(divergence, delta: float, upper: float, deadline: float | N
         else:
             lo, dlo = mid, d
             side = 2 if side > 0 else 1
-    return hi, calls
+    return hi, calls, converged and hi - lo <= EPS_RTOL * max(hi, 1e-12)
 
 
 # --- classes ----------------------------------------------------------------------------------
@@ -439,7 +445,7 @@ class Bound:
 
 
 def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int = MAX_POINTS,
-                    seconds: float | None = 1.0) -> Bound:
+                    seconds: float | None = 2.0) -> Bound:
     """The privacy-blanket bound of the channel for n users at δ, the worst ordered pair.
 
     ``seconds`` (counted from the call) bounds the three-class searches (the two-class ones
@@ -468,9 +474,9 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
                 if level == 3 and deadline is not None and time.monotonic() > deadline:
                     stopped = True
                     continue
-                eps, k = smallest_epsilon(div, delta, eps0 if best is None else best[0],
-                                          deadline if level == 3 else None)
-                stopped = stopped or (level == 3 and deadline is not None and time.monotonic() > deadline)
+                eps, k, done = smallest_epsilon(div, delta, eps0 if best is None else best[0],
+                                                deadline if level == 3 else None)
+                stopped = stopped or not done
                 calls += k
                 if best is None or eps < best[0]:
                     best = (eps, div)
