@@ -135,6 +135,7 @@ def _blanket(mech, n: int, delta: float, notes: list) -> float | None:
     if not math.isfinite(bound.epsilon):
         notes.append("privacy-blanket bound not computed: no finite ε at this δ")
         return None
+    notes.extend(f"privacy-blanket bound: {note}" for note in bound.notes if "stopped" in note or "merged" in note)
     return bound.epsilon
 
 
