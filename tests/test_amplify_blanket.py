@@ -251,3 +251,25 @@ def test_blanket_against_the_channel_clone_bound_for_krr():
                 assert blanket == pytest.approx(clone, rel=1e-4)
             else:
                 assert blanket < clone * 0.99
+
+
+def test_reductions_of_oue_bound_its_exact_blanket_expectation():
+    """OUE (d = 3, ε = ln 3, rational) has four classes for a pair: (1, 1), (1, e), (e, 1),
+    (e, e). Every reduction to three classes (drops, hull merges, and merges into the values
+    of one class such as (e, e) into (1, 1), valid for ε <= ε0) is >= the exact four-class
+    expectation, enumerated over all 8 outputs with rationals, and the best is close to it."""
+    from ldpaudit.mechanism.loader import load_bound as bound
+
+    mech = bound("oue", ["d=3", "epsilon=log(3)"])
+    rows = [[Fraction(str(e)) for e in row] for row in mech.materialize().matrix]
+    ch = B.channel_numbers(mech)
+    cl = B.blanket_classes(ch, 0, 1)
+    assert len(cl.a) == 4
+    reds = B.reductions(cl, 3, 3.0 * (1 + 1e-12))
+    assert any(red.a.count(1.0) >= 2 and (1.0, 1.0) in zip(red.a, red.b) for red in reds)
+    n = 4
+    for e_eps in (Fraction(1), Fraction(3, 2), Fraction(5, 2), Fraction(3)):
+        exact = float(blanket_expectation(rows, 0, 1, n, e_eps))
+        values = [B.BlanketDivergence(red, n, 1e-14)(math.log(e_eps)) for red in reds]
+        assert min(values) >= exact * (1 - 1e-12)
+        assert min(values) <= exact * 1.5 + 1e-12

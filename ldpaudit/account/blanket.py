@@ -229,10 +229,11 @@ def blanket_classes(ch: ChannelNumbers, i: int, j: int) -> Classes:
                    prob_err=_up(err * (1 + 1e-6)) + 1e-300)
 
 
-def _merge(cl: Classes, s: int, t: int) -> Classes:
+def _merge(cl: Classes, s: int, t: int, target: tuple | None = None) -> Classes:
+    """Classes s and t as one class with values ``target`` (default: the larger a, the smaller b)."""
     keep = [r for r in range(len(cl.a)) if r not in (s, t)]
-    return Classes(tuple([cl.a[r] for r in keep] + [max(cl.a[s], cl.a[t])]),
-                   tuple([cl.b[r] for r in keep] + [min(cl.b[s], cl.b[t])]),
+    a, b = target if target is not None else (max(cl.a[s], cl.a[t]), min(cl.b[s], cl.b[t]))
+    return Classes(tuple([cl.a[r] for r in keep] + [a]), tuple([cl.b[r] for r in keep] + [b]),
                    tuple([cl.prob[r] for r in keep] + [cl.prob[s] + cl.prob[t]]), cl.pair, True,
                    cl.prob_err + 2.3e-16 * (cl.prob[s] + cl.prob[t]))
 
@@ -243,20 +244,44 @@ def _drop(cl: Classes, s: int) -> Classes:
                    tuple(cl.prob[r] for r in keep), cl.pair, True, cl.prob_err)
 
 
-def reductions(cl: Classes, classes: int) -> list[Classes]:
-    """Pessimistic reductions of ``cl`` to at most ``classes`` classes: every merge of two and
-    every drop to ⊥ of a class with a <= b; beyond one step only the two that move the
-    values least (by Σ prob · ln(a/b)) are followed."""
+def _raises_l(target: tuple, a: float, b: float, e_max: float) -> bool:
+    """Does a class with values ``target`` have l = a' - e^ε b' >= a - e^ε b for every ε in
+    [0, ln e_max]? (linear in e^ε: checked at both ends, exactly on the floats)."""
+    da, db = Fraction(target[0]) - Fraction(a), Fraction(target[1]) - Fraction(b)
+    if math.isinf(e_max):   # every ε >= 0
+        return da >= db and db <= 0
+    return da >= db and da >= Fraction(e_max) * db
+
+
+def _damage(cl: Classes, s: int, target: tuple) -> float:
+    """How much a class moved to ``target`` raises l at ε = 0, weighted by its probability."""
+    return cl.prob[s] * ((target[0] - cl.a[s]) - (target[1] - cl.b[s]))
+
+
+def reductions(cl: Classes, classes: int, e_max: float = math.inf) -> list[Classes]:
+    """Pessimistic reductions of ``cl`` to at most ``classes`` classes, valid for ε in
+    [0, ln e_max]: every drop to ⊥ (l = 0) of a class with a <= b, every merge of two classes
+    into (the larger a, the smaller b), and every merge into the values of one of the two
+    when that raises the other's l on the whole range (e.g. (e, e) into (1, 1)). Beyond one
+    step only the two options that raise l least (at ε = 0) are followed."""
     if len(cl.a) <= classes:
         return [cl]
     r = len(cl.a)
-    options = [_drop(cl, s) for s in range(r) if cl.a[s] <= cl.b[s]]
-    options += [_merge(cl, s, t) for s in range(r) for t in range(s + 1, r)]
+    options = [(cl.prob[s] * (cl.b[s] - cl.a[s]), _drop(cl, s)) for s in range(r) if cl.a[s] <= cl.b[s]]
+    for s in range(r):
+        for t in range(s + 1, r):
+            hull = (max(cl.a[s], cl.a[t]), min(cl.b[s], cl.b[t]))
+            options.append((_damage(cl, s, hull) + _damage(cl, t, hull), _merge(cl, s, t)))
+            for keep, move in ((s, t), (t, s)):
+                target = (cl.a[keep], cl.b[keep])
+                if target != hull and _raises_l(target, cl.a[move], cl.b[move], e_max):
+                    options.append((_damage(cl, move, target), _merge(cl, s, t, target)))
+    options.sort(key=lambda o: o[0])
     if r > classes + 1:
-        options = sorted(options, key=lambda c: sum(p * math.log(a / b) for a, b, p in zip(c.a, c.b, c.prob)))[:2]
+        options = options[:2]
     seen, out = set(), []
-    for o in options:
-        for red in reductions(o, classes):
+    for _, o in options:
+        for red in reductions(o, classes, e_max):
             if red.key() not in seen:
                 seen.add(red.key())
                 out.append(red)
@@ -459,6 +484,7 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         cl = blanket_classes(ch, i, j)   # names an output without a blanket
         pairs.setdefault(cl.key(), cl)
     eps0 = local_epsilon(ch)
+    e_max = math.nextafter(math.exp(eps0), math.inf) * (1 + 1e-15)   # every ε searched is <= ε0
     deadline = None if seconds is None else started + seconds
     worst, worst_div, calls, merged = -1.0, None, 0, False
     stopped = False
@@ -467,7 +493,7 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         # exactly, searched below it; a three-class evaluation over max_points counts as D > δ
         best = None
         for level in (2, 3):
-            for red in reductions(cl, level):
+            for red in reductions(cl, level, e_max):
                 if level == 3 and len(red.a) < 3:
                     continue
                 div = BlanketDivergence(red, n, budget, max_points)
