@@ -515,5 +515,5 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         notes.append(f"the three-class search stopped at its time budget ({seconds:g} s): the ε shown is valid, "
                      "a longer search may give a smaller one")
     if merged:
-        notes.append("classes merged pessimistically (larger Q(y|x)/ω, smaller Q(y|x')/ω) to bound the sum's size")
+        notes.append("classes merged pessimistically (every l = (Q(y|x) - e^ε Q(y|x'))/ω only raised) to keep three")
     return Bound(worst, worst_div(worst), "privacy blanket (optimal decomposition)", calls, tuple(notes))
