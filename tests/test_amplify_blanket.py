@@ -273,3 +273,25 @@ def test_reductions_of_oue_bound_its_exact_blanket_expectation():
         values = [B.BlanketDivergence(red, n, 1e-14)(math.log(e_eps)) for red in reds]
         assert min(values) >= exact * (1 - 1e-12)
         assert min(values) <= exact * 1.5 + 1e-12
+
+
+def test_random_rational_channels_blanket_bounds_the_truth():
+    """Differential test: 6 random 3-input rational channels (3 or 4 outputs, weights 1..6),
+    n = 3: the blanket bound (all pairs, with any merges it needs) is >= the true worst-case
+    shuffled divergence at four values of e^ε, and its ε at δ = 1/20 is >= the exact ε."""
+    rng = np.random.default_rng(20261125)
+    for _ in range(6):
+        m = int(rng.integers(3, 5))
+        weights = rng.integers(1, 7, size=(3, m))
+        rows = [[Fraction(int(w), int(r.sum())) for w in r] for r in weights]
+        ch = as_channel(rows)
+        classes = [B.blanket_classes(ch, i, j) for i, j in itertools.permutations(range(3), 2)]
+        e_max = math.exp(B.local_epsilon(ch)) * (1 + 1e-12)
+        for e_eps in (Fraction(1), Fraction(6, 5), Fraction(2), Fraction(3)):
+            if math.log(e_eps) > B.local_epsilon(ch):
+                continue
+            truth = float(true_delta(rows, 3, e_eps))
+            bound = max(min(B.BlanketDivergence(red, 3, 1e-14)(math.log(e_eps)) for red in B.reductions(c, 3, e_max))
+                        for c in classes)
+            assert bound >= truth * (1 - 1e-12)
+        assert B.blanket_epsilon(ch, 3, 0.05, seconds=None).epsilon >= exact_epsilon(rows, 3, Fraction(1, 20))
