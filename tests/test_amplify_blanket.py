@@ -267,7 +267,7 @@ def test_reductions_of_oue_bound_its_exact_blanket_expectation():
     assert len(cl.a) == 4
     reds = B.reductions(cl, 3, 3.0 * (1 + 1e-12))
     assert any(red.a.count(1.0) >= 2 and (1.0, 1.0) in zip(red.a, red.b) for red in reds)
-    n = 4
+    n = 3
     for e_eps in (Fraction(1), Fraction(3, 2), Fraction(5, 2), Fraction(3)):
         exact = float(blanket_expectation(rows, 0, 1, n, e_eps))
         values = [B.BlanketDivergence(red, n, 1e-14)(math.log(e_eps)) for red in reds]
