@@ -416,7 +416,7 @@ class BlanketDivergence:
                     inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
                     total_pos += float(np.sum(w * inner))
                     chunk_rows, acc = [], 0
-        return total_pos * (1 + slack) / n + lmax * excluded + (thr / n if v < 0 else 0.0) + rounding
+        return total_pos * (1 + slack) / n + lmax * excluded + (thr * (1 + 4 * bn.REL_ERR) / n if v < 0 else 0.0) + rounding
 
 
 
