@@ -46,6 +46,7 @@ COMMANDS = {
     "profile": ("ldpaudit.account.command", "exact privacy profile δ(ε), f-DP trade-off and K-report composition of a finite channel"),
     "bench": ("ldpaudit.bench.command", "run the public suite of real LDP bugs: detected at which n, ε_lb vs true ε"),
     "optimize": ("ldpaudit.extremal.command", "the optimal ε-LDP mechanism for mutual information (staircase LP), with a certified optimum"),
+    "amplify": ("ldpaudit.account.amplify_command", "the central (ε, δ) after shuffling n reports: upper and lower bounds"),
 }
 
 

@@ -25,6 +25,8 @@ COMMANDS = {
     "new": (["new", "{tmp}/new.toml", "--from", "krr"], ("ldpaudit.mechanism.loader", "dumps_spec")),
     "optimize": (["optimize", "-p", "d=3", "-p", "epsilon=1"], ("ldpaudit.extremal.staircase", "solve_float")),
     "profile": (["profile", KRR], ("ldpaudit.account.pld", "pair_pld")),
+    "amplify": (["amplify", KRR, "-p", "d=3", "-p", "epsilon=1", "--n", "100", "--delta", "1e-6"],
+                ("ldpaudit.account.shuffle", "channel_facts")),
     "audit": (
         ["audit", "ldpaudit.mechanism.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),

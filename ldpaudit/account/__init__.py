@@ -8,6 +8,10 @@
 * :mod:`ldpaudit.account.composition`: composition declarations (independent, chained and
   memoized reports, RAPPOR-style), the memoization cap checked by factorization.
 * :mod:`ldpaudit.account.command`: ``ldpaudit profile``.
+* :mod:`ldpaudit.account.shuffle`, :mod:`ldpaudit.account.blanket`,
+  :mod:`ldpaudit.account.binomials`: privacy amplification by shuffling (generic clone bound,
+  the channel's own clone and privacy-blanket bounds, exact small-n values);
+  :mod:`ldpaudit.account.amplify_command`: ``ldpaudit amplify``.
 
 Small API for later stages (e.g. shuffling amplification)::
 

@@ -1,0 +1,180 @@
+"""The central (ε, δ) of n shuffled reports of a spec: the bounds of :mod:`.shuffle` together.
+
+``epsilon_upper`` is the best proved upper bound (generic clone bound from ε0 alone, channel
+clone bound from p*, privacy-blanket bound of :mod:`ldpaudit.account.blanket`), ``epsilon_generic`` the generic one, ``epsilon_lower`` the best rigorous
+lower bound (the projection bound at any n; the exact value when n is small enough to
+enumerate). The empirical audit (a statistical lower bound at a stated confidence) is reported
+beside them, never mixed into ``epsilon_lower``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+
+from ldpaudit.account import shuffle
+
+#: the exact enumeration and the sampling audit run by default up to this n
+SMALL_N = 8
+
+
+@dataclass(frozen=True)
+class Amplification:
+    mechanism: str
+    n: int
+    delta: float
+    epsilon0: float
+    epsilon0_exact: str
+    clone_p: str
+    epsilon_generic: float
+    epsilon_channel: float
+    epsilon_blanket: float | None
+    epsilon_upper: float
+    epsilon_lower: float
+    epsilon_projection: float
+    epsilon_exact: float | None = None
+    epsilon_exact_text: str | None = None
+    exact_witness: dict | None = None
+    epsilon_empirical: float | None = None
+    empirical: dict | None = None
+    projection_witness: dict = field(default_factory=dict)
+    seconds: dict = field(default_factory=dict)
+    notes: tuple = ()
+
+    @property
+    def rigorous(self) -> bool:
+        return math.isfinite(self.epsilon_upper)
+
+    def to_json(self) -> dict:
+        out = asdict(self)
+        out["notes"] = list(self.notes)
+        for key in ("epsilon_generic", "epsilon_channel", "epsilon_blanket", "epsilon_upper"):
+            if out[key] is not None and not math.isfinite(out[key]):
+                out[key] = None
+        return out
+
+
+def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0, alpha: float = 0.05,
+            seed: int = 0) -> Amplification:
+    """Every bound for ``mech`` (numeric, finite) shuffled among ``n`` users at ``delta``.
+    ``exact`` enumerates the small-n value (default: when n <= SMALL_N and the work is small);
+    ``samples`` > 0 also runs the sampling audit at confidence 1 - alpha (small n only)."""
+    n, d = shuffle.check_inputs(n, delta)
+    clock = {}
+    t = time.perf_counter()
+    facts = shuffle.channel_facts(mech)
+    clock["channel"] = time.perf_counter() - t
+    notes = []
+    t = time.perf_counter()
+    generic = shuffle.clone_epsilon(float(_up(facts.epsilon0)), n, d, math.exp(-_up(facts.epsilon0)))
+    clock["generic"] = time.perf_counter() - t
+    t = time.perf_counter()
+    channel = shuffle.channel_epsilon(facts, n, d)
+    clock["channel_clone"] = time.perf_counter() - t
+    t = time.perf_counter()
+    projection, where = shuffle.projection_lower(facts, n, d)
+    clock["projection"] = time.perf_counter() - t
+    blanket = _blanket(mech, n, d, notes)
+    clock["blanket"] = time.perf_counter() - t - clock["projection"]
+    upper = min(generic, channel, blanket if blanket is not None else math.inf)
+    if not math.isfinite(upper):
+        notes.append("the float error allowance alone exceeds δ: no rigorous upper bound at this δ")
+    exact_value = exact_text = witness = None
+    want_exact = exact if exact is not None else (n <= SMALL_N and shuffle.exact_work(facts, n) <= shuffle.EXACT_WORK)
+    if want_exact:
+        t = time.perf_counter()
+        ex = shuffle.exact_small_n(facts, n, delta)
+        clock["exact"] = time.perf_counter() - t
+        exact_value, exact_text = ex.epsilon, ex.epsilon_exact
+        witness = {"x0": shuffle._plain(ex.x0), "x1": shuffle._plain(ex.x1),
+                   "others": [shuffle._plain(v) for v in ex.others], "datasets": ex.datasets,
+                   "arithmetic": "exact rationals" if ex.exact else "40-digit mpmath (channel not rational)"}
+        if not ex.exact:
+            notes.append("the exact small-n value is computed with 40 digits, not in exact rationals "
+                         "(the channel has irrational entries); bind epsilon=log(r) for exact arithmetic")
+    lower = max(projection, exact_value if exact_value is not None and (witness and "exact" in witness["arithmetic"]) else 0.0)
+    empirical_value = empirical = None
+    if samples:
+        from ldpaudit.audit.shuffled import audit_shuffle
+
+        t = time.perf_counter()
+        index = {v: i for i, v in enumerate(facts.inputs)}
+        if witness is not None:
+            x0, x1 = index[ex.x0], index[ex.x1]
+            others = [index[v] for v in ex.others]
+        else:
+            x0, x1 = _index_of(facts, where["x0"]), _index_of(facts, where["x1"])
+            others = [x1] * (n - 1)
+        rows = [[float(v) for v in row] for row in shuffle._numeric(facts.rows, facts.rational)]
+        result = audit_shuffle(rows, x0, x1, others, d, samples=samples, alpha=alpha, seed=seed)
+        clock["empirical"] = time.perf_counter() - t
+        empirical_value = result.epsilon_lower
+        empirical = {"confidence": 1 - alpha, "samples_per_dataset": samples, "seed": seed,
+                     "event_histograms": result.event_size, "p_lower": result.p_lower, "q_upper": result.q_upper,
+                     "x0": shuffle._plain(facts.inputs[x0]), "x1": shuffle._plain(facts.inputs[x1])}
+    return Amplification(
+        mechanism=facts.name, n=n, delta=d, epsilon0=facts.epsilon0, epsilon0_exact=facts.epsilon0_exact,
+        clone_p=str(facts.clone_p), epsilon_generic=generic, epsilon_channel=channel, epsilon_blanket=blanket,
+        epsilon_upper=upper,
+        epsilon_lower=lower, epsilon_projection=projection, epsilon_exact=exact_value,
+        epsilon_exact_text=exact_text, exact_witness=witness, epsilon_empirical=empirical_value,
+        empirical=empirical, projection_witness=where, seconds=clock, notes=tuple(notes),
+    )
+
+
+def _blanket(mech, n: int, delta: float, notes: list) -> float | None:
+    """The privacy-blanket bound (:mod:`ldpaudit.account.blanket`), or None with a note."""
+    from ldpaudit.account.blanket import blanket_epsilon, channel_numbers
+
+    try:
+        bound = blanket_epsilon(channel_numbers(mech), n, delta)
+    except (ValueError, MemoryError) as exc:  # bad input or too large for it; a crash still exits 4
+        notes.append(f"privacy-blanket bound not computed: {' '.join(str(exc).split())[:200]}")
+        return None
+    if not math.isfinite(bound.epsilon):
+        notes.append("privacy-blanket bound not computed: no finite ε at this δ")
+        return None
+    notes.extend(f"privacy-blanket bound: {note}" for note in bound.notes if "stopped" in note or "merged" in note)
+    return bound.epsilon
+
+
+def _up(x: float) -> float:
+    import numpy as np
+
+    return float(np.nextafter(x, math.inf))
+
+
+def _index_of(facts, plain) -> int:
+    for i, v in enumerate(facts.inputs):
+        if shuffle._plain(v) == plain:
+            return i
+    raise KeyError(plain)
+
+
+def amplification_curve(spec, params: dict | None, ns, delta) -> list[dict]:
+    """Rows (one per n) of the bounds for ``spec`` (a path, catalog name or Mechanism) bound to
+    ``params``, for a table or plot: n, epsilon0, epsilon_generic, epsilon_channel,
+    epsilon_upper, epsilon_lower (and epsilon_exact where n is small)."""
+    mech = _bind(spec, params)
+    rows = []
+    for n in ns:
+        result = amplify(mech, int(n), delta)
+        rows.append({"n": int(n), "delta": float(delta), "epsilon0": result.epsilon0,
+                     "epsilon_generic": result.epsilon_generic, "epsilon_channel": result.epsilon_channel,
+                     "epsilon_blanket": result.epsilon_blanket,
+                     "epsilon_upper": result.epsilon_upper, "epsilon_lower": result.epsilon_lower,
+                     "epsilon_exact": result.epsilon_exact})
+    return rows
+
+
+def _bind(spec, params):
+    from ldpaudit.mechanism.core import Mechanism
+
+    if isinstance(spec, Mechanism):
+        return spec.bind(**params) if params else spec
+    from ldpaudit.mechanism.loader import load_budgeted
+
+    assignments = [f"{k}={v}" for k, v in (params or {}).items()]
+    _, mech = load_budgeted(spec, assignments)
+    return mech
