@@ -277,9 +277,10 @@ def test_client_killed_then_resumed_gives_identical_result(cluster, tmp_path):
     assert sum(f.endswith(".tally.json") for f in files) >= 4      # one or more per input
 
 
-def test_worker_killed_mid_audit_gives_identical_result(cluster):
-    pids = cluster.run(os.getpid)
-    victim = next(iter(pids.values()))
+def _kill_one_worker_at_a_third(cluster):
+    """(progress callback that SIGKILLs one worker once a third of the draws are done, the
+    event set when it has)."""
+    victim = next(iter(cluster.run(os.getpid).values()))
     killed = threading.Event()
 
     def progress(done, total):
@@ -287,6 +288,11 @@ def test_worker_killed_mid_audit_gives_identical_result(cluster):
             os.kill(victim, signal.SIGKILL)
             killed.set()
 
+    return progress, killed
+
+
+def test_worker_killed_mid_audit_gives_identical_result(cluster):
+    progress, killed = _kill_one_worker_at_a_third(cluster)
     # 20 µs per draw on the cluster so that chunks are in flight when the worker dies
     kw = dict(domain=range(4), epsilon=1.0, samples=12_000, seed=4)
     remote = audit(slow_krr(d="4", epsilon="1.5", micros="20"), cluster=cluster, progress=progress, **kw).to_json()
@@ -353,15 +359,7 @@ def test_wide_audit_on_the_cluster_with_a_killed_worker_is_identical(cluster):
     killed a third of the way: the same verdict, bound and counts as the local run."""
     from wide_randomizers import krr
 
-    pids = cluster.run(os.getpid)
-    victim = next(iter(pids.values()))
-    killed = threading.Event()
-
-    def progress(done, total):
-        if not killed.is_set() and done >= total // 3 and total > 0:
-            os.kill(victim, signal.SIGKILL)
-            killed.set()
-
+    progress, killed = _kill_one_worker_at_a_third(cluster)
     kw = dict(domain=range(5000), epsilon=1.0, samples=400, seed=8, batch=True)
     remote = audit(krr(5000, 1.0), cluster=cluster, progress=progress, **kw).to_json()
     assert killed.is_set()
