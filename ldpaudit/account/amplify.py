@@ -56,10 +56,12 @@ class Amplification:
 
 
 def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0, alpha: float = 0.05,
-            seed: int = 0) -> Amplification:
+            seed: int = 0, blanket_seconds: float | None = 2.0, blanket: bool = True) -> Amplification:
     """Every bound for ``mech`` (numeric, finite) shuffled among ``n`` users at ``delta``.
     ``exact`` enumerates the small-n value (default: when n <= SMALL_N and the work is small);
-    ``samples`` > 0 also runs the sampling audit at confidence 1 - alpha (small n only)."""
+    ``samples`` > 0 also runs the sampling audit at confidence 1 - alpha (small n only).
+    ``blanket_seconds`` bounds the privacy-blanket search (None: no bound, the same answer on any
+    machine, as reports need); ``blanket=False`` skips it."""
     n, d = shuffle.check_inputs(n, delta)
     clock = {}
     t = time.perf_counter()
@@ -75,7 +77,7 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     t = time.perf_counter()
     projection, where = shuffle.projection_lower(facts, n, d)
     clock["projection"] = time.perf_counter() - t
-    blanket = _blanket(mech, n, d, notes)
+    blanket = _blanket(mech, n, d, notes, blanket_seconds) if blanket else None
     clock["blanket"] = time.perf_counter() - t - clock["projection"]
     upper = min(generic, channel, blanket if blanket is not None else math.inf)
     if not math.isfinite(upper):
@@ -123,12 +125,12 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     )
 
 
-def _blanket(mech, n: int, delta: float, notes: list) -> float | None:
+def _blanket(mech, n: int, delta: float, notes: list, seconds: float | None = 2.0) -> float | None:
     """The privacy-blanket bound (:mod:`ldpaudit.account.blanket`), or None with a note."""
     from ldpaudit.account.blanket import blanket_epsilon, channel_numbers
 
     try:
-        bound = blanket_epsilon(channel_numbers(mech), n, delta)
+        bound = blanket_epsilon(channel_numbers(mech), n, delta, seconds=seconds)
     except (ValueError, MemoryError) as exc:  # bad input or too large for it; a crash still exits 4
         notes.append(f"privacy-blanket bound not computed: {' '.join(str(exc).split())[:200]}")
         return None
@@ -152,14 +154,19 @@ def _index_of(facts, plain) -> int:
     raise KeyError(plain)
 
 
-def amplification_curve(spec, params: dict | None, ns, delta) -> list[dict]:
+def amplification_curve(spec, params: dict | None, ns, delta, *, blanket_up_to: int | None = None) -> list[dict]:
     """Rows (one per n) of the bounds for ``spec`` (a path, catalog name or Mechanism) bound to
     ``params``, for a table or plot: n, epsilon0, epsilon_generic, epsilon_channel,
-    epsilon_upper, epsilon_lower (and epsilon_exact where n is small)."""
+    epsilon_upper, epsilon_lower (and epsilon_exact where n is small). ``blanket_up_to``: the
+    privacy-blanket bound without a time budget (the same on every machine) up to that n and
+    not at all beyond it; None: with its default time budget at every n."""
     mech = _bind(spec, params)
     rows = []
     for n in ns:
-        result = amplify(mech, int(n), delta)
+        if blanket_up_to is None:
+            result = amplify(mech, int(n), delta)
+        else:
+            result = amplify(mech, int(n), delta, blanket=int(n) <= blanket_up_to, blanket_seconds=None)
         rows.append({"n": int(n), "delta": float(delta), "epsilon0": result.epsilon0,
                      "epsilon_generic": result.epsilon_generic, "epsilon_channel": result.epsilon_channel,
                      "epsilon_blanket": result.epsilon_blanket,
