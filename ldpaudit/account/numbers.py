@@ -230,7 +230,7 @@ class Bases:
         if self.field.c is not None:
             return None
         if key and key[0] == "q":
-            return Fraction(key[1], key[2])
+            return Fraction(key[1], key[2], _normalize=False)  # keys are stored in lowest terms
         hit = self._fractions.get(key)
         if hit is None:
             num, den = self.value(key)
