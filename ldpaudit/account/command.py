@@ -27,6 +27,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--epsilon", default=None, metavar="E", help="the ε at which to give δ exactly (default: the claimed ε)")
     p.add_argument("--json", action="store_true", help="machine-readable output, exact strings and floats")
     p.add_argument("--plot", metavar="OUT.png", help="plot δ(ε) and T(α) into a PNG file")
+    p.add_argument("--grid", default=None, metavar="H",
+                   help="grid step of the pessimistic discretized PLD used when the exact support of K reports "
+                        "explodes (rounded down to a power of 2; default: about 60,000 grid points)")
     p.set_defaults(func=run)
 
 
@@ -49,7 +52,7 @@ def run(args) -> int:
 
     reports = _reports(args.reports)
     try:
-        result = compute(args.spec, args.param, reports=reports, epsilon=args.epsilon)
+        result = compute(args.spec, args.param, reports=reports, epsilon=args.epsilon, grid=getattr(args, "grid", None))
     except Unsupported as exc:
         if args.json:
             from ldpaudit.schema import envelope
@@ -58,7 +61,7 @@ def run(args) -> int:
         else:
             print(f"UNKNOWN: {exc}")
         return 3
-    if args.plot:
+    if args.plot and "delta_upper" not in result:
         from ldpaudit.report.accounting import plot_profile
 
         plot_profile(result, args.plot)
@@ -71,18 +74,42 @@ def run(args) -> int:
     return 0
 
 
-def compute(spec, params, *, reports: int = 1, epsilon=None) -> dict:
+def _grid(text):
+    if text is None:
+        return None
+    import math
+
+    from ldpaudit.errors import InvalidParameter
+
+    try:
+        h = float(text)
+    except ValueError:
+        h = float("nan")
+    if not (h > 0 and math.isfinite(h)):
+        raise InvalidParameter(f"--grid {text!r} must be a positive number, e.g. --grid 1e-3")
+    return 2.0 ** math.floor(math.log2(h))
+
+
+def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None) -> dict:
     """The JSON payload of ``ldpaudit profile`` (also used by ``reproduce accounting``)."""
     import sympy as sp
 
     from ldpaudit.account import composition
+    from ldpaudit.account import pld as P
     from ldpaudit.account import profile as pf
     from ldpaudit.mechanism.options import option_exact
 
+    step = _grid(grid)
+    fallback = None  # (one-round view, rounds) when the exact support of the composition explodes
     if composition.is_composition(spec):
         comp = composition.load_composition(spec, params)
         single = comp.view(1)
-        v = comp.view(reports * comp.reports) if reports > 1 or comp.reports > 1 else single
+        try:
+            v = comp.view(reports * comp.reports) if reports > 1 or comp.reports > 1 else single
+        except P.SupportTooLarge as exc:
+            if comp.mode == "memoized":
+                raise
+            fallback, v = (single, reports * comp.reports, str(exc)), None
         name, claimed = comp.name, None
         note = comp.describe()
     else:
@@ -92,9 +119,64 @@ def compute(spec, params, *, reports: int = 1, epsilon=None) -> dict:
         if mech.parameters:  # the parameters not given on the line take the spec's example values
             rest = {k: v for k, v in family.example if k in mech.parameter_names}
             mech = mech.bind(rest) if rest else mech
+        if _is_density(mech):
+            from ldpaudit.account.density import compute_density
+
+            return compute_density(mech, reports=reports, epsilon=_epsilon(epsilon, mech.claimed_epsilon), grid=step)
         single = pf.view(mech)
-        v = pf.view(mech, reports=reports) if reports > 1 else single
+        try:
+            v = pf.view(mech, reports=reports) if reports > 1 else single
+        except P.SupportTooLarge as exc:
+            fallback, v = (single, reports, str(exc)), None
         name, claimed, note = mech.name, mech.claimed_epsilon, None
+    if fallback is not None:
+        return _discretized(name, fallback, _epsilon(epsilon, claimed), step, note)
+    eps = _epsilon(epsilon, claimed)
+    at = pf.delta_at(v, eps)
+    prof = pf.profile(v)
+    return _exact_payload(name, single, v, at, prof, eps, note)
+
+
+def _is_density(mech) -> bool:
+    from ldpaudit.verify.density_delta import applies
+
+    return applies(mech)
+
+
+def _discretized(name, fallback, eps, step, note) -> dict:
+    """The payload when the exact support explodes: a proven upper bound ``delta_upper``."""
+    from ldpaudit.account import discrete as D
+    from ldpaudit.account import profile as pf
+
+    single, rounds, reason = fallback
+    step = step or D.default_step(single.classes, rounds)
+    up = D.view_delta_upper(single.classes, rounds, eps, step)
+    eps0 = pf.tight_epsilon(single)
+    return {
+        "mechanism": name,
+        "reports": rounds,
+        "epsilon": str(eps),
+        "exact": False,
+        "delta": None,
+        "delta_float": None,
+        "delta_upper": up.delta_upper,
+        "grid_step": step,
+        "grid_points": up.support,
+        "method": "pessimistic discretized privacy-loss distribution: every loss rounded up to the grid, masses "
+                  "rounded up, direct convolution with its float error bounded and added (an upper bound on δ)",
+        "reason": reason,
+        "worst_pairs": [list(map(str, p)) for p in up.pairs[:10]],
+        "single_report_epsilon": str(eps0),
+        "basic_composition_epsilon": str(rounds * eps0),
+        "notes": [note] if note else [],
+    }
+
+
+def _epsilon(epsilon, claimed):
+    import sympy as sp
+
+    from ldpaudit.mechanism.options import option_exact
+
     if epsilon is None:
         eps = claimed if claimed is not None and claimed.is_number else sp.Integer(1)
     else:
@@ -104,8 +186,14 @@ def compute(spec, params, *, reports: int = 1, epsilon=None) -> dict:
             from ldpaudit.errors import InvalidParameter
 
             raise InvalidParameter(f"--epsilon {epsilon!r} must be a real number >= 0, e.g. 1/2 or log(3)")
-    at = pf.delta_at(v, eps)
-    prof = pf.profile(v)
+    return eps
+
+
+def _exact_payload(name, single, v, at, prof, eps, note) -> dict:
+    import sympy as sp
+
+    from ldpaudit.account import profile as pf
+
     eps0 = pf.tight_epsilon(single)
     k = v.reports
     out = {
@@ -142,6 +230,16 @@ def compute(spec, params, *, reports: int = 1, epsilon=None) -> dict:
 
 
 def render_text(r: dict) -> str:
+    if r.get("delta") is None and "delta_upper" in r:
+        lines = [f"{r['mechanism']}: {r['reports']} report(s); exact support too large ({r['reason']})",
+                 f"  δ({r['epsilon']}) <= {r['delta_upper']:.9g}  (delta_upper: pessimistic discretized PLD, "
+                 f"grid step {r['grid_step']:g}, {r['grid_points']:,} grid points; a proven upper bound, not the exact value)",
+                 f"  single-report ε = {r['single_report_epsilon']}; basic composition: ({r['basic_composition_epsilon']}, 0)"]
+        return "\n".join(lines + [f"  note: {n}" for n in r["notes"]]) + "\n"
+    if r.get("kind") == "density":
+        from ldpaudit.account.density import render_density
+
+        return render_density(r)
     lines = [f"{r['mechanism']}: {r['reports']} report(s); {r['pair_classes']} class(es) of ordered input pairs"]
     lines.append(f"  δ({r['epsilon']}) = {r['delta']}  ≈ {r['delta_float']:.6g}   worst pair x, x' = "
                  f"{', '.join(r['worst_pairs'][0]) if r['worst_pairs'] else '-'}")

@@ -35,7 +35,14 @@ from ldpaudit.account.numbers import PRECISIONS, Bases, Field, Unsupported
 
 #: a PLD with at most this many atoms is factored before composition (factoring is per ratio)
 MAX_FACTORED = 256
+#: an exact convolution step multiplies at most this many pairs of atoms
+MAX_PRODUCTS = 400_000
 INF = ("inf",)
+
+
+class SupportTooLarge(Unsupported):
+    """The exact support of a composition is too large to list; callers fall back to the
+    pessimistic discretized PLD (:mod:`ldpaudit.account.discrete`), an upper bound."""
 ZERO = ("zero",)
 
 
@@ -178,7 +185,10 @@ def compose_power(pld: PLD, k: int) -> PLD:
     if k > 1 and len(pld) <= MAX_FACTORED:
         pld = factored(pld)
     out = pld
-    for _ in range(k - 1):
+    for n in range(k - 1):
+        if len(out) * len(pld) > MAX_PRODUCTS:
+            raise SupportTooLarge(f"the exact privacy-loss support of {k} reports explodes ({len(out):,} distinct "
+                                  f"ratios after {n + 1} reports: the losses are not commensurate)")
         out = compose(out, pld)
     return out
 
