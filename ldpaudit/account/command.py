@@ -189,6 +189,24 @@ def _epsilon(epsilon, claimed):
     return eps
 
 
+def _float(x) -> float:
+    import sympy as sp
+
+    return float(x) if x.is_Rational else float(sp.N(x, 20))
+
+
+def _breakpoint(b) -> dict:
+    """e^ε = b, ε = log(b): rational b without sympy arithmetic (the same strings sympy prints)."""
+    import mpmath
+    import sympy as sp
+
+    if b.is_Rational and b > 1 and b.q != 1:
+        with mpmath.workdps(25):
+            value = float(mpmath.log(mpmath.mpf(int(b.p)) / int(b.q)))
+        return {"exp_epsilon": str(b), "epsilon": f"log({b})", "epsilon_float": value}
+    return {"exp_epsilon": str(b), "epsilon": str(sp.log(b)), "epsilon_float": float(sp.N(sp.log(b), 20))}
+
+
 def _exact_payload(name, single, v, at, prof, eps, note) -> dict:
     import sympy as sp
 
@@ -207,16 +225,15 @@ def _exact_payload(name, single, v, at, prof, eps, note) -> dict:
         "tight_epsilon": str(prof.tight_epsilon),
         "tight_epsilon_float": float(prof.tight_epsilon) if prof.tight_epsilon != sp.oo else None,
         "single_report_epsilon": str(eps0),
-        "breakpoints": [{"exp_epsilon": str(b), "epsilon": str(sp.log(b)), "epsilon_float": float(sp.N(sp.log(b), 20))}
-                        for b in prof.breakpoints],
+        "breakpoints": [_breakpoint(b) for b in prof.breakpoints],
         "pieces": [{"pair": list(map(str, pair)),
                     "pieces": [{"exp_epsilon_from": str(q.t_low), "exp_epsilon_to": None if q.t_high is None else str(q.t_high),
                                 "delta": f"{q.a} - exp(epsilon)*({q.b})"} for q in pieces]}
                    for pair, pieces in prof.pieces],
         "worst_pair_proved": prof.worst is not None,
         "tradeoff": {"pair": list(map(str, (prof.worst or v.classes[0]).pairs[0])),
-                     "vertices": [{"alpha": str(a), "beta": str(b), "alpha_float": float(sp.N(a, 20)),
-                                   "beta_float": float(sp.N(b, 20))} for a, b in prof.tradeoff]},
+                     "vertices": [{"alpha": str(a), "beta": str(b), "alpha_float": _float(a),
+                                   "beta_float": _float(b)} for a, b in prof.tradeoff]},
         "pair_classes": len(v.classes),
         "notes": prof.notes + ([note] if note else []),
     }
