@@ -49,11 +49,12 @@ def _reports(text) -> int:
 
 def run(args) -> int:
     from ldpaudit.account.numbers import Unsupported
+    from ldpaudit.verify.density_delta import NotDerived
 
     reports = _reports(args.reports)
     try:
         result = compute(args.spec, args.param, reports=reports, epsilon=args.epsilon, grid=getattr(args, "grid", None))
-    except Unsupported as exc:
+    except (Unsupported, NotDerived) as exc:  # could not decide: UNKNOWN with the reason, exit 3
         if args.json:
             from ldpaudit.schema import envelope
 
@@ -61,7 +62,10 @@ def run(args) -> int:
         else:
             print(f"UNKNOWN: {exc}")
         return 3
-    if args.plot and "delta_upper" not in result:
+    if args.plot and (result.get("delta") is None or result.get("kind") == "density"):
+        print(f"note: --plot draws the exact profile of a finite channel; not drawn for {result['mechanism']!r} "
+              "(density channel or delta_upper)", file=sys.stderr)
+    elif args.plot:
         from ldpaudit.report.accounting import plot_profile
 
         plot_profile(result, args.plot)

@@ -161,6 +161,7 @@ def compute_density(mech, *, reports: int, epsilon, grid=None) -> dict:
         out.update({
             "exact": True,
             "delta": str(d.delta),
+            "delta_erfc": str(d.delta.rewrite(sp.erfc)),
             "delta_float": float(sp.N(d.delta.rewrite(sp.erfc), 30)),
             "worst_pairs": [[str(hi), str(lo)]],
             "method": ("Gaussian noise (log-density quadratic in z, s = " + str(s) + "): " +
