@@ -96,12 +96,9 @@ def _grid(text):
 
 def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None) -> dict:
     """The JSON payload of ``ldpaudit profile`` (also used by ``reproduce accounting``)."""
-    import sympy as sp
-
     from ldpaudit.account import composition
     from ldpaudit.account import pld as P
     from ldpaudit.account import profile as pf
-    from ldpaudit.mechanism.options import option_exact
 
     step = _grid(grid)
     fallback = None  # (one-round view, rounds) when the exact support of the composition explodes

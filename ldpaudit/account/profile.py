@@ -17,7 +17,6 @@ pieces (exact, but not merged into one piecewise function).
 
 from __future__ import annotations
 
-import functools
 import itertools
 from fractions import Fraction
 from dataclasses import dataclass, field
