@@ -250,3 +250,20 @@ def test_worst_pair_found_equals_brute_force_maximum():
                 assert sp.simplify(got - top) == 0
         proved += prof.worst is not None
     assert proved >= 1
+
+
+def test_memoized_view_past_the_histogram_limit_is_bounded_by_the_permanent_response(capsys):
+    """L-GRR over 10,000 days (10^11 histograms): delta_upper is the permanent k-RR's exact δ
+    (verify.delta on the permanent channel, independent code), above the exact 5-day value."""
+    from ldpaudit.verify.delta import delta_for
+
+    assert main(["profile", "specs/compositions/lgrr.toml", "--reports", "2000", "--epsilon", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["delta"] is None and out["exact"] is False and "histograms" in out["reason"]
+    perm = load_spec("specs/krr.toml").bind(d=4, epsilon=2)
+    want = float(sp.N(delta_for(perm, 1).delta, 30))
+    assert want <= out["delta_upper"] <= want * (1 + 1e-15)
+    five = float(sp.N(delta_at(C.load_composition("specs/compositions/lgrr.toml").view(5), 1).delta, 30))
+    assert five < out["delta_upper"]
+    assert main(["profile", "specs/compositions/lgrr.toml", "--reports", "2000", "--epsilon", "1"]) == 0
+    assert "cap: the permanent response's ε = 2" in capsys.readouterr().out

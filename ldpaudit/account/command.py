@@ -107,9 +107,9 @@ def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None) -> dict:
         single = comp.view(1)
         try:
             v = comp.view(reports * comp.reports) if reports > 1 or comp.reports > 1 else single
-        except P.SupportTooLarge as exc:
+        except (P.SupportTooLarge, composition.TooManyHistograms) as exc:
             if comp.mode == "memoized":
-                raise
+                return _memo_cap(comp, reports * comp.reports, _epsilon(epsilon, None), str(exc))
             fallback, v = (single, reports * comp.reports, str(exc)), None
         name, claimed = comp.name, None
         note = comp.describe()
@@ -170,6 +170,38 @@ def _discretized(name, fallback, eps, step, note) -> dict:
         "single_report_epsilon": str(eps0),
         "basic_composition_epsilon": str(rounds * eps0),
         "notes": [note] if note else [],
+    }
+
+
+def _memo_cap(comp, rounds, eps, reason) -> dict:
+    """A memoized view too large to list: the permanent response's exact δ(ε) bounds it (every
+    day's report is post-processing of the permanent response, a channel for every K)."""
+    import math
+
+    from ldpaudit.account import composition
+    from ldpaudit.account import profile as pf
+
+    perm = composition.permanent_view(comp)
+    at = pf.delta_at(perm, eps)
+    return {
+        "mechanism": comp.name,
+        "reports": rounds,
+        "epsilon": str(eps),
+        "exact": False,
+        "delta": None,
+        "delta_float": None,
+        "delta_upper": math.nextafter(at.delta_float, math.inf) if at.delta_float > 0 else 0.0,
+        "delta_upper_exact": str(at.delta),
+        "grid_step": None,
+        "grid_points": 0,
+        "method": "memoization cap: the view over any number of rounds is post-processing of the permanent response "
+                  "(data-processing inequality), so its exact δ(ε) bounds the view's",
+        "reason": reason,
+        "worst_pairs": [list(map(str, p)) for p in at.pairs[:10]],
+        "single_report_epsilon": str(pf.tight_epsilon(comp.view(1))),
+        "basic_composition_epsilon": None,
+        "permanent_epsilon": str(pf.tight_epsilon(perm)),
+        "notes": [comp.describe()],
     }
 
 
@@ -250,9 +282,13 @@ def _exact_payload(name, single, v, at, prof, eps, note) -> dict:
 def render_text(r: dict) -> str:
     if r.get("delta") is None and "delta_upper" in r:
         lines = [f"{r['mechanism']}: {r['reports']} report(s); exact support too large ({r['reason']})",
-                 f"  δ({r['epsilon']}) <= {r['delta_upper']:.9g}  (delta_upper: pessimistic discretized PLD, "
-                 f"grid step {r['grid_step']:g}, {r['grid_points']:,} grid points; a proven upper bound, not the exact value)",
-                 f"  single-report ε = {r['single_report_epsilon']}; basic composition: ({r['basic_composition_epsilon']}, 0)"]
+                 f"  δ({r['epsilon']}) <= {r['delta_upper']:.9g}  (delta_upper: " +
+                 (f"pessimistic discretized PLD, grid step {r['grid_step']:g}, {r['grid_points']:,} grid points"
+                  if r["grid_step"] else f"the permanent response's δ = {r.get('delta_upper_exact')}") +
+                 "; a proven upper bound, not the exact value)",
+                 f"  single-report ε = {r['single_report_epsilon']}; " +
+                 (f"basic composition: ({r['basic_composition_epsilon']}, 0)" if r["basic_composition_epsilon"]
+                  else f"cap: the permanent response's ε = {r['permanent_epsilon']}")]
         return "\n".join(lines + [f"  note: {n}" for n in r["notes"]]) + "\n"
     if r.get("kind") == "density":
         from ldpaudit.account.density import render_density
