@@ -267,3 +267,21 @@ def test_memoized_view_past_the_histogram_limit_is_bounded_by_the_permanent_resp
     assert five < out["delta_upper"]
     assert main(["profile", "specs/compositions/lgrr.toml", "--reports", "2000", "--epsilon", "1"]) == 0
     assert "cap: the permanent response's ε = 2" in capsys.readouterr().out
+
+
+def test_entries_outside_the_field_get_a_bound_from_enclosures(capsys):
+    """k-RAPPOR at ε = log 3 (entries with √3): no exact value, delta_upper from interval
+    enclosures; against the hockey-stick of the four (bit at x, bit at x') outputs at 50 digits."""
+    import mpmath
+
+    mpmath.mp.dps = 50
+    s3 = mpmath.sqrt(3)
+    p, q = s3 / (1 + s3), 1 / (1 + s3)
+    on, off = [1 - p, p], [1 - q, q]
+    for e in ("0", "1/2", "1"):
+        assert main(["profile", "specs/krappor.toml", "-p", "d=3", "-p", "epsilon=log(3)", "--epsilon", e,
+                     "--grid", "1e-4", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        t = mpmath.exp(mpmath.mpf(sp.Rational(e).p) / sp.Rational(e).q)
+        want = sum(max(0, on[a] * off[b] - t * off[a] * on[b]) for a in (0, 1) for b in (0, 1))
+        assert out["delta"] is None and float(want) <= out["delta_upper"] <= float(want) + 1e-3, (e, want, out)

@@ -124,7 +124,12 @@ def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None) -> dict:
             from ldpaudit.account.density import compute_density
 
             return compute_density(mech, reports=reports, epsilon=_epsilon(epsilon, mech.claimed_epsilon), grid=step)
-        single = pf.view(mech)
+        from ldpaudit.account.numbers import NotInField
+
+        try:
+            single = pf.view(mech)
+        except NotInField as exc:
+            return _enclosed(mech, reports, _epsilon(epsilon, mech.claimed_epsilon), step, str(exc))
         try:
             v = pf.view(mech, reports=reports) if reports > 1 else single
         except P.SupportTooLarge as exc:
@@ -170,6 +175,31 @@ def _discretized(name, fallback, eps, step, note) -> dict:
         "single_report_epsilon": str(eps0),
         "basic_composition_epsilon": str(rounds * eps0),
         "notes": [note] if note else [],
+    }
+
+
+def _enclosed(mech, reports, eps, step, reason) -> dict:
+    """Entries outside Q(e^c): a proven upper bound from interval enclosures of the entries."""
+    from ldpaudit.account import discrete as D
+
+    up = D.enclosed_delta_upper(mech, reports, eps, step)
+    return {
+        "mechanism": mech.name,
+        "reports": reports,
+        "epsilon": str(eps),
+        "exact": False,
+        "delta": None,
+        "delta_float": None,
+        "delta_upper": up.delta_upper,
+        "grid_step": up.step,
+        "grid_points": up.support,
+        "method": "pessimistic discretized PLD from interval enclosures of the entries (losses and masses rounded up), "
+                  "direct convolution with its float error bounded (an upper bound on δ)",
+        "reason": reason,
+        "worst_pairs": [list(map(str, p)) for p in up.pairs[:10]],
+        "single_report_epsilon": f"{mech.claimed_epsilon} (claimed, not proved here)",
+        "basic_composition_epsilon": None,
+        "notes": [],
     }
 
 
@@ -281,14 +311,14 @@ def _exact_payload(name, single, v, at, prof, eps, note) -> dict:
 
 def render_text(r: dict) -> str:
     if r.get("delta") is None and "delta_upper" in r:
-        lines = [f"{r['mechanism']}: {r['reports']} report(s); exact support too large ({r['reason']})",
+        lines = [f"{r['mechanism']}: {r['reports']} report(s); no exact value ({r['reason']})",
                  f"  δ({r['epsilon']}) <= {r['delta_upper']:.9g}  (delta_upper: " +
                  (f"pessimistic discretized PLD, grid step {r['grid_step']:g}, {r['grid_points']:,} grid points"
                   if r["grid_step"] else f"the permanent response's δ = {r.get('delta_upper_exact')}") +
                  "; a proven upper bound, not the exact value)",
-                 f"  single-report ε = {r['single_report_epsilon']}; " +
-                 (f"basic composition: ({r['basic_composition_epsilon']}, 0)" if r["basic_composition_epsilon"]
-                  else f"cap: the permanent response's ε = {r['permanent_epsilon']}")]
+                 f"  single-report ε = {r['single_report_epsilon']}" +
+                 (f"; basic composition: ({r['basic_composition_epsilon']}, 0)" if r["basic_composition_epsilon"]
+                  else f"; cap: the permanent response's ε = {r['permanent_epsilon']}" if "permanent_epsilon" in r else "")]
         return "\n".join(lines + [f"  note: {n}" for n in r["notes"]]) + "\n"
     if r.get("kind") == "density":
         from ldpaudit.account.density import render_density

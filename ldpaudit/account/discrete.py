@@ -221,3 +221,120 @@ def default_step(classes, reports: int, target: int = 60_000) -> float:
         return 1e-3
     raw = reports * width / target
     return 2.0 ** math.ceil(math.log2(raw))  # a power of two: the grid points are exact floats
+
+
+# --- channels whose entries are outside Q(e^c): enclosures of the entries ---------------------
+
+
+def enclose_number(value, prec: int = 120):
+    """A rigorous mpmath interval holding the real sympy number ``value`` (rationals, +, *, powers,
+    exp, log, sqrt, pi, E); anything else raises :class:`Unsupported`."""
+    import sympy as sp
+
+    from ldpaudit.account.numbers import Unsupported
+
+    iv = mpmath.iv
+    iv.prec = prec
+
+    def walk(e):
+        if e.is_Rational:
+            return iv.mpf(int(e.p)) / int(e.q)
+        if e is sp.E:
+            return iv.e
+        if e is sp.pi:
+            return iv.pi
+        if e.is_Add:
+            out = iv.mpf(0)
+            for a in e.args:
+                out += walk(a)
+            return out
+        if e.is_Mul:
+            out = iv.mpf(1)
+            for a in e.args:
+                out *= walk(a)
+            return out
+        if e.is_Pow:
+            base, ex = e.args
+            if ex.is_Integer:
+                return walk(base) ** int(ex)
+            if ex == sp.Rational(1, 2):
+                return iv.sqrt(walk(base))
+            return iv.exp(walk(ex) * iv.log(walk(base)))
+        if isinstance(e, sp.exp):
+            return iv.exp(walk(e.args[0]))
+        if isinstance(e, sp.log):
+            return iv.log(walk(e.args[0]))
+        raise Unsupported(f"cannot enclose {e} in an interval (only rationals, +, *, powers, exp, log, pi)")
+
+    return walk(sp.sympify(value))
+
+
+def grid_pair_from_entries(p_row, q_row, step: float) -> GridPLD:
+    """The pessimistic grid PLD of P against P' from intervals of their entries (exact zeros
+    given as None): loss up to the upper end of log p - log q, mass to the upper end of p."""
+    iv = mpmath.iv
+    p_inf, idx, mass = 0.0, [], []
+    for p, q in zip(p_row, q_row):
+        if p is None:
+            continue
+        up = _up(float(mpmath.mpf(p.b)))
+        if q is None:
+            p_inf = _up(p_inf + up)
+            continue
+        if p.a <= 0 or q.a <= 0:
+            from ldpaudit.account.numbers import Unsupported
+
+            raise Unsupported("an entry of the channel could not be separated from 0 by its enclosure")
+        loss = (iv.log(p) - iv.log(q)).b
+        idx.append(int(math.ceil(mpmath.mpf(loss) / step)))  # step a power of two: exact division
+        mass.append(up)
+    if not idx:
+        return GridPLD(step, 0, np.zeros(1), min(1.0, p_inf))
+    lo = min(idx)
+    out = np.zeros(max(idx) - lo + 1)
+    for i, m in zip(idx, mass):
+        out[i - lo] = _up(out[i - lo] + m)
+    return GridPLD(step, lo, out, min(1.0, p_inf))
+
+
+def enclosed_classes(mech) -> list:
+    """[(pairs, one-report grid PLD builder)] of a bound finite mechanism from enclosures of its
+    entries (product channels: PLD(on, off) * PLD(off, on) for every ordered pair)."""
+    import itertools
+
+    def iv_or_none(e):
+        return None if e == 0 else enclose_number(e)
+
+    ch = mech.channel
+    if getattr(ch, "form", None) == "product" and not ch.continuous:
+        values = sorted({v for v, _ in ch.on.probabilities} | {v for v, _ in ch.off.probabilities})
+        on = [iv_or_none(ch.on.probability(v)) for v in values]
+        off = [iv_or_none(ch.off.probability(v)) for v in values]
+        inputs = mech.inputs.enumerate()
+        pairs = [(x, y) for x in inputs for y in inputs if x != y]
+        return [(pairs, lambda step: compose(grid_pair_from_entries(on, off, step), grid_pair_from_entries(off, on, step)))]
+    explicit = mech.materialize()
+    rows = [[iv_or_none(e) for e in row] for row in explicit.matrix]
+    found: dict = {}
+    for i, k in itertools.permutations(range(len(rows)), 2):
+        sig = tuple(sorted((str(a), str(b)) for a, b in zip(explicit.matrix[i], explicit.matrix[k])))
+        found.setdefault(sig, ([], rows[i], rows[k]))[0].append((explicit.inputs[i], explicit.inputs[k]))
+    return [(pairs, (lambda p, q: lambda step: grid_pair_from_entries(p, q, step))(p, q)) for pairs, p, q in found.values()]
+
+
+def enclosed_delta_upper(mech, reports: int, epsilon, step: float | None = None) -> DeltaUpper:
+    """A proven upper bound on δ(ε) of ``reports`` reports of a channel whose entries are outside
+    Q(e^c) (k-RAPPOR at ε = log 3 has √3): the pessimistic grid PLD of each ordered pair."""
+    eps = float_down(epsilon)
+    if step is None:
+        coarse = 2.0 ** -6
+        width = max(build(coarse).support for _, build in enclosed_classes(mech)) * coarse
+        step = 2.0 ** math.ceil(math.log2(max(reports * width / 60_000, 2.0 ** -14)))
+    best, best_pairs, support = -1.0, (), 0
+    for pairs, build in enclosed_classes(mech):
+        g = power(build(step), reports)
+        d = delta_upper(g, eps)
+        support = max(support, g.support)
+        if d > best:
+            best, best_pairs = d, tuple(pairs)
+    return DeltaUpper(epsilon, best, step, support, reports, best_pairs)
