@@ -127,6 +127,17 @@ def main() -> None:
     print(f"Laplace mean (ε0 = 1), 10 reports, discretized h = 2^-12: {took:.2f} s CPU, δ(5) <= {bound:.6g} "
           f"(basic composition: δ(10) = 0, δ(5) = not bounded); peak RSS {_peak_mb():.0f} MB")
 
+    krappor = load_spec("specs/krappor.toml").bind(d=16, epsilon="log(3)")  # entries with √3
+    t = _cpu()
+    enc = D.enclosed_delta_upper(krappor, 10, 2)
+    took = _cpu() - t
+    near = load_spec("specs/krappor.toml").bind(d=16, epsilon="log(4)")  # e^(ε/2) = 2: exact
+    t = _cpu()
+    ex = delta_at(view(near, reports=10), 2).delta_float
+    ex_took = _cpu() - t
+    print(f"k-RAPPOR d=16, ε = ln 3 (√3 entries), 10 reports, enclosures: {took:.2f} s CPU, δ(2) <= {enc.delta_upper:.6g} "
+          f"(h = {enc.step:g}); exact at ε = ln 4 for scale: {ex_took:.2f} s CPU, δ(2) = {ex:.6g}; peak RSS {_peak_mb():.0f} MB")
+
 
 if __name__ == "__main__":
     main()

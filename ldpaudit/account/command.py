@@ -160,7 +160,8 @@ def _discretized(name, fallback, eps, step, note) -> dict:
     eps0 = pf.tight_epsilon(single)
     return {
         "mechanism": name,
-        "reports": rounds,
+        "reports": rounds * single.reports,
+        "rounds": rounds,
         "epsilon": str(eps),
         "exact": False,
         "delta": None,
@@ -174,7 +175,7 @@ def _discretized(name, fallback, eps, step, note) -> dict:
         "worst_pairs": [list(map(str, p)) for p in up.pairs[:10]],
         "single_report_epsilon": str(eps0),
         "basic_composition_epsilon": str(rounds * eps0),
-        "notes": [note] if note else [],
+        "notes": ([note] if note else []) + [f"{rounds} round(s) of the one-round view ({single.reports} report(s) each)"],
     }
 
 
