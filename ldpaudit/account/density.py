@@ -117,7 +117,11 @@ def discretized_density_pld(mech, step: float, cells: int = Z_CELLS) -> D.GridPL
     top = sp.limit(loss, Z, sp.oo)
     if not top.is_finite:
         raise NotDerived(f"{mech.name!r}: the privacy loss is unbounded; K reports are derived for Gaussian noise only")
-    mpmath.mp.dps = 50
+    with mpmath.workdps(50):
+        return _grid_from_cells(mech, step, cells, loss, top, noise, lo, hi)
+
+
+def _grid_from_cells(mech, step, cells, loss, top, noise, lo, hi) -> D.GridPLD:
     L = sp.lambdify(Z, loss, modules="mpmath")
     T = _tail_function(noise)
     lo_f, hi_f = mpmath.mpf(sp.N(lo, 60)), mpmath.mpf(sp.N(hi, 60))

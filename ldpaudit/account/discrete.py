@@ -66,12 +66,10 @@ class GridPLD:
 
 def grid_index_up(bases, key, step: float) -> int:
     """The least i with i h >= ln ratio(key), from an enclosure (so i h >= the true loss)."""
-    iv = mpmath.iv
-    iv.prec = PRECISIONS[0]
     box = bases.log_ratio(key, PRECISIONS[0])
-    lo, hi = math.ceil(mpmath.mpf(box.a) / step), math.ceil(mpmath.mpf(box.b) / step)
-    # float step: the true loss L <= box.b <= hi * step holds as reals, rounding of hi*step aside
-    return int(lo if lo == hi else hi)
+    with mpmath.workprec(4 * PRECISIONS[0]):  # the endpoints exactly; step a power of two: exact quotient
+        lo, hi = math.ceil(mpmath.mpf(box.a) / step), math.ceil(mpmath.mpf(box.b) / step)
+    return int(lo if lo == hi else hi)  # L <= box.b <= hi h
 
 
 def _mass_up(field, num, den) -> float:
@@ -138,8 +136,9 @@ def compose(a: GridPLD, b: GridPLD) -> GridPLD:
     c, blocks = _convolve(a.masses, b.masses)
     g = _gamma(n + blocks + 1)
     # true <= (Fa ma + Aa) * (Fb mb + Ab) summed: Fa Fb conv(ma, mb) + Aa Fb Σmb + Ab Fa Σma + n Aa Ab
-    sa, sb = float(a.masses.sum()) * (1 + _gamma(a.support)), float(b.masses.sum()) * (1 + _gamma(b.support))
-    factor = _up(a.factor * b.factor / (1 - g))
+    sa = _up(float(a.masses.sum()) / (1 - _gamma(a.support)) * (1 + 4 * U))
+    sb = _up(float(b.masses.sum()) / (1 - _gamma(b.support)) * (1 + 4 * U))
+    factor = _up(a.factor * b.factor / (1 - g) * (1 + 4 * U))  # the float operations' own rounding covered
     slack = _up(_up(a.slack * b.factor * sb + b.slack * a.factor * sa + n * a.slack * b.slack) + n * ETA * factor)
     p_inf = _up(a.p_inf + b.p_inf)  # union bound: P(some report has P' = 0)
     return GridPLD(a.step, a.offset + b.offset, c, min(1.0, p_inf), factor, slack)
@@ -286,7 +285,8 @@ def grid_pair_from_entries(p_row, q_row, step: float) -> GridPLD:
 
             raise Unsupported("an entry of the channel could not be separated from 0 by its enclosure")
         loss = (iv.log(p) - iv.log(q)).b
-        idx.append(int(math.ceil(mpmath.mpf(loss) / step)))  # step a power of two: exact division
+        with mpmath.workprec(4 * PRECISIONS[0]):  # the endpoint exactly; step a power of two: exact quotient
+            idx.append(int(math.ceil(mpmath.mpf(loss) / step)))
         mass.append(up)
     if not idx:
         return GridPLD(step, 0, np.zeros(1), min(1.0, p_inf))
