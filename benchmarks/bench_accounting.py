@@ -88,6 +88,56 @@ def main() -> None:
         print(f"k-RR d=16, 100 reports, {label}: {took:.2f} s CPU, {len(v.classes[0].pld)} atoms, "
               f"δ(5) = {d.delta_float:.6g}; naive: 16^100 outputs; peak RSS {_peak_mb():.0f} MB")
 
+    # pessimistic discretized PLD (upper bound) against the exact PLD, same run
+    from ldpaudit.account import composition as C
+    from ldpaudit.account import discrete as D
+
+    krr = load_spec("specs/krr.toml").bind(d=16, epsilon="log(3)")
+    single = view(krr)
+    exact = delta_at(view(krr, reports=100), 5).delta_float
+    for step in (2.0 ** -6, 2.0 ** -8, 2.0 ** -10):
+        t = _cpu()
+        up = D.view_delta_upper(single.classes, 100, 5, step)
+        took = _cpu() - t
+        print(f"k-RR d=16, 100 reports, ε = ln 3, discretized h = 2^{int(np.log2(step))}: {took:.2f} s CPU, "
+              f"{up.support} grid points, δ(5) <= {up.delta_upper:.6g} (exact {exact:.6g}, gap {up.delta_upper - exact:.2g}); "
+              f"peak RSS {_peak_mb():.0f} MB")
+    comp = C.load_composition("specs/compositions/krr_ln3_ln5.toml")
+    one = comp.view(1)
+    t = _cpu()
+    ex20 = delta_at(comp.view(20), 30).delta_float
+    ex_took = _cpu() - t
+    t = _cpu()
+    up20 = D.view_delta_upper(one.classes, 20, 30, 2.0 ** -10)
+    up_took = _cpu() - t
+    print(f"k-RR ln 3 + ln 5 (d=3), 20 rounds: exact PLD {ex_took:.2f} s CPU (δ(30) = {ex20:.6g}); discretized "
+          f"h = 2^-10 {up_took:.2f} s CPU (δ(30) <= {up20.delta_upper:.6g}; ratio {ex_took / up_took:.0f}x)")
+    t = _cpu()
+    up100 = D.view_delta_upper(one.classes, 100, 150, D.default_step(one.classes, 100))
+    print(f"k-RR ln 3 + ln 5 (d=3), 100 rounds, default grid h = {up100.step:g}: {_cpu() - t:.2f} s CPU, "
+          f"δ(150) <= {up100.delta_upper:.6g}; exact: support past the budget; peak RSS {_peak_mb():.0f} MB")
+    from ldpaudit.account import density as A
+
+    lap = load_spec("specs/laplace_mean.toml").bind(M=1, epsilon=1)
+    t = _cpu()
+    g = A.discretized_density_pld(lap, 2.0 ** -12)
+    g10 = D.power(g, 10)
+    bound = D.delta_upper(g10, 5.0)
+    took = _cpu() - t
+    print(f"Laplace mean (ε0 = 1), 10 reports, discretized h = 2^-12: {took:.2f} s CPU, δ(5) <= {bound:.6g} "
+          f"(basic composition: δ(10) = 0, δ(5) = not bounded); peak RSS {_peak_mb():.0f} MB")
+
+    krappor = load_spec("specs/krappor.toml").bind(d=16, epsilon="log(3)")  # entries with √3
+    t = _cpu()
+    enc = D.enclosed_delta_upper(krappor, 10, 2)
+    took = _cpu() - t
+    near = load_spec("specs/krappor.toml").bind(d=16, epsilon="log(4)")  # e^(ε/2) = 2: exact
+    t = _cpu()
+    ex = delta_at(view(near, reports=10), 2).delta_float
+    ex_took = _cpu() - t
+    print(f"k-RAPPOR d=16, ε = ln 3 (√3 entries), 10 reports, enclosures: {took:.2f} s CPU, δ(2) <= {enc.delta_upper:.6g} "
+          f"(h = {enc.step:g}); exact at ε = ln 4 for scale: {ex_took:.2f} s CPU, δ(2) = {ex:.6g}; peak RSS {_peak_mb():.0f} MB")
+
 
 if __name__ == "__main__":
     main()

@@ -190,9 +190,11 @@ def test_composition_naming_an_unknown_spec(tmp_path, capsys):
     assert "randomizer[0].spec = 'nosuchname'" in capsys.readouterr().err
 
 
-def test_irrational_entries_are_unknown_not_a_value(capsys):
-    assert main(["profile", "specs/krappor.toml", "-p", "d=3", "-p", "epsilon=log(3)"]) == 3
-    assert "UNKNOWN" in capsys.readouterr().out
+def test_irrational_entries_are_not_given_an_exact_value(capsys):
+    """√3 entries: no exact δ; an upper bound labeled delta_upper (tests/test_accounting_pld.py)."""
+    assert main(["profile", "specs/krappor.toml", "-p", "d=3", "-p", "epsilon=log(3)", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["delta"] is None and out["exact"] is False and "sqrt(3)" in out["reason"]
 
 
 @pytest.mark.slow

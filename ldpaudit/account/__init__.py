@@ -7,6 +7,9 @@
   reports, the worst pair proved; basic and advanced composition beside the exact value.
 * :mod:`ldpaudit.account.composition`: composition declarations (independent, chained and
   memoized reports, RAPPOR-style), the memoization cap checked by factorization.
+* :mod:`ldpaudit.account.discrete`: the pessimistic discretized PLD, a proven upper bound
+  ``delta_upper`` where the exact support of a composition explodes.
+* :mod:`ldpaudit.account.density`: profiles of density channels (Laplace, Gaussian; K reports).
 * :mod:`ldpaudit.account.command`: ``ldpaudit profile``.
 * :mod:`ldpaudit.account.shuffle`, :mod:`ldpaudit.account.blanket`,
   :mod:`ldpaudit.account.binomials`: privacy amplification by shuffling (generic clone bound,

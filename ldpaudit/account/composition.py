@@ -43,7 +43,7 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.account import pld as P
-from ldpaudit.account.numbers import Bases, Field
+from ldpaudit.account.numbers import Bases, Field, Unsupported
 from ldpaudit.account.profile import PairClass, View, channel_entries, classes_from_rows, tight_epsilon
 from ldpaudit.errors import InvalidSpec
 
@@ -53,6 +53,11 @@ _RANDOMIZER = {"spec", "bind", "role"}
 MODES = ("independent", "chained", "memoized")
 #: a memoized view lists at most this many output histograms per coordinate
 MAX_TYPES = 20_000
+
+
+class TooManyHistograms(Unsupported):
+    """The memoized view lists too many output histograms; the permanent response's δ (the
+    data-processing cap) is still a proven upper bound."""
 
 
 def is_composition(spec) -> bool:
@@ -220,9 +225,7 @@ def memo_row(R, p_row, instant_rows, k: int):
     m = len(instant_rows[0])
     count = math.comb(k + m - 1, m - 1)
     if count > MAX_TYPES:
-        from ldpaudit.account.numbers import Unsupported
-
-        raise Unsupported(f"the memoized view over {k} rounds has {count:,} output histograms (> {MAX_TYPES:,}); "
+        raise TooManyHistograms(f"the memoized view over {k} rounds has {count:,} output histograms (> {MAX_TYPES:,}); "
                           "give fewer rounds or a coordinatewise composition")
     dens = [d ** k for _, d in inst]
     den = pd

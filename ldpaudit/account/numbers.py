@@ -41,6 +41,11 @@ class Unsupported(LdpAuditError, ValueError):
     why); callers report UNKNOWN, never a value."""
 
 
+class NotInField(Unsupported):
+    """An entry outside Q(e^c): no exact accounting; :mod:`ldpaudit.account.discrete` can still
+    bound δ from interval enclosures of the entries."""
+
+
 class Field:
     """Q(g), g = e^c, holding every given sympy number (c = None: Q, every number rational)."""
 
@@ -53,7 +58,7 @@ class Field:
             for atom in value.atoms(sp.exp) | ({sp.E} if value.has(sp.E) else set()):
                 arg = sp.Integer(1) if atom == sp.E else atom.args[0]
                 if not arg.is_Rational:
-                    raise Unsupported(f"e^({arg}) is not e to a rational power; exact accounting needs entries in "
+                    raise NotInField(f"e^({arg}) is not e to a rational power; exact accounting needs entries in "
                                       "Q(e^c) with c rational (bind ε to a rational or to log of a rational)")
                 exps.add(arg)
         self.c = None
@@ -85,7 +90,7 @@ class Field:
         try:
             pn, pd = self.R.from_expr(num), self.R.from_expr(den)
         except Exception:  # sympy raises several types for a coefficient outside QQ
-            raise Unsupported(f"the number {value} is not a rational function of e^{self.c or 1} with rational "
+            raise NotInField(f"the number {value} is not a rational function of e^{self.c or 1} with rational "
                               "coefficients; exact accounting cannot represent it") from None
         lc = pd.LC
         out = (pn.quo_ground(lc), pd.quo_ground(lc))
@@ -230,7 +235,7 @@ class Bases:
         if self.field.c is not None:
             return None
         if key and key[0] == "q":
-            return Fraction(key[1], key[2])
+            return Fraction(key[1], key[2], _normalize=False)  # keys are stored in lowest terms
         hit = self._fractions.get(key)
         if hit is None:
             num, den = self.value(key)

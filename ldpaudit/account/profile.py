@@ -17,7 +17,6 @@ pieces (exact, but not merged into one piecewise function).
 
 from __future__ import annotations
 
-import functools
 import itertools
 from fractions import Fraction
 from dataclasses import dataclass, field
@@ -131,6 +130,9 @@ def check_reports(reports) -> int:
 
 
 def frac(field: Field, num, den) -> sp.Basic:
+    if num.is_ground and den.is_ground:  # a rational number: no polynomial gcd, no sympy arithmetic
+        q = (num.LC if num else field.R.domain.zero) / den.LC
+        return sp.Rational(int(q.numerator), int(q.denominator))
     g = num.gcd(den)
     if g != 1:
         num, den = num.exquo(g), den.exquo(g)
@@ -243,7 +245,7 @@ def class_pieces(v: View, c: PairClass) -> list:
     atoms with ratio > t are the first n + 1 (ratios sorted decreasing)."""
     f = v.field
     one = v.bases.value_key(f.R(1), f.R(1))
-    raw = P.profile_pieces(c.pld)
+    raw = list(zip(*_sorted_sums(v, c)))
     out = []
     for n, (key, A, B) in enumerate(raw):
         if key == P.ZERO or (key != P.INF and P.compare_keys(v.bases, key, one) <= 0):
@@ -285,15 +287,21 @@ def _delta_at_key(v: View, c: PairClass, key):
 
 
 def dominates(v: View, w: PairClass, o: PairClass) -> bool:
-    """δ_w(t) >= δ_o(t) for every t >= 1, checked exactly at t = 1 and w's breakpoints."""
+    """δ_w(t) >= δ_o(t) for every t >= 1, checked exactly at t = 1 and w's breakpoints (one
+    sweep down both sorted supports)."""
     wk, ok = P.sorted_keys(w.pld), P.sorted_keys(o.pld)
     if ok and ok[0] != P.ZERO and (wk[0] == P.ZERO or P.compare_keys(v.bases, ok[0], wk[0]) > 0):
         return False
     one = v.bases.value_key(v.field.R(1), v.field.R(1))
-    for key in [one, *_breakpoint_keys(v, w)]:
+    okeys, cum_a, cum_b = _sorted_sums(v, o)
+    R = v.field.R
+    n = 0  # the number of o's atoms with ratio > t
+    for key in [*_breakpoint_keys(v, w), one]:  # decreasing t
+        while n < len(okeys) and P.compare_keys(v.bases, okeys[n], key) > 0:
+            n += 1
         th = _KeyThreshold(v.bases, key)
         dw = _delta_at_key(v, w, key)
-        do = _delta_at_key(v, o, key)
+        do = (cum_a[n - 1], cum_b[n - 1]) if n else (R(0), R(0))
         if compare_deltas(v.field, (dw[0], w.pld.p_den, dw[1], w.pld.q_den),
                           (do[0], o.pld.p_den, do[1], o.pld.q_den), th) < 0:
             return False
@@ -324,11 +332,27 @@ class Profile:
     notes: list
 
 
+def _largest_at_one(v: View) -> list:
+    """The classes whose δ at ε = 0 (total variation) is the largest, exactly."""
+    one = v.bases.value_key(v.field.R(1), v.field.R(1))
+    th = _KeyThreshold(v.bases, one)
+    best, out = None, []
+    for c in v.classes:
+        a, b = _delta_at_key(v, c, one)
+        cur = (a, c.pld.p_den, b, c.pld.q_den)
+        order = 1 if best is None else compare_deltas(v.field, cur, best, th)
+        if order > 0:
+            best, out = cur, [c]
+        elif order == 0:
+            out.append(c)
+    return out
+
+
 def profile(v: View) -> Profile:
     notes = list(v.notes)
     # candidates: the classes of largest total variation (δ at ε = 0)
     dominant = None
-    for c in v.classes:
+    for c in _largest_at_one(v):  # a class attaining δ(ε) for all ε attains it at ε = 0
         if all(o is c or dominates(v, c, o) for o in v.classes):
             dominant = c
             break
@@ -343,7 +367,7 @@ def profile(v: View) -> Profile:
     bps = []
     for c in classes:
         bps += _breakpoint_keys(v, c)
-    bps = sorted(set(bps), key=functools.cmp_to_key(lambda a, b: P.compare_keys(v.bases, a, b)), reverse=True)
+    bps = P.sort_ratio_keys(v.bases, set(bps))[::-1]
     worst = dominant or classes[0]
     trade = tradeoff(v, worst)
     return Profile(v, dominant, pieces, [v.bases.expr(k) for k in bps], tight_epsilon(v), trade, notes)
