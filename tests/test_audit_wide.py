@@ -232,3 +232,21 @@ def test_spec_guided_audits_pool_y_equals_x_with_the_specs_exact_probabilities()
     assert ok.witness["p_spec"] == pytest.approx(e / (e + d - 1)) and ok.witness["q_spec"] == pytest.approx(1 / (e + d - 1))
     bad = audit(wr.krr(d, 1.3), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=1, spec=spec)
     assert bad.verdict == "VIOLATION" and not bad.conformance["passed"] and bad.witness["family"] == "pooled"
+
+
+@pytest.mark.parametrize("keep, verdict", [(0.5, "NO_EVIDENCE"), (0.8, "VIOLATION")])
+def test_spec_guided_unary_encoding_over_a_wide_domain_uses_the_specs_exact_pooled_event(keep, verdict):
+    from ldpaudit.mechanism.loader import load_bound
+
+    d = 1000
+    spec = load_bound(ROOT / "specs" / "oue.toml", [f"d={d}", "epsilon=1"])
+    r = audit(wr.oue(d, 1.0, keep), domain=range(d), epsilon=1.0, samples=300, batch=True, alpha=0.01, seed=1,
+              spec=spec)
+    e = math.e
+    assert r.verdict == verdict and r.method.startswith("spec-guided, wide domain (1000 inputs")
+    assert r.witness["p_spec"] == pytest.approx(0.5 * e / (e + 1)) and r.witness["q_spec"] == pytest.approx(0.5 / (e + 1))
+    assert r.conformance["passed"] is (verdict == "NO_EVIDENCE")
+    if verdict == "NO_EVIDENCE":
+        assert 0.9 < r.epsilon_lower_bound <= 1.0
+    with pytest.raises(Exception, match="give --domain 0..999"):
+        audit(wr.oue(d, 1.0), domain=range(1, d + 1), epsilon=1.0, samples=300, batch=True, spec=spec)

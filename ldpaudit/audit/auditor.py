@@ -191,13 +191,20 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
         raise InvalidParameter("as_set=True reads outputs as sets for the black-box search; a spec or given events "
                                "describe the outputs as they are: drop as_set (--as-set) or the spec")
     spec_note = None
+    if spec is not None and events is None and ordered is None and len(inputs) > wide.GUIDED_INPUTS \
+            and spec.channel.form == "product" and not spec.channel.continuous and feature is None:
+        from ldpaudit.audit.guided import unary_wide_audit   # the spec's exact pooled event
+
+        return unary_wide_audit(sampler, inputs=inputs, epsilon=eps, samples=int(samples), alpha=alpha, seed=seed,
+                                spec=spec, workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)
     if spec is not None and events is None and ordered is None and len(inputs) > wide.GUIDED_INPUTS:
         # The spec's pair events are counted on n draws of two inputs; over this many inputs no
         # pair's event is frequent enough to certify anything, and listing every pair alone is
         # d² work: the audit is the wide black-box one (relations pooled over every input).
         spec_note = (f"spec-guided audits over more than {wide.GUIDED_INPUTS} inputs run as wide black-box "
                      f"audits (the spec's per-pair events cannot certify at this size; local hashing with --hash "
-                     f"keeps the spec's exact pooled event); the spec's conformance tests were not run")
+                     f"and unary encodings keep the spec's exact pooled event); the spec's conformance tests were "
+                     f"not run")
         spec = None
     if spec is not None or events is not None:
         from ldpaudit.audit.guided import guided_audit

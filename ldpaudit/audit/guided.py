@@ -1098,20 +1098,57 @@ def hashed_wide_audit(sampler: Sampler, hash_function, *, inputs, epsilon, sampl
 
     p_hit, q_miss, k_values = hash_rates(spec)
     ring = wide.Ring(inputs)
-    index = {x: i for i, x in enumerate(inputs)}
     kappa = 1.0 / k_values
-    p, q = p_hit * (1 - kappa), q_miss * (1 - kappa)
     event = wide.WideRelation("hash", ring, exclude=True, hash_function=hash_function)
     hit = wide.WideRelation("hash", ring, hash_function=hash_function)
-    name = "value == h(seed, x) and value != h(seed, x')"
-    event.text = f"S_x = {{{name}}} for every input x, against x' = the next input (pooled over all {ring.n} inputs)"
-    z = bounds.z_value(alpha / 2)
-    c = wide.WideCandidate((ring.at(0), ring.at(1)), event, "pooled", float(bounds.predicted_bound(p, q, samples * ring.n, z)),
-                           p, q, ring=ring, pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {ring.n} inputs")
+    return _pooled_wide_audit(sampler, ring, event, "value == h(seed, x) and value != h(seed, x')",
+                              p_hit * (1 - kappa), q_miss * (1 - kappa), (hit, "value == h(seed, x)", p_hit),
+                              "local hashing read through the user's hash", epsilon=epsilon, samples=samples,
+                              alpha=alpha, seed=seed, workers=workers, progress=progress, t0=t0, looks=looks,
+                              cluster=cluster)
+
+
+def unary_wide_audit(sampler: Sampler, *, inputs, epsilon, samples, alpha, seed, spec, workers, progress, t0,
+                     looks=None, cluster=None):
+    """The spec-guided audit of a unary encoding (a product channel over the d coordinates,
+    e.g. specs/oue.toml) over a wide domain: S_x = {y[x] = 1, y[x'] = 0} pooled over every
+    input against x' = next(x), with P(S_x|x) = on(1)·off(0) and P(S_x|x') = off(1)·on(0)
+    exactly (the coordinates are independent in the spec), and three pooled conformance tests."""
+    from ldpaudit.audit import wide
+
+    ch = spec.channel
+    if len(inputs) != int(ch.coordinates) or list(inputs) != list(range(len(inputs))):
+        raise InvalidParameter(f"a unary encoding over {int(ch.coordinates)} coordinates is audited over the inputs "
+                               f"0..{int(ch.coordinates) - 1}; give --domain 0..{int(ch.coordinates) - 1}")
+    on = {int(v): float(sp.N(p, 17)) for v, p in ch.on.probabilities}
+    off = {int(v): float(sp.N(p, 17)) for v, p in ch.off.probabilities}
+    ring = wide.Ring(inputs)
+    event = wide.WideRelation("column", ring, 1, exclude=True)
+    hit = wide.WideRelation("column", ring, 1)
+    p = on.get(1, 0.0) * (1 - off.get(1, 0.0))
+    q = off.get(1, 0.0) * (1 - on.get(1, 0.0))
+    return _pooled_wide_audit(sampler, ring, event, "y[x] = 1 and y[x'] != 1", p, q, (hit, "y[x] = 1", on.get(1, 0.0)),
+                              "unary encoding", epsilon=epsilon, samples=samples, alpha=alpha, seed=seed,
+                              workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)
+
+
+def _pooled_wide_audit(sampler, ring, event, name, p, q, hit_test, what, *, epsilon, samples, alpha, seed, workers,
+                       progress, t0, looks, cluster):
+    """One pooled event with exact probabilities p (under x) and q (under next(x)) from the
+    spec, counted on every draw, and pooled conformance tests of both roles and ``hit_test``
+    (relation, name, probability under x)."""
+    from ldpaudit.audit import wide
+
+    index = {x: i for i, x in enumerate(ring.at(i) for i in range(ring.n))}
     d = ring.n
+    event.text = f"S_x = {{{name}}} for every input x, against x' = the next input (pooled over all {d} inputs)"
+    z = bounds.z_value(alpha / 2)
+    c = wide.WideCandidate((ring.at(0), ring.at(1)), event, "pooled", float(bounds.predicted_bound(p, q, samples * d, z)),
+                           p, q, ring=ring, pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {d} inputs")
+    hit, hit_name, p_hit = hit_test
     tests = [(None, _RoleTest(event, 0, f"{name} under x (pooled)"), p, d),
              (None, _RoleTest(event, 1, f"{name} under x' = next(x) (pooled)"), q, d),
-             (None, _RoleTest(hit, 0, "value == h(seed, x) under x (pooled)"), p_hit, d)]
+             (None, _RoleTest(hit, 0, f"{hit_name} under x (pooled)"), p_hit, d)]
     test_hits = [0] * len(tests)
 
     def count_tests(u, out) -> list[int]:
@@ -1120,20 +1157,20 @@ def hashed_wide_audit(sampler: Sampler, hash_function, *, inputs, epsilon, sampl
     prog = Progress(progress)
     engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
-        done, best, k, alpha_each = confirm_counts(engine, prog, [c], used=list(inputs), index=index,
+        done, best, k, alpha_each = confirm_counts(engine, prog, [c], used=list(index), index=index,
                                                    view_of=lambda out, u: out, looks=looks or [(samples, alpha)],
                                                    phase=_PHASE_GUIDED, epsilon=epsilon, on_view=count_tests,
-                                                   view_counts=test_hits)
+                                                   view_counts=test_hits, chunk=wide.chunk_size(d))
     finally:
         engine.close()
         prog.close()
     lb = max(best[0], 0.0)
     witness = witness_of(best, done, k, p_spec=p, q_spec=q)
     conformance = _conformance(tests, test_hits, done, alpha)
-    method = (f"spec-guided, wide domain ({d} inputs, audit/wide.py): local hashing read through the user's hash, "
-              f"one event pooled over every input chosen from the spec before sampling (no exploration, no "
-              f"d-long support rows); {done} draws per input; one-sided exact Clopper-Pearson bounds at "
-              f"α/2 = {alpha_each:.3g} each, so a truly ε-LDP randomizer is reported as a VIOLATION with probability "
-              f"at most α = {alpha:g}; conformance: {conformance['method']}")
+    method = (f"spec-guided, wide domain ({d} inputs, audit/wide.py): {what}, one event pooled over every input "
+              f"chosen from the spec before sampling (no exploration, nothing d-long per output kept); {done} draws "
+              f"per input; one-sided exact Clopper-Pearson bounds at α/2 = {alpha_each:.3g} each, so a truly ε-LDP "
+              f"randomizer is reported as a VIOLATION with probability at most α = {alpha:g}; conformance: "
+              f"{conformance['method']}")
     return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, done, time.perf_counter() - t0,
                        bounds.detectable_epsilon(done * d, alpha_each), conformance, method)
