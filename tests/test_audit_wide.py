@@ -229,7 +229,8 @@ def test_spec_guided_audits_pool_y_equals_x_with_the_specs_exact_probabilities()
     d = 100
     spec = load_bound(ROOT / "specs" / "krr.toml", [f"d={d}", "epsilon=1"])
     ok = audit(wr.krr(d, 1.0), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=1, spec=spec)
-    assert ok.verdict == "NO_EVIDENCE" and ok.conformance["passed"] and ok.epsilon_lower_bound > 0.9
+    # the oracle limit at 2·10^5 trials a side is 0.91; the per-pair events alone certify about 0.6
+    assert ok.verdict == "NO_EVIDENCE" and ok.conformance["passed"] and ok.epsilon_lower_bound > 0.8
     e = math.e
     assert ok.witness["p_spec"] == pytest.approx(e / (e + d - 1)) and ok.witness["q_spec"] == pytest.approx(1 / (e + d - 1))
     bad = audit(wr.krr(d, 1.3), domain=range(d), epsilon=1.0, samples=2000, batch=True, alpha=0.01, seed=1, spec=spec)

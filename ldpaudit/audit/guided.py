@@ -1003,7 +1003,8 @@ def guided_audit(sampler: Sampler, *, inputs, pairs, epsilon, samples, alpha, se
     tests: list[tuple] = []     # (input or None for every input, event, p, trials per draw)
     if plan is not None:
         for u in used:
-            roles = [(c, role) for c in chosen for role in (0, 1) if c.pair[role] == u]
+            # pooled candidates (pooled_candidates) have per-input events; their law is tested pooled below
+            roles = [(c, role) for c in chosen for role in (0, 1) if c.pair[role] == u and len(c.inputs) == 2]
             for ev, p, per in plan.conformance_events(u, roles):
                 tests.append((u, ev, p, per))
         for ev, p, per in plan.pooled_conformance_events(used):
