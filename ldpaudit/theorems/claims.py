@@ -259,6 +259,15 @@ def _specs(table: dict, base: Path) -> dict:
 
     out = {}
     for name, where in table.items():
+        lets = {}
+        if isinstance(where, dict):
+            extra = sorted(set(where) - {"spec", "let"})
+            if extra or "spec" not in where:
+                raise InvalidSpec(f"specs.{name} must be a catalog name, a spec file, or {{ spec = ..., let = {{ k = \"2\" }} }}")
+            lets = where.get("let", {})
+            if not isinstance(lets, dict):
+                raise InvalidSpec(f"specs.{name}.let = {shown(lets)} must be a table such as {{ k = \"2\" }}")
+            where = where["spec"]
         if not isinstance(where, str):
             raise InvalidSpec(f"specs.{name} = {shown(where)} must be a catalog name or a spec file path")
         target = where
@@ -266,9 +275,15 @@ def _specs(table: dict, base: Path) -> dict:
             p = Path(where)
             target = str(p if p.is_absolute() or p.exists() else base / p)
         try:
-            out[name] = load_family(target)
+            mech = load_family(target)
         except InvalidSpec as exc:
             raise InvalidSpec(f"specs.{name}: {exc}") from None
+        for p, text in lets.items():
+            if p not in mech.symbols:
+                raise InvalidSpec(f"specs.{name}.let.{p}: {mech.name!r} has no parameter {p!r} "
+                                  f"(its parameters: {', '.join(mech.parameter_names)})")
+            parse_expression(text, {}, field=f"specs.{name}.let.{p}")
+        out[name] = (mech, dict(lets))
     return out
 
 
@@ -348,7 +363,7 @@ class _Resolver:
             return self.cache[spec, result]
         from ldpaudit.derive import N_USERS, derive
 
-        mech = self.specs[spec]
+        mech, lets = self.specs[spec]
         try:
             results = derive(mech, model=self.model).results
         except NotDerivable as exc:
@@ -358,6 +373,8 @@ class _Resolver:
             raise InvalidSpec(f"{field}: {spec}.{result} is not a derived result of {spec}; "
                               f"available: {', '.join(usable)}")
         expr = results[result]
+        fixed = {mech.symbols[p]: parse_expression(t, {}, field=f"specs.{spec}.let.{p}") for p, t in lets.items()}
+        expr = expr.xreplace(fixed)
         by_name = {s.name: s for s in expr.free_symbols}
         subs = {}
         for name, s in by_name.items():

@@ -125,6 +125,17 @@ def relax(expr: sp.Basic, thetas: dict) -> sp.Basic:
     return expr
 
 
+def _simplified(g: sp.Basic) -> sp.Basic:
+    """g, or a simpler equal expression when sympy finds one (0 for an identity)."""
+    try:
+        h = sp.simplify(_log_expand(g))
+    except (TypeError, ValueError, NotImplementedError, RecursionError):
+        return g
+    if h == 0 or len(h.free_symbols) < len(g.free_symbols):
+        return h
+    return g
+
+
 def _has_half_powers(e) -> bool:
     return any(p.exp.is_Rational and not p.exp.is_Integer for p in e.atoms(sp.Pow))
 
@@ -135,8 +146,9 @@ def _square_form(g: sp.Basic) -> sp.Basic | None:
     c, rest = g.as_coeff_Add()
     if not (c.is_number and c > 0) or not _has_half_powers(rest):
         return None
-    r2 = sp.powsimp(sp.expand_power_base(sp.expand(rest**2), force=True), force=True)
-    r2 = sp.cancel(sp.together(r2))
+    factors = sp.Mul.make_args(rest)
+    r2 = sp.Mul(*[f**2 for f in factors])
+    r2 = sp.cancel(sp.together(sp.powsimp(sp.expand_power_base(r2, force=True), force=True)))
     if _has_half_powers(r2):
         return None
     return c**2 - r2
@@ -228,14 +240,28 @@ class Problem:
             for alt in _without_min_max(lhs_rhs):
                 g, strict = _difference(alt)
                 g = to_prover(g)
+                g = _simplified(g)
                 sq = _square_form(g)
                 label = sp.sstr(alt)
                 self.goals.append(Goal(label, sq if sq is not None else g, strict))
+        self.identity = all(g.expr == 0 and not g.strict for g in self.goals)
+        active = set().union(*(g.expr.free_symbols for g in self.goals)) if self.goals else set()
         self.relations = []
         for rel in region.relations:
             h, strict = _difference(rel)
-            self.relations.append(Goal(sp.sstr(rel), to_prover(h), strict))
+            h = to_prover(h)
+            if h.free_symbols <= active or not self.inverse:
+                if h.free_symbols <= active:  # a relation on parameters the goals no longer mention is dropped
+                    self.relations.append(Goal(sp.sstr(rel), h, strict))
+            else:
+                self.relations.append(Goal(sp.sstr(rel), h, strict))
         self.variables, self.ranges = self._ranges(binds)
+        if not self.inverse:
+            self.dropped = [s for s in self.variables if s not in active]
+            self.variables = [s for s in self.variables if s in active]
+            self.ranges = {s: v for s, v in self.ranges.items() if s in active}
+        else:
+            self.dropped = []
 
     def _ranges(self, binds):
         region = self.cf.region
@@ -272,6 +298,7 @@ class Problem:
             ranges = {s: iv.mpf(v) for s, v in box.items()}
         for th in self.thetas.values():
             ranges[th] = iv.mpf([0, 1])
+        self.ranges_all = dict(ranges)
         return list(ranges), ranges
 
     # exact checks in the original parameters
@@ -288,7 +315,7 @@ class Problem:
                 x = (_f(v.a) + _f(v.b)) / 2
             else:
                 x = mp[s]
-            if not mpmath.isfinite(x):
+            if x is None or not mpmath.isfinite(x):
                 return []
             if s in region.integers:
                 values[s] = sorted({int(mpmath.floor(x)), int(mpmath.ceil(x))})
@@ -575,6 +602,10 @@ def prove_claim(cf: ClaimsFile, claim: Claim, *, seconds: float = 60.0) -> Claim
     except intervals.Unsupported as exc:
         return ClaimResult(claim.name, claim.text, UNKNOWN, f"cannot enclose the claim: {exc}",
                            time.process_time() - start, 0, note=claim.note)
+    if problem.identity:
+        return ClaimResult(claim.name, claim.text, PROVED, "both sides are the same function (sympy simplifies the "
+                           "difference to 0)", time.process_time() - start, 0, note=claim.note,
+                           method="symbolic identity")
     search = Search(problem, seconds=seconds)
     status, reason, witness, left = search.run()
     methods = ["interval branch-and-bound (mpmath iv, outward rounding)"]
