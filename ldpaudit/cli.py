@@ -44,6 +44,7 @@ COMMANDS = {
     "simulate": ("ldpaudit.protocol.command", "simulate a protocol (Joseph et al. Gaussian estimation) on synthetic data"),
     "new": ("ldpaudit.mechanism.scaffold", "start a spec for a new mechanism from a bundled one"),
     "bench": ("ldpaudit.bench.command", "run the public suite of real LDP bugs: detected at which n, ε_lb vs true ε"),
+    "prove": ("ldpaudit.theorems.command", "prove or refute inequalities between derived quantities over a whole region"),
 }
 
 

@@ -22,6 +22,7 @@ TARGETS = {
     "localhashing": ("ldpaudit.report.localhashing", "Wang et al. 2017 local hashing: OLH's optimal g and variance, BLH"),
     "wang2019": ("ldpaudit.report.wang2019", "Wang et al. ICDE 2019: PM, Duchi and HM worst-case variance, ε*, HM's weight"),
     "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
+    "theorems": ("ldpaudit.report.theorems", "the seed papers' inequalities over their regions (proofs/theorems/*.toml)"),
 }
 
 

@@ -282,7 +282,6 @@ def _specs(table: dict, base: Path) -> dict:
             if p not in mech.symbols:
                 raise InvalidSpec(f"specs.{name}.let.{p}: {mech.name!r} has no parameter {p!r} "
                                   f"(its parameters: {', '.join(mech.parameter_names)})")
-            parse_expression(text, {}, field=f"specs.{name}.let.{p}")
         out[name] = (mech, dict(lets))
     return out
 
@@ -324,6 +323,9 @@ class _Resolver:
     def __init__(self, specs: dict, region: Region, model: str):
         self.specs, self.region, self.model = specs, region, model
         self.cache = {}
+        for name, (_, lets) in specs.items():
+            for p, t in lets.items():
+                parse_expression(t, region.symbols, field=f"specs.{name}.let.{p}")
 
     def statement(self, text: str, field: str) -> sp.Basic:
         names = {}
@@ -345,9 +347,10 @@ class _Resolver:
             raise InvalidSpec(str(exc).replace("__", ".")) from None
         parts = rel.args if isinstance(rel, sp.And) else (rel,)
         for p in parts:
-            if isinstance(p, sp.Eq | sp.Ne):
+            alts = p.args if isinstance(p, sp.Or) else (p,)
+            if any(isinstance(a, sp.Eq | sp.Ne) for a in alts):
                 raise InvalidSpec(f"{field} = {shown(text)} is an equation, not an inequality; write it with <, <=, > or >=")
-            if not isinstance(p, sp.Lt | sp.Le | sp.Gt | sp.Ge):
+            if not all(isinstance(a, sp.Lt | sp.Le | sp.Gt | sp.Ge) for a in alts):
                 raise InvalidSpec(f"{field} = {shown(text)} is not an inequality; write 'a <= b' (and 'and' of such)")
         subs = {symbols[key]: self.value(spec, result, field) for key, (spec, result) in names.items()}
         rel = rel.xreplace(subs)
@@ -373,7 +376,8 @@ class _Resolver:
             raise InvalidSpec(f"{field}: {spec}.{result} is not a derived result of {spec}; "
                               f"available: {', '.join(usable)}")
         expr = results[result]
-        fixed = {mech.symbols[p]: parse_expression(t, {}, field=f"specs.{spec}.let.{p}") for p, t in lets.items()}
+        fixed = {mech.symbols[p]: parse_expression(t, self.region.symbols, field=f"specs.{spec}.let.{p}")
+                 for p, t in lets.items()}
         expr = expr.xreplace(fixed)
         by_name = {s.name: s for s in expr.free_symbols}
         subs = {}

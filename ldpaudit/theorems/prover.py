@@ -91,7 +91,11 @@ def _parts(rel: sp.Basic) -> list:
 
 
 def _difference(rel) -> tuple[sp.Basic, bool]:
-    """(g, strict) with the relation meaning g >= 0 (g > 0 when strict)."""
+    """(g, strict) with the relation meaning g >= 0 (g > 0 when strict); an 'or' of relations is
+    the largest of their differences (strict if any is: sound, possibly stronger)."""
+    if isinstance(rel, sp.Or):
+        diffs = [_difference(a) for a in rel.args]
+        return sp.Max(*[g for g, _ in diffs], evaluate=False), any(st for _, st in diffs)
     if isinstance(rel, sp.Le | sp.Lt):
         return rel.rhs - rel.lhs, isinstance(rel, sp.Lt)
     return rel.lhs - rel.rhs, isinstance(rel, sp.Gt)
@@ -237,7 +241,7 @@ class Problem:
         self.goals: list[Goal] = []
         for part in _parts(claim.statement):
             lhs_rhs = part
-            for alt in _without_min_max(lhs_rhs):
+            for alt in ([part] if isinstance(part, sp.Or) else _without_min_max(lhs_rhs)):
                 g, strict = _difference(alt)
                 g = to_prover(g)
                 g = _simplified(g)
@@ -337,10 +341,15 @@ class Problem:
             if sg is None or sg < 0 or (strict and sg == 0):
                 return None
         for part in _parts(self.claim.statement):
-            g, strict = _difference(part)
-            sg = _sign(g.xreplace(env))
-            if sg is not None and (sg < 0 or (strict and sg == 0)):
-                lhs, rhs = part.lhs.xreplace(env), part.rhs.xreplace(env)
+            alts = part.args if isinstance(part, sp.Or) else (part,)
+            failed = []
+            for alt in alts:
+                g, strict = _difference(alt)
+                sg = _sign(g.xreplace(env))
+                failed.append(sg is not None and (sg < 0 or (strict and sg == 0)))
+            if all(failed):
+                last = alts[-1]
+                lhs, rhs = last.lhs.xreplace(env), last.rhs.xreplace(env)
                 return Witness({str(s): str(v) for s, v in env.items()}, _show(lhs), _show(rhs),
                                _decimal(lhs), _decimal(rhs), sp.sstr(part))
         return None
@@ -384,6 +393,7 @@ class Search:
         self.boxes = 0
         self.exact_checks = 0
         self.methods: set = set()
+        self._derivatives: dict = {}
 
     def run(self) -> tuple[str, str, Witness | None, list]:
         p = self.p
@@ -480,18 +490,28 @@ class Search:
         end = sp.Rational(Fraction(float(_f(v.a)))) if _f(v.a) == float(_f(v.a)) else None
         if end is None:
             return False
+        key = (goal.expr, end)
+        if key not in self._derivatives:
+            self._derivatives[key] = self._end_derivative(goal, x, end, box)
+        dgoal = self._derivatives[key]
+        if dgoal is None:
+            return False
+        self.methods.add("monotonicity at the end of the range (the limit is 0, the derivative is >= 0)")
+        return self._prove_1d(dgoal, box, depth + 1)
+
+    def _end_derivative(self, goal: Goal, x, end, box) -> Goal | None:
+        """g' as a goal when g tends to 0 exactly at the end (sympy's limit), else None."""
         try:
             limit = sp.limit(goal.expr, x, end, "+")
         except (NotImplementedError, ValueError, TypeError):
-            return False
+            return None
         if limit != 0:
-            return False
+            return None
         deriv = _sign_form(sp.diff(goal.expr, x), x, box)
-        if deriv is None:
-            return False
-        dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
-        self.methods.add("monotonicity at the end of the range (the limit is 0, the derivative is >= 0)")
-        return self._prove_1d(dgoal, box, depth + 1)
+        try:
+            return Goal(f"d/d{x} of {goal.label}", deriv, False)
+        except intervals.Unsupported:
+            return None
 
     def _tail(self, goal: Goal, box, x, depth) -> bool:
         v = box[x]
@@ -508,15 +528,14 @@ class Search:
             except intervals.Unsupported:
                 pass
         at = goal.enclose({x: iv.mpf(X)})
-        if not (at.a >= 0):
+        if not (at.a >= 0) or depth >= MAX_DERIVATIVE_DEPTH:
             return False
-        deriv = _sign_form(sp.diff(goal.expr, x), x, box)
-        if deriv is None or depth >= MAX_DERIVATIVE_DEPTH:
-            return False
-        dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
-        if self._tail(dgoal, box, x, depth + 1):
-            self.methods.add("unbounded end: g(X) >= 0 and g' >= 0 on [X, oo)")
-            return True
+        raw = sp.diff(goal.expr, x)
+        for deriv in (raw, _sign_form(raw, x, box)):
+            dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
+            if self._tail(dgoal, box, x, depth + 1):
+                self.methods.add("unbounded end: g(X) >= 0 and g' >= 0 on [X, oo)")
+                return True
         return False
 
     def _prove_1d(self, goal: Goal, box, depth: int) -> bool:
