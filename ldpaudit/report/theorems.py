@@ -28,7 +28,7 @@ def reproduce(out_dir, *, seconds: float = SECONDS) -> tuple[list, dict]:
              "catalog channels, over a region of the parameters; `ldpaudit prove FILE` decides them by rigorous "
              f"interval branch-and-bound (budget {seconds:g} s CPU per claim). PROVED holds on the whole region; "
              "REFUTED comes with a point of the region where the claim fails, checked exactly; UNKNOWN lists what "
-             "is left. The method is described in docs/theorems.md.")
+             "is left. The method is described in docs/reference/theorems.md.")
     rows, payload = [], {"files": {}}
     for path in claims_files():
         cf = load_claims(path)
