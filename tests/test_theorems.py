@@ -185,6 +185,15 @@ def test_reproduce_theorems_long_claims():
     cf = load_claims(THEOREMS / "wang_mrr.toml")
     r = prove_claim(cf, cf.claims[0], seconds=60)
     assert r.status in (PROVED, UNKNOWN)
+
+
+@pytest.mark.slow
+def test_concavity_of_i_k_is_refuted_with_an_exact_witness():
     cf = load_claims(THEOREMS / "wang_concave.toml")
     r = prove_claim(cf, cf.claims[0], seconds=60)
-    assert r.status in (REFUTED, UNKNOWN)
+    assert r.status == REFUTED
+    pt = {k: sp.Rational(v) for k, v in r.witness.point.items()}
+    d, a, b, eps = int(pt["d"]), pt["a"], pt["b"], pt["epsilon"]
+    assert 0 <= a <= d and 0 <= b <= d and eps > 0
+    mid = reference_information(d, (a + b) / 2, eps)
+    assert sign(reference_information(d, a, eps) + reference_information(d, b, eps) - 2 * mid) == 1

@@ -42,6 +42,7 @@ from ldpaudit.theorems.claims import Claim, ClaimsFile, bounds_of
 PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
 MAX_EXACT_CHECKS = 400
 MAX_DERIVATIVE_DEPTH = 6
+SCAN_POINTS = 256
 
 
 @dataclass(frozen=True)
@@ -275,6 +276,22 @@ class Problem:
             a = _f(intervals.compile_expr(lo[0])({}).a) if lo else -mpmath.inf
             b = _f(intervals.compile_expr(hi[0])({}).b) if hi else mpmath.inf
             ranges[s] = iv.mpf([a, b])
+        for _ in range(2):  # s >= h(others), s <= h(others): the enclosure of h bounds s
+            for rel in region.relations:
+                lhs, rhs = (rel.lhs, rel.rhs) if isinstance(rel, sp.Lt | sp.Le) else (rel.rhs, rel.lhs)  # lhs < rhs
+                for s, other, upper in ((lhs, rhs, True), (rhs, lhs, False)):
+                    if s in ranges and s not in other.free_symbols and other.free_symbols <= set(ranges):
+                        try:
+                            h = intervals.compile_expr(other)(ranges)
+                        except intervals.Unsupported:
+                            continue
+                        a, b = _f(ranges[s].a), _f(ranges[s].b)
+                        if upper and mpmath.isfinite(_f(h.b)):
+                            b = min(b, _f(h.b))
+                        if not upper and mpmath.isfinite(_f(h.a)):
+                            a = max(a, _f(h.a))
+                        if a <= b:
+                            ranges[s] = iv.mpf([a, b])
         if self.forward:
             box = {}
             for new, value in self.forward.items():
@@ -395,9 +412,34 @@ class Search:
         self.methods: set = set()
         self._derivatives: dict = {}
 
+    def _scan(self, root) -> Witness | None:
+        """Candidates at quasi-random points of the box (Halton sequence): a search, not a proof;
+        a candidate counts only after the exact check."""
+        names = [s for s in self.p.variables if mpmath.isfinite(_f(root[s].a)) and mpmath.isfinite(_f(root[s].b))]
+        if len(names) != len(self.p.variables):
+            return None
+        primes = [2, 3, 5, 7, 11, 13, 17, 19][: len(names)]
+        for i in range(1, SCAN_POINTS + 1):
+            box = {}
+            for s, b in zip(names, primes):
+                f, x, n = 1.0, 0.0, i
+                while n:
+                    f /= b
+                    x += f * (n % b)
+                    n //= b
+                lo, hi = _f(root[s].a), _f(root[s].b)
+                box[s] = iv.mpf(lo + (hi - lo) * mpmath.mpf(x))
+            w = self._witness(box, list(range(len(self.p.goals))))
+            if w is not None:
+                return w
+        return None
+
     def run(self) -> tuple[str, str, Witness | None, list]:
         p = self.p
         root = dict(p.ranges)
+        w = self._scan(root)
+        if w is not None:
+            return REFUTED, f"fails at {w.point}", w, []
         stack = [(root, list(range(len(p.goals))))]
         left = []
         inside_any = False
