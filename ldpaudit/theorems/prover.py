@@ -402,6 +402,39 @@ def _decimal(e) -> str:
 # --- the search -----------------------------------------------------------------------------
 
 
+class _OutOfTime(Exception):
+    pass
+
+
+class _cpu_limit:
+    """Interrupt a sympy call (limit, simplify) that outlives the claim's CPU budget: a
+    profiling timer (SIGPROF) in the main thread; elsewhere no limit is set."""
+
+    def __init__(self, seconds: float):
+        self.seconds = max(seconds, 0.01)
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.active = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        if self.active:
+            def fire(signum, frame):
+                raise _OutOfTime()
+
+            self.old = signal.signal(signal.SIGPROF, fire)
+            signal.setitimer(signal.ITIMER_PROF, self.seconds)
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            import signal
+
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, self.old)
+        return exc[0] is _OutOfTime
+
+
 class Search:
     def __init__(self, problem: Problem, *, seconds: float = 60.0, max_boxes: int = 200_000):
         self.p = problem
@@ -534,7 +567,9 @@ class Search:
             return False
         key = (goal.expr, end)
         if key not in self._derivatives:
-            self._derivatives[key] = self._end_derivative(goal, x, end, box)
+            self._derivatives[key] = None
+            with _cpu_limit(self.deadline - time.process_time()):
+                self._derivatives[key] = self._end_derivative(goal, x, end, box)
         dgoal = self._derivatives[key]
         if dgoal is None:
             return False
@@ -573,7 +608,10 @@ class Search:
         if not (at.a >= 0) or depth >= MAX_DERIVATIVE_DEPTH:
             return False
         raw = sp.diff(goal.expr, x)
-        for deriv in (raw, _sign_form(raw, x, box)):
+        forms = [raw]
+        with _cpu_limit(self.deadline - time.process_time()):
+            forms.append(_sign_form(raw, x, box))
+        for deriv in forms:
             dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
             if self._tail(dgoal, box, x, depth + 1):
                 self.methods.add("unbounded end: g(X) >= 0 and g' >= 0 on [X, oo)")
