@@ -22,9 +22,9 @@ from ldpaudit.verify import exact
 
 
 def sign(e):
-    """Exact sign: the verify stage's rational enclosures, else outward-rounded point intervals."""
-    s = exact.sign(e)
-    return s if s is not None else point_sign(e)
+    """Exact sign: outward-rounded point intervals, else the verify stage's rational enclosures."""
+    s = point_sign(e)
+    return s if s is not None else exact.sign(e)
 
 ROOT = Path(__file__).resolve().parents[1]
 THEOREMS = ROOT / "proofs" / "theorems"

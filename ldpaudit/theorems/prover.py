@@ -43,6 +43,7 @@ PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
 MAX_EXACT_CHECKS = 400
 MAX_DERIVATIVE_DEPTH = 6
 SCAN_POINTS = 256
+MAX_SCAN_CHECKS = 24
 
 
 @dataclass(frozen=True)
@@ -373,20 +374,22 @@ class Problem:
 
 
 def _sign(e) -> int | None:
+    """Rigorous sign: outward-rounded point enclosures (80 to 1280 bits), else the verify
+    stage's rational enclosures; None when neither decides."""
     e = sp.sympify(e)
     if e.is_Rational:
         return int(bool(e > 0)) - int(bool(e < 0))
     try:
-        from ldpaudit.verify.exact import sign
-
-        s = sign(e)
+        s = intervals.point_sign(e)
         if s is not None:
             return s
-    except (ValueError, TypeError, ArithmeticError):
+    except intervals.Unsupported:
         pass
     try:
-        return intervals.point_sign(e)
-    except intervals.Unsupported:
+        from ldpaudit.verify.exact import sign
+
+        return sign(e, max_bits=1024)
+    except (ValueError, TypeError, ArithmeticError):
         return None
 
 
@@ -462,6 +465,8 @@ class Search:
                     n //= b
                 lo, hi = _f(root[s].a), _f(root[s].b)
                 box[s] = iv.mpf(lo + (hi - lo) * mpmath.mpf(x))
+            if self.exact_checks >= MAX_SCAN_CHECKS:
+                return None
             w = self._witness(box, list(range(len(self.p.goals))))
             if w is not None:
                 return w
@@ -545,7 +550,9 @@ class Search:
             return None
         for cand in self.p.original_point(center):
             self.exact_checks += 1
-            w = self.p.exact_check(cand)
+            w = None
+            with _cpu_limit(min(5.0, max(self.deadline - time.process_time(), 0.01))):
+                w = self.p.exact_check(cand)
             if w is not None:
                 return w
         return None
