@@ -8,11 +8,13 @@ Barg's ratios on the old 36-point grid (ldpaudit/report/yebarg2017.py), which pr
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's ldpaudit, not an installed one
 
 
 def measure(func):

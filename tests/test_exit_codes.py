@@ -23,6 +23,7 @@ COMMANDS = {
     "simulate": (["simulate", "kv2", "--n", "1000", "--trials", "2"], ("ldpaudit.protocol.command", "run")),
     "bench": (["bench", "--only", "rr-8bit-coin", "--quick"], ("ldpaudit.bench.runner", "score")),
     "new": (["new", "{tmp}/new.toml", "--from", "krr"], ("ldpaudit.mechanism.loader", "dumps_spec")),
+    "prove": (["prove", "proofs/theorems/wang_ibeta.toml"], ("ldpaudit.theorems.prover", "prove_file")),
     "audit": (
         ["audit", "ldpaudit.mechanism.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),
