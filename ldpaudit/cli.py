@@ -47,6 +47,7 @@ COMMANDS = {
     "bench": ("ldpaudit.bench.command", "run the public suite of real LDP bugs: detected at which n, ε_lb vs true ε"),
     "optimize": ("ldpaudit.extremal.command", "the optimal ε-LDP mechanism for mutual information (staircase LP), with a certified optimum"),
     "amplify": ("ldpaudit.account.amplify_command", "the central (ε, δ) after shuffling n reports: upper and lower bounds"),
+    "prove": ("ldpaudit.theorems.command", "prove or refute inequalities between derived quantities over a whole region"),
 }
 
 

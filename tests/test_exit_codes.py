@@ -27,6 +27,7 @@ COMMANDS = {
     "profile": (["profile", KRR], ("ldpaudit.account.pld", "pair_pld")),
     "amplify": (["amplify", KRR, "-p", "d=3", "-p", "epsilon=1", "--n", "100", "--delta", "1e-6"],
                 ("ldpaudit.account.shuffle", "channel_facts")),
+    "prove": (["prove", "proofs/theorems/wang_ibeta.toml"], ("ldpaudit.theorems.prover", "prove_file")),
     "audit": (
         ["audit", "ldpaudit.mechanism.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),

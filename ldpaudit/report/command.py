@@ -24,6 +24,7 @@ TARGETS = {
     "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
     "optimality": ("ldpaudit.report.optimality", "certified staircase-LP optima: Wang Thm 2.1 (d <= 12), W-RR for binary inputs"),
     "accounting": ("ldpaudit.report.accounting", "privacy profiles, trade-off curves, K-report and memoized composition"),
+    "theorems": ("ldpaudit.report.theorems", "the seed papers' inequalities over their regions (proofs/theorems/*.toml)"),
 }
 
 

@@ -1,0 +1,51 @@
+"""Region claims (ldpaudit prove): CPU time and peak memory to decide each claim of
+proofs/theorems/*.toml, beside the obvious baseline measured in the same run: evaluating Ye &
+Barg's ratios on the old 36-point grid (ldpaudit/report/yebarg2017.py), which proves nothing.
+
+    python benchmarks/bench_theorems.py [--seconds 60]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's ldpaudit, not an installed one
+
+
+def measure(func):
+    tracemalloc.start()
+    start = time.process_time()
+    out = func()
+    cpu = time.process_time() - start
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return out, cpu, peak / 2**20
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=60.0)
+    args = ap.parse_args()
+    from ldpaudit.report import yebarg2017
+    from ldpaudit.theorems.claims import load_claims
+    from ldpaudit.theorems.prover import prove_claim
+
+    _, grid_cpu, grid_mem = measure(yebarg2017.grid)
+    print(f"baseline: Ye & Barg 36-point grid (no proof): {grid_cpu:.2f} s CPU, {grid_mem:.1f} MiB peak")
+    print("| file | claim | verdict | CPU s (incl. loading) | peak MiB | CPU / grid |")
+    print("|---|---|---|---|---|---|")
+    for path in sorted((ROOT / "proofs" / "theorems").glob("*.toml")):
+        cf, load_cpu, _ = measure(lambda: load_claims(path))
+        for claim in cf.claims:
+            r, cpu, mem = measure(lambda: prove_claim(cf, claim, seconds=args.seconds))
+            total = cpu + load_cpu / len(cf.claims)
+            print(f"| {path.name} | {claim.name} | {r.status} | {total:.2f} | {mem:.1f} | {total / grid_cpu:.1f}x |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,731 @@
+"""Deciding a claim over a whole region: rigorous interval branch-and-bound.
+
+The claim ``lhs <= rhs`` becomes goals ``g >= 0`` (``g = rhs - lhs``), one per way of
+choosing an argument of every ``Min``/``Max`` (proving all of them proves the claim, since a
+minimum is one of its arguments). A bound parameter ``k = ceiling(a)`` is relaxed to
+``k = a + θ`` with θ in [0, 1] (a claim proved for every θ holds at the integer); integer
+parameters are relaxed to reals (the same argument). Optional prover coordinates (a change
+of variables declared in the claims file, checked to be inverse to each other) make an
+unbounded region compact: Ye & Barg's region ``3.8 < ε < ln(d/9)`` over all d becomes the
+box ``q = e^(-ε/2) in (0, e^-1.9)``, ``s = e^ε/d in (0, 1/9)``.
+
+The box is split until on every piece either the region's relations are shown false (the
+piece is outside) or every goal's enclosure is >= 0 (mpmath interval arithmetic, outward
+rounding). One-dimensional claims that touch an end of their range with equality (Wang's
+I ≤ ε²/8 at ε → 0, where the two sides agree to fourth order) use a monotonicity argument:
+the limit of g at the end is computed symbolically and shown to be 0 exactly, and g' (as the
+numerator of a single fraction, when its denominator is shown positive) is proved >= 0 on the
+piece by the same procedure, recursively. An unbounded piece [X, ∞) is decided by
+evaluating g with e^ε replaced by an independent w in [0, e^-X] (sound: a box containing the
+curve), or by g(X) >= 0 and g' >= 0 on [X, ∞).
+
+A refutation is only ever a point of the original parameters (integers rounded, reals
+rational) at which the region's relations and the negated claim are checked exactly, the
+binding computed exactly. Everything the procedure cannot close within its budget is
+reported as UNKNOWN with the pieces that are left.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import sympy as sp
+from mpmath import iv
+
+from ldpaudit.theorems import intervals
+from ldpaudit.theorems.claims import Claim, ClaimsFile, bounds_of
+
+PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
+MAX_EXACT_CHECKS = 400
+MAX_DERIVATIVE_DEPTH = 6
+SCAN_POINTS = 256
+MAX_SCAN_CHECKS = 24
+
+
+@dataclass(frozen=True)
+class Witness:
+    point: dict               # parameter name -> exact value (text)
+    lhs: str                  # exact expression of each side at the point
+    rhs: str
+    lhs_value: str            # decimals (20 digits)
+    rhs_value: str
+    part: str                 # which inequality of the statement fails
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    name: str
+    statement: str
+    status: str
+    reason: str
+    seconds: float
+    boxes: int
+    witness: Witness | None = None
+    left: tuple = ()
+    note: str = ""
+    method: str = ""
+
+    @property
+    def exit_code(self) -> int:
+        return {PROVED: 0, REFUTED: 1}.get(self.status, 3)
+
+    def as_dict(self) -> dict:
+        out = {"name": self.name, "statement": self.statement, "status": self.status, "reason": self.reason,
+               "seconds": round(self.seconds, 3), "boxes": self.boxes, "method": self.method}
+        if self.witness is not None:
+            out["witness"] = self.witness.__dict__
+        if self.left:
+            out["left"] = list(self.left)
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+# --- preparing goals ------------------------------------------------------------------------
+
+
+def _parts(rel: sp.Basic) -> list:
+    return list(rel.args) if isinstance(rel, sp.And) else [rel]
+
+
+def _difference(rel) -> tuple[sp.Basic, bool]:
+    """(g, strict) with the relation meaning g >= 0 (g > 0 when strict); an 'or' of relations is
+    the largest of their differences (strict if any is: sound, possibly stronger)."""
+    if isinstance(rel, sp.Or):
+        diffs = [_difference(a) for a in rel.args]
+        return sp.Max(*[g for g, _ in diffs], evaluate=False), any(st for _, st in diffs)
+    if isinstance(rel, sp.Le | sp.Lt):
+        return rel.rhs - rel.lhs, isinstance(rel, sp.Lt)
+    return rel.lhs - rel.rhs, isinstance(rel, sp.Gt)
+
+
+def _without_min_max(expr: sp.Basic) -> list:
+    """Every expression obtained by replacing each Min/Max by one of its arguments."""
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.Min | sp.Max):
+            out = []
+            for arg in node.args:
+                out.extend(_without_min_max(expr.xreplace({node: arg})))
+            return out
+    return [expr]
+
+
+def relax(expr: sp.Basic, thetas: dict) -> sp.Basic:
+    """ceiling(a) -> a + θ, floor(a) -> a - θ with a fresh θ in [0, 1] per distinct argument."""
+    def repl(node):
+        key = (type(node).__name__, node.args[0])
+        if key not in thetas:
+            thetas[key] = sp.Symbol(f"theta{len(thetas)}", nonnegative=True)
+        th = thetas[key]
+        return node.args[0] + th if isinstance(node, sp.ceiling) else node.args[0] - th
+
+    for _ in range(20):
+        found = [n for n in sp.preorder_traversal(expr) if isinstance(n, sp.ceiling | sp.floor)]
+        if not found:
+            return expr
+        expr = expr.xreplace({found[-1]: repl(found[-1])})
+    return expr
+
+
+def _simplified(g: sp.Basic) -> sp.Basic:
+    """g, or a simpler equal expression when sympy finds one (0 for an identity)."""
+    try:
+        h = sp.simplify(_log_expand(g))
+    except (TypeError, ValueError, NotImplementedError, RecursionError):
+        return g
+    if h == 0 or len(h.free_symbols) < len(g.free_symbols):
+        return h
+    return g
+
+
+def _has_half_powers(e) -> bool:
+    return any(p.exp.is_Rational and not p.exp.is_Integer for p in e.atoms(sp.Pow))
+
+
+def _square_form(g: sp.Basic) -> sp.Basic | None:
+    """c - r with c > 0 constant and r with square roots: c² - r² has the same sign where
+    c - r >= 0 matters (c² >= r² gives c >= |r| >= r), and no roots when r² is rational."""
+    c, rest = g.as_coeff_Add()
+    if not (c.is_number and c > 0) or not _has_half_powers(rest):
+        return None
+    factors = sp.Mul.make_args(rest)
+    r2 = sp.Mul(*[f**2 for f in factors])
+    r2 = sp.cancel(sp.together(sp.powsimp(sp.expand_power_base(r2, force=True), force=True)))
+    if _has_half_powers(r2):
+        return None
+    return c**2 - r2
+
+
+def _log_expand(e: sp.Basic) -> sp.Basic:
+    """log(a*b/c) -> log a + log b - log c and log(exp(x)) -> x (positive arguments)."""
+    def inner(node):
+        if isinstance(node, sp.log):
+            arg = sp.powsimp(sp.together(node.args[0]), force=True)
+            return sp.expand_log(sp.log(sp.factor(arg)), force=True)
+        return node
+
+    return e.replace(lambda n: isinstance(n, sp.log), inner)
+
+
+def _forms(g: sp.Basic) -> list:
+    """Several expressions of the same function (their enclosures are intersected)."""
+    forms = [g]
+    try:
+        h = _log_expand(g)
+        forms.append(h)
+        if not h.has(sp.log):
+            forms.append(sp.cancel(sp.together(h)))
+        else:
+            forms.append(sp.Add(*[sp.cancel(sp.together(t)) for t in sp.Add.make_args(sp.expand(h))]))
+    except (sp.PolynomialError, ValueError, TypeError):
+        pass
+    out = []
+    for f in forms:
+        if f not in out:
+            out.append(f)
+    return out
+
+
+@dataclass
+class Goal:
+    label: str
+    expr: sp.Basic
+    strict: bool
+    compiled: list = field(default_factory=list)
+
+    def __post_init__(self):
+        self.compiled = []
+        for f in _forms(self.expr):
+            try:
+                self.compiled.append(intervals.compile_expr(f))
+            except intervals.Unsupported:
+                continue
+        if not self.compiled:
+            raise intervals.Unsupported(f"cannot enclose {self.expr}")
+
+    def enclose(self, box):
+        lo, hi = -mpmath.inf, mpmath.inf
+        for f in self.compiled:
+            v = f(box)
+            lo, hi = max(lo, _f(v.a)), min(hi, _f(v.b))
+        if lo > hi:  # rounding: enclosures of one function always overlap
+            lo, hi = min(lo, hi), max(lo, hi)
+        return iv.mpf([lo, hi])
+
+    def holds(self, v) -> bool:
+        return v.a > 0 or (not self.strict and v.a >= 0)
+
+
+# --- the problem in prover coordinates ------------------------------------------------------
+
+
+class Problem:
+    """A claims file's region and one claim, in the prover's coordinates."""
+
+    def __init__(self, cf: ClaimsFile, claim: Claim):
+        self.cf, self.claim = cf, claim
+        region = cf.region
+        self.thetas: dict = {}
+        binds = {s: relax(b, self.thetas) for s, b in region.bindings.items()}
+        coords = cf.coordinates
+        self.inverse = coords.inverse if coords else {}
+        self.forward = coords.forward if coords else {}
+
+        def to_prover(e):
+            e = e.xreplace(binds)
+            e = relax(e, self.thetas)
+            return e.xreplace(self.inverse) if self.inverse else e
+
+        self.goals: list[Goal] = []
+        for part in _parts(claim.statement):
+            lhs_rhs = part
+            for alt in ([part] if isinstance(part, sp.Or) else _without_min_max(lhs_rhs)):
+                g, strict = _difference(alt)
+                g = to_prover(g)
+                g = _simplified(g)
+                sq = _square_form(g)
+                label = sp.sstr(alt)
+                self.goals.append(Goal(label, sq if sq is not None else g, strict))
+        self.identity = all(g.expr == 0 and not g.strict for g in self.goals)
+        active = set().union(*(g.expr.free_symbols for g in self.goals)) if self.goals else set()
+        self.relations = []
+        for rel in region.relations:
+            h, strict = _difference(rel)
+            h = to_prover(h)
+            if h.free_symbols <= active or not self.inverse:
+                if h.free_symbols <= active:  # a relation on parameters the goals no longer mention is dropped
+                    self.relations.append(Goal(sp.sstr(rel), h, strict))
+            else:
+                self.relations.append(Goal(sp.sstr(rel), h, strict))
+        self.variables, self.ranges = self._ranges(binds)
+        if not self.inverse:
+            self.dropped = [s for s in self.variables if s not in active]
+            self.variables = [s for s in self.variables if s in active]
+            self.ranges = {s: v for s, v in self.ranges.items() if s in active}
+        else:
+            self.dropped = []
+
+    def _ranges(self, binds):
+        region = self.cf.region
+        ranges = {}
+        for s in region.free:
+            lo, hi = bounds_of(s, region.relations)
+            a = _f(intervals.compile_expr(lo[0])({}).a) if lo else -mpmath.inf
+            b = _f(intervals.compile_expr(hi[0])({}).b) if hi else mpmath.inf
+            ranges[s] = iv.mpf([a, b])
+        for _ in range(2):  # s >= h(others), s <= h(others): the enclosure of h bounds s
+            for rel in region.relations:
+                lhs, rhs = (rel.lhs, rel.rhs) if isinstance(rel, sp.Lt | sp.Le) else (rel.rhs, rel.lhs)  # lhs < rhs
+                for s, other, upper in ((lhs, rhs, True), (rhs, lhs, False)):
+                    if s in ranges and s not in other.free_symbols and other.free_symbols <= set(ranges):
+                        try:
+                            h = intervals.compile_expr(other)(ranges)
+                        except intervals.Unsupported:
+                            continue
+                        a, b = _f(ranges[s].a), _f(ranges[s].b)
+                        if upper and mpmath.isfinite(_f(h.b)):
+                            b = min(b, _f(h.b))
+                        if not upper and mpmath.isfinite(_f(h.a)):
+                            a = max(a, _f(h.a))
+                        if a <= b:
+                            ranges[s] = iv.mpf([a, b])
+        if self.forward:
+            box = {}
+            for new, value in self.forward.items():
+                v = intervals.compile_expr(value)(ranges)
+                lo, hi = _f(v.a), _f(v.b)
+                if new.is_positive:
+                    lo = max(lo, 0)
+                box[new] = [lo, hi]
+            for rel in self.relations:  # a relation in one new coordinate tightens its range
+                for form in _forms(rel.expr):
+                    free = form.free_symbols
+                    if len(free) == 1 and next(iter(free)) in box:
+                        s = next(iter(free))
+                        try:
+                            sol = sp.solve_univariate_inequality(sp.Ge(form, 0), s, relational=False,
+                                                                 domain=sp.Interval(0, sp.oo))
+                        except (NotImplementedError, ValueError, TypeError):
+                            continue
+                        if isinstance(sol, sp.Interval) and sol.start.is_number and sol.end.is_number:
+                            if sol.start.is_finite:
+                                box[s][0] = max(box[s][0], _f(intervals.compile_expr(sol.start)({}).a))
+                            if sol.end.is_finite:
+                                box[s][1] = min(box[s][1], _f(intervals.compile_expr(sol.end)({}).b))
+                            break
+            ranges = {s: iv.mpf(v) for s, v in box.items()}
+        for th in self.thetas.values():
+            ranges[th] = iv.mpf([0, 1])
+        self.ranges_all = dict(ranges)
+        return list(ranges), ranges
+
+    # exact checks in the original parameters
+
+    def original_point(self, point: dict) -> list[dict]:
+        """Candidate exact points of the original parameters near a prover point."""
+        region = self.cf.region
+        mp = {s: mpmath.mpf(v) for s, v in point.items()}
+        values = {}
+        for s in region.free:
+            if self.inverse:
+                f = intervals.compile_expr(self.inverse[s])
+                v = f({k: iv.mpf(x) for k, x in mp.items()})
+                x = (_f(v.a) + _f(v.b)) / 2
+            else:
+                x = mp[s]
+            if x is None or not mpmath.isfinite(x):
+                return []
+            if s in region.integers:
+                values[s] = sorted({int(mpmath.floor(x)), int(mpmath.ceil(x))})
+            else:
+                values[s] = [Fraction(float(x)).limit_denominator(10**6)]
+        return [dict(zip(values, combo)) for combo in itertools.product(*values.values())]
+
+    def exact_check(self, values: dict) -> Witness | None:
+        """A witness if the point lies in the region and the claim fails there (all exact)."""
+        region = self.cf.region
+        env = {s: sp.Rational(v) for s, v in values.items()}
+        for s, b in region.bindings.items():
+            env[s] = sp.sympify(b.xreplace(env))
+            if not env[s].is_Rational:
+                return None
+        for rel in region.relations:
+            h, strict = _difference(rel)
+            sg = _sign(h.xreplace(env))
+            if sg is None or sg < 0 or (strict and sg == 0):
+                return None
+        for part in _parts(self.claim.statement):
+            alts = part.args if isinstance(part, sp.Or) else (part,)
+            failed = []
+            for alt in alts:
+                g, strict = _difference(alt)
+                sg = _sign(g.xreplace(env))
+                failed.append(sg is not None and (sg < 0 or (strict and sg == 0)))
+            if all(failed):
+                last = alts[-1]
+                lhs, rhs = last.lhs.xreplace(env), last.rhs.xreplace(env)
+                return Witness({str(s): str(v) for s, v in env.items()}, _show(lhs), _show(rhs),
+                               _decimal(lhs), _decimal(rhs), sp.sstr(part))
+        return None
+
+
+def _sign(e) -> int | None:
+    """Rigorous sign: outward-rounded point enclosures (80 to 1280 bits), else the verify
+    stage's rational enclosures; None when neither decides."""
+    e = sp.sympify(e)
+    if e.is_Rational:
+        return int(bool(e > 0)) - int(bool(e < 0))
+    try:
+        s = intervals.point_sign(e)
+        if s is not None:
+            return s
+    except intervals.Unsupported:
+        pass
+    try:
+        from ldpaudit.verify.exact import sign
+
+        return sign(e, max_bits=1024)
+    except (ValueError, TypeError, ArithmeticError):
+        return None
+
+
+def _show(e) -> str:
+    text = sp.sstr(sp.nsimplify(e) if e.is_Rational else e)
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _decimal(e) -> str:
+    return sp.sstr(sp.N(e, 20))
+
+
+# --- the search -----------------------------------------------------------------------------
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+class _cpu_limit:
+    """Interrupt a sympy call (limit, simplify) that outlives the claim's CPU budget: a
+    profiling timer (SIGPROF) in the main thread; elsewhere no limit is set."""
+
+    def __init__(self, seconds: float):
+        self.seconds = max(seconds, 0.01)
+
+    def __enter__(self):
+        import signal
+        import threading
+
+        self.active = threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+        if self.active:
+            def fire(signum, frame):
+                raise _OutOfTime()
+
+            self.old = signal.signal(signal.SIGPROF, fire)
+            signal.setitimer(signal.ITIMER_PROF, self.seconds)
+        return self
+
+    def __exit__(self, *exc):
+        if self.active:
+            import signal
+
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, self.old)
+        return exc[0] is _OutOfTime
+
+
+class Search:
+    def __init__(self, problem: Problem, *, seconds: float = 60.0, max_boxes: int = 200_000):
+        self.p = problem
+        self.deadline = time.process_time() + seconds
+        self.max_boxes = max_boxes
+        self.boxes = 0
+        self.exact_checks = 0
+        self.methods: set = set()
+        self._derivatives: dict = {}
+
+    def _scan(self, root) -> Witness | None:
+        """Candidates at quasi-random points of the box (Halton sequence): a search, not a proof;
+        a candidate counts only after the exact check."""
+        names = [s for s in self.p.variables if mpmath.isfinite(_f(root[s].a)) and mpmath.isfinite(_f(root[s].b))]
+        if len(names) != len(self.p.variables):
+            return None
+        primes = [2, 3, 5, 7, 11, 13, 17, 19][: len(names)]
+        for i in range(1, SCAN_POINTS + 1):
+            box = {}
+            for s, b in zip(names, primes):
+                f, x, n = 1.0, 0.0, i
+                while n:
+                    f /= b
+                    x += f * (n % b)
+                    n //= b
+                lo, hi = _f(root[s].a), _f(root[s].b)
+                box[s] = iv.mpf(lo + (hi - lo) * mpmath.mpf(x))
+            if self.exact_checks >= MAX_SCAN_CHECKS:
+                return None
+            w = self._witness(box, list(range(len(self.p.goals))))
+            if w is not None:
+                return w
+        return None
+
+    def run(self) -> tuple[str, str, Witness | None, list]:
+        p = self.p
+        root = dict(p.ranges)
+        w = self._scan(root)
+        if w is not None:
+            return REFUTED, f"fails at {w.point}", w, []
+        stack = [(root, list(range(len(p.goals))))]
+        left = []
+        inside_any = False
+        while stack:
+            box, pending = stack.pop()
+            self.boxes += 1
+            if time.process_time() > self.deadline or self.boxes > self.max_boxes:
+                left.append((box, "budget spent"))
+                left.extend((b, "budget spent") for b, _ in stack)
+                break
+            inside = True
+            outside = False
+            for rel in p.relations:
+                v = rel.enclose(box)
+                if v.b < 0 or (rel.strict and v.b <= 0):
+                    outside = True
+                    break
+                if not rel.holds(v):
+                    inside = False
+            if outside:
+                continue
+            inside_any = True
+            still = []
+            for i in pending:
+                goal = p.goals[i]
+                v = goal.enclose(box)
+                if goal.holds(v):
+                    continue
+                still.append(i)
+            if not still:
+                continue
+            w = self._witness(box, still)
+            if w is not None:
+                return REFUTED, f"fails at {w.point}", w, []
+            still = [i for i in still if not self._monotone(p.goals[i], box)]
+            if not still:
+                continue
+            var = self._split_variable(box)
+            if var is None:
+                left.append((box, "enclosure of " + p.goals[still[0]].label + " still contains negative values "
+                             "on a piece too small to split"))
+                continue
+            for child in _split(box, var):
+                stack.append((child, still))
+        if not inside_any:
+            return "EMPTY", "the region is empty: every piece of the range violates a relation", None, []
+        if left:
+            return UNKNOWN, f"{len(left)} piece(s) of the region left undecided", None, left
+        return PROVED, "every piece of the region decided", None, []
+
+    def _split_variable(self, box):
+        best, width = None, 0
+        for s in self.p.variables:
+            a, b = _f(box[s].a), _f(box[s].b)
+            if not mpmath.isfinite(b) or not mpmath.isfinite(a):
+                return s
+            sa, sb = _f(self.p.ranges[s].a), _f(self.p.ranges[s].b)
+            full = (sb - sa) if mpmath.isfinite(sb - sa) else max(abs(b), 1)
+            rel = (b - a) / full if full else 0
+            if rel > width:
+                best, width = s, rel
+        return best if width > mpmath.mpf(2) ** -40 else None
+
+    def _witness(self, box, still) -> Witness | None:
+        if self.exact_checks >= MAX_EXACT_CHECKS:
+            return None
+        center = {s: _mid(v) for s, v in box.items()}
+        point = {s: iv.mpf(x) for s, x in center.items()}
+        if not any(self.p.goals[i].enclose(point).b < 0 for i in still):
+            return None
+        for cand in self.p.original_point(center):
+            self.exact_checks += 1
+            w = None
+            with _cpu_limit(min(5.0, max(self.deadline - time.process_time(), 0.01))):
+                w = self.p.exact_check(cand)
+            if w is not None:
+                return w
+        return None
+
+    # monotonicity at an end of a one-dimensional range
+
+    def _monotone(self, goal: Goal, box, depth: int = 0) -> bool:
+        p = self.p
+        if len(p.variables) != 1 or depth > MAX_DERIVATIVE_DEPTH:
+            return False
+        (x,) = p.variables
+        v, full = box[x], p.ranges[x]
+        if not mpmath.isfinite(_f(v.b)):
+            return self._tail(goal, box, x, depth)
+        if _f(v.a) != _f(full.a) or not mpmath.isfinite(_f(v.a)):
+            return False
+        end = sp.Rational(Fraction(float(_f(v.a)))) if _f(v.a) == float(_f(v.a)) else None
+        if end is None:
+            return False
+        key = (goal.expr, end)
+        if key not in self._derivatives:
+            self._derivatives[key] = None
+            with _cpu_limit(self.deadline - time.process_time()):
+                self._derivatives[key] = self._end_derivative(goal, x, end, box)
+        dgoal = self._derivatives[key]
+        if dgoal is None:
+            return False
+        self.methods.add("monotonicity at the end of the range (the limit is 0, the derivative is >= 0)")
+        return self._prove_1d(dgoal, box, depth + 1)
+
+    def _end_derivative(self, goal: Goal, x, end, box) -> Goal | None:
+        """g' as a goal when g tends to 0 exactly at the end (sympy's limit), else None."""
+        try:
+            limit = sp.limit(goal.expr, x, end, "+")
+        except (NotImplementedError, ValueError, TypeError):
+            return None
+        if limit != 0:
+            return None
+        deriv = _sign_form(sp.diff(goal.expr, x), x, box)
+        try:
+            return Goal(f"d/d{x} of {goal.label}", deriv, False)
+        except intervals.Unsupported:
+            return None
+
+    def _tail(self, goal: Goal, box, x, depth) -> bool:
+        v = box[x]
+        X = _f(v.a)
+        w = sp.Symbol("w_tail", nonnegative=True)
+        decoupled = _decouple(goal.expr, x, w)
+        if decoupled is not None:
+            try:
+                g = Goal(goal.label, decoupled, goal.strict)
+                tbox = {x: v, w: iv.mpf([0, iv.exp(-iv.mpf(X)).b])}
+                if g.holds(g.enclose(tbox)):
+                    self.methods.add("unbounded end: e^x replaced by an independent w in [0, e^-X]")
+                    return True
+            except intervals.Unsupported:
+                pass
+        at = goal.enclose({x: iv.mpf(X)})
+        if not (at.a >= 0) or depth >= MAX_DERIVATIVE_DEPTH:
+            return False
+        raw = sp.diff(goal.expr, x)
+        forms = [raw]
+        with _cpu_limit(self.deadline - time.process_time()):
+            forms.append(_sign_form(raw, x, box))
+        for deriv in forms:
+            dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
+            if self._tail(dgoal, box, x, depth + 1):
+                self.methods.add("unbounded end: g(X) >= 0 and g' >= 0 on [X, oo)")
+                return True
+        return False
+
+    def _prove_1d(self, goal: Goal, box, depth: int) -> bool:
+        """goal >= 0 on the box (one variable), by splitting and the end methods."""
+        stack = [box]
+        count = 0
+        while stack:
+            b = stack.pop()
+            count += 1
+            self.boxes += 1
+            if count > 4000 or time.process_time() > self.deadline:
+                return False
+            if goal.holds(goal.enclose(b)):
+                continue
+            if self._monotone(goal, b, depth):
+                continue
+            x = self.p.variables[0]
+            v = b[x]
+            if mpmath.isfinite(_f(v.b)) and _f(v.b) - _f(v.a) < mpmath.mpf(2) ** -40:
+                return False
+            stack.extend(_split(b, x))
+        return True
+
+
+def _sign_form(expr: sp.Basic, x, box) -> sp.Basic | None:
+    """An expression with the sign of ``expr`` on the box: the numerator of one fraction when
+    the denominator is shown positive there, else ``expr``."""
+    try:
+        num, den = sp.fraction(sp.together(expr))
+        num = sp.expand(num)
+        f = intervals.compile_expr(den)
+        if f(box).a > 0:
+            return num
+        if f(box).b < 0:
+            return -num
+    except (intervals.Unsupported, sp.PolynomialError):
+        pass
+    return sp.simplify(expr)
+
+
+def _decouple(expr: sp.Basic, x, w) -> sp.Basic | None:
+    """``expr`` with e^(c x) written (1/w)^c, w = e^(-x) taken as a variable of its own."""
+    if not expr.has(sp.exp):
+        return None
+    e = expr.replace(lambda n: isinstance(n, sp.exp) and n.args[0].has(x),
+                     lambda n: (1 / w) ** sp.cancel(n.args[0] / x) if sp.cancel(n.args[0] / x).is_number else n)
+    if e.has(sp.exp):
+        return None
+    e = _log_expand(e).xreplace({sp.log(w): -x})
+    return sp.Add(*[sp.cancel(sp.together(t)) for t in sp.Add.make_args(sp.expand(e))])
+
+
+def _f(x):
+    return mpmath.mpf(x)
+
+
+def _mid(v):
+    a, b = _f(v.a), _f(v.b)
+    if not mpmath.isfinite(a):
+        return b - 1 if mpmath.isfinite(b) else mpmath.mpf(0)
+    if not mpmath.isfinite(b):
+        return max(2 * a, a + 1)
+    return (a + b) / 2
+
+
+def _split(box, var):
+    v = box[var]
+    m = _mid(v)
+    left, right = dict(box), dict(box)
+    left[var] = iv.mpf([v.a, m])
+    right[var] = iv.mpf([m, v.b])
+    return [right, left]
+
+
+def describe_box(box, problem: Problem) -> str:
+    return ", ".join(f"{s} in [{mpmath.nstr(_f(v.a), 8)}, {mpmath.nstr(_f(v.b), 8)}]" for s, v in box.items())
+
+
+def prove_claim(cf: ClaimsFile, claim: Claim, *, seconds: float = 60.0) -> ClaimResult:
+    start = time.process_time()
+    try:
+        problem = Problem(cf, claim)
+    except intervals.Unsupported as exc:
+        return ClaimResult(claim.name, claim.text, UNKNOWN, f"cannot enclose the claim: {exc}",
+                           time.process_time() - start, 0, note=claim.note)
+    if problem.identity:
+        return ClaimResult(claim.name, claim.text, PROVED, "both sides are the same function (sympy simplifies the "
+                           "difference to 0)", time.process_time() - start, 0, note=claim.note,
+                           method="symbolic identity")
+    search = Search(problem, seconds=seconds)
+    status, reason, witness, left = search.run()
+    methods = ["interval branch-and-bound (mpmath iv, outward rounding)"]
+    if problem.thetas:
+        methods.append("floor/ceiling relaxed to a + θ, θ in [0, 1]")
+    if cf.coordinates:
+        methods.append("coordinates " + ", ".join(f"{s} = {v}" for s, v in cf.coordinates.forward.items()))
+    methods.extend(sorted(search.methods))
+    shown_left = tuple(f"{describe_box(b, problem)}: {why}" for b, why in left[:8])
+    if len(left) > 8:
+        shown_left += (f"... and {len(left) - 8} more",)
+    return ClaimResult(claim.name, claim.text, status, reason, time.process_time() - start, search.boxes, witness,
+                       shown_left, claim.note, "; ".join(methods))
+
+
+def prove_file(cf: ClaimsFile, *, seconds: float = 60.0) -> list[ClaimResult]:
+    return [prove_claim(cf, c, seconds=seconds) for c in cf.claims]
