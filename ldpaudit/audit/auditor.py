@@ -36,7 +36,6 @@ from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit import wide
 from ldpaudit.audit.draws import CHUNK, Draws, Progress, chunks
-from ldpaudit.audit.wide import wide_chunks
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, compact, concat_views
@@ -198,13 +197,13 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
         return unary_wide_audit(sampler, inputs=inputs, epsilon=eps, samples=int(samples), alpha=alpha, seed=seed,
                                 spec=spec, workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)
     if spec is not None and events is None and ordered is None and len(inputs) > wide.GUIDED_INPUTS:
-        # The spec's pair events are counted on n draws of two inputs; over this many inputs no
-        # pair's event is frequent enough to certify anything, and listing every pair alone is
-        # d² work: the audit is the wide black-box one (relations pooled over every input).
+        # The spec's pair events are counted on n draws of two inputs (k-RR at d = 200: ε_lb 0
+        # at 2000 draws per input), and listing every pair alone is d² work: the audit is the
+        # wide black-box one (relations pooled over every input).
         spec_note = (f"spec-guided audits over more than {wide.GUIDED_INPUTS} inputs run as wide black-box "
-                     f"audits (the spec's per-pair events cannot certify at this size; local hashing with --hash "
-                     f"and unary encodings keep the spec's exact pooled event); the spec's conformance tests were "
-                     f"not run")
+                     f"audits (the spec's per-pair events, each counted on the draws of two inputs only, are not "
+                     f"used at this size; local hashing with --hash and unary encodings keep the spec's exact "
+                     f"pooled event); the spec's conformance tests were not run")
         spec = None
     if spec is not None or events is not None:
         from ldpaudit.audit.guided import guided_audit
@@ -347,7 +346,7 @@ def _wide(engine: Draws, prog: Progress, shape, *, inputs, index, epsilon, sampl
         tally = wide.RelationTally([e for _, e in named], ring)
         prog.add_total(len(inputs) * rank_n)
         for lo in range(0, len(inputs), BLOCK):
-            jobs = [(index[x], x, m, _PHASE_WIDE) for x in inputs[lo:lo + BLOCK] for m in wide_chunks(rank_n, size)]
+            jobs = [(index[x], x, m, _PHASE_WIDE) for x in inputs[lo:lo + BLOCK] for m in chunks(rank_n, size=size)]
             for _, row in engine.tally(jobs, tally):
                 counts += row
         pooled = wide.relation_candidates(named, counts, rank_n, ring=ring, n_confirm=n_confirm, z=z_select,

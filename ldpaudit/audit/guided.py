@@ -611,7 +611,7 @@ class Plan:
         """The relation S_x = {y = x} pooled over every input against x' = the next input
         (pool.py), with its exact probabilities averaged from the spec: for finite channels whose
         outputs include the inputs (k-RR, W-RR), when the pairs are every ordered pair."""
-        from ldpaudit.audit.pool import PooledCandidate, RelationEvent, _cyclic
+        from ldpaudit.audit.pool import PooledCandidate, RelationEvent, _cyclic, pooled_texts
 
         inputs = list(dict.fromkeys(u for p in pairs for u in p))
         if self.kind != "finite" or len(inputs) < 3 or len(pairs) != len(inputs) * (len(inputs) - 1):
@@ -626,12 +626,10 @@ class Plan:
         predicted = float(bounds.predicted_bound(p, q, n * d, z))
         if not math.isfinite(predicted):
             return []
-        event = RelationEvent(target, pred, succ, False,
-                              f"S_x = {{y == x}} for every input x, against x' = the next input (pooled over all "
-                              f"{d} inputs)")
+        text, pooled = pooled_texts("y == x", d)
+        event = RelationEvent(target, pred, succ, False, text)
         c = PooledCandidate((inputs[0], succ[inputs[0]]), event, "pooled", predicted, p, q, x_side=tuple(inputs),
-                            y_side=tuple(inputs), pooled_text=f"avg_x P(y == x|x) vs avg_x P(y == x|next(x)) over "
-                                                              f"{d} inputs")
+                            y_side=tuple(inputs), pooled_text=pooled)
         c.sd = float(bounds.bound_sd(p, q, n * d))
         return [c]
 
@@ -1142,10 +1140,8 @@ def _pooled_wide_audit(sampler, ring, event, name, p, q, hit_test, what, *, epsi
 
     index = {x: i for i, x in enumerate(ring.at(i) for i in range(ring.n))}
     d = ring.n
-    event.text = f"S_x = {{{name}}} for every input x, against x' = the next input (pooled over all {d} inputs)"
     z = bounds.z_value(alpha / 2)
-    c = wide.WideCandidate((ring.at(0), ring.at(1)), event, "pooled", float(bounds.predicted_bound(p, q, samples * d, z)),
-                           p, q, ring=ring, pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {d} inputs")
+    c = wide.pooled_candidate(name, event, ring, float(bounds.predicted_bound(p, q, samples * d, z)), p, q)
     hit, hit_name, p_hit = hit_test
     tests = [(None, _RoleTest(event, 0, f"{name} under x (pooled)"), p, d),
              (None, _RoleTest(event, 1, f"{name} under x' = next(x) (pooled)"), q, d),

@@ -97,6 +97,13 @@ class RelationEvent(Event):
         raise TypeError("a relation event depends on the input; count it with hits(view, u, role)")
 
 
+def pooled_texts(name: str, d: int) -> tuple[str, str]:
+    """(the event's description, the witness's ``pooled`` line) of relation ``name`` pooled
+    over d inputs against x' = the next input: one wording for every pooled candidate."""
+    return (f"S_x = {{{name}}} for every input x, against x' = the next input (pooled over all {d} inputs)",
+            f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {d} inputs")
+
+
 def _cyclic(inputs: list) -> tuple[dict, dict]:
     succ = {u: inputs[(i + 1) % len(inputs)] for i, u in enumerate(inputs)}
     pred = {v: u for u, v in succ.items()}
@@ -165,11 +172,9 @@ def relation_candidates(s, *, n_confirm: int, z: float) -> list[Candidate]:
         predicted = float(bounds.predicted_bound(p, q, n_confirm * d, z, n_e, delta))
         if not math.isfinite(predicted):
             continue
-        event.text = (f"S_x = {{{name}}} for every input x, against x' = the next input "
-                      f"(pooled over all {d} inputs)")
+        event.text, pooled = pooled_texts(name, d)
         c = PooledCandidate((inputs[0], succ[inputs[0]]), event, "pooled", predicted, p, q,
-                            x_side=tuple(inputs), y_side=tuple(inputs),
-                            pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {d} inputs")
+                            x_side=tuple(inputs), y_side=tuple(inputs), pooled_text=pooled)
         c.sd = float(bounds.bound_sd(p, q, n_confirm * d, delta))
         out.append(c)
     return out

@@ -26,7 +26,6 @@ columns: 160 draws per chunk), so one chunk never holds more than a few megabyte
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,14 +46,6 @@ PILOT_WIDE = 8                  # pilot draws per input of a wide audit
 def chunk_size(width: int) -> int:
     """Draws per chunk for outputs of ``width`` columns (1 for scalars)."""
     return int(max(64, min(CHUNK, CHUNK_BYTES // max(1, width) // 8)))
-
-
-def wide_chunks(n: int, size: int) -> list[int]:
-    sizes = []
-    while n > 0:
-        sizes.append(min(size, n))
-        n -= sizes[-1]
-    return sizes
 
 
 def explore_memory(n_inputs: int, half: int, width: int, distinct: int) -> int:
@@ -322,10 +313,7 @@ def relation_candidates(events: list[tuple[str, WideRelation]], counts: np.ndarr
         predicted = float(bounds.predicted_bound(p, q, n_confirm * d, z, n_e, delta))
         if not math.isfinite(predicted):
             continue
-        event.text = (f"S_x = {{{name}}} for every input x, against x' = the next input "
-                      f"(pooled over all {d} inputs)")
-        c = WideCandidate((ring.at(0), ring.at(1 % d)), event, "pooled", predicted, p, q, ring=ring,
-                          pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over {d} inputs")
+        c = pooled_candidate(name, event, ring, predicted, p, q)
         c.sd = float(bounds.bound_sd(p, q, n_confirm * d, delta))
         out.append(c)
     return out
@@ -333,14 +321,17 @@ def relation_candidates(events: list[tuple[str, WideRelation]], counts: np.ndarr
 
 def fixed_candidates(events: list[tuple[str, WideRelation]], ring: Ring) -> list[WideCandidate]:
     """The relations as candidates chosen before sampling (no prediction)."""
-    out = []
-    for name, event in events:
-        event.text = (f"S_x = {{{name}}} for every input x, against x' = the next input "
-                      f"(pooled over all {ring.n} inputs)")
-        out.append(WideCandidate((ring.at(0), ring.at(1 % ring.n)), event, "pooled", math.nan, math.nan, math.nan,
-                                 ring=ring, pooled_text=f"avg_x P({name}|x) vs avg_x P({name}|next(x)) over "
-                                                        f"{ring.n} inputs"))
-    return out
+    return [pooled_candidate(name, event, ring, math.nan, math.nan, math.nan) for name, event in events]
+
+
+def pooled_candidate(name: str, event: WideRelation, ring: Ring, predicted: float, p: float,
+                     q: float) -> WideCandidate:
+    """Relation ``name`` pooled over the ring as a candidate (its texts from pool.pooled_texts)."""
+    from ldpaudit.audit.pool import pooled_texts
+
+    event.text, pooled = pooled_texts(name, ring.n)
+    return WideCandidate((ring.at(0), ring.at(1 % ring.n)), event, "pooled", predicted, p, q, ring=ring,
+                         pooled_text=pooled)
 
 
 class ChunkView:
@@ -375,7 +366,3 @@ class OnFeatures(Event):
         if name == "inner":
             raise AttributeError(name)
         return getattr(self.inner, name)
-
-
-def is_number(v) -> bool:
-    return isinstance(v, numbers.Number) and not isinstance(v, bool)
