@@ -253,3 +253,15 @@ def test_spec_guided_unary_encoding_over_a_wide_domain_uses_the_specs_exact_pool
         assert 0.9 < r.epsilon_lower_bound <= 1.0
     with pytest.raises(Exception, match="give --domain 0..999"):
         audit(wr.oue(d, 1.0), domain=range(1, d + 1), epsilon=1.0, samples=300, batch=True, spec=spec)
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "2GB"])
+def test_a_bad_memory_budget_is_one_line_exit_2(value):
+    proc = subprocess.run([sys.executable, "-m", "ldpaudit", "audit", "wide_randomizers:krr", "--no-isolate",
+                           "--target-arg", "d=10", "--target-arg", "eps=1", "--batch", "--domain", "0..9",
+                           "--epsilon", "1", "--memory-mb", value], capture_output=True, text=True,
+                          cwd=Path(__file__).parent, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and f"--memory-mb {value!r}" in proc.stderr
+    with pytest.raises(Exception, match="memory_mb=0 must be a positive number of MiB"):
+        audit(wr.krr(10, 1.0), domain=range(10), epsilon=1.0, samples=200, batch=True, memory_mb=0)

@@ -167,6 +167,9 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     t0 = time.perf_counter()
     inputs, eps = _check_params(domain, epsilon, samples, alpha, explore_fraction, workers)
     delta = _check_delta(delta)
+    if not isinstance(memory_mb, numbers.Real) or isinstance(memory_mb, bool) or not memory_mb > 0:
+        raise InvalidParameter(f"memory_mb={memory_mb!r} must be a positive number of MiB (the audit's memory "
+                               f"budget), e.g. memory_mb=2048")
     if delta and (spec is not None or events is not None):
         given = "spec" if spec is not None else "events"
         raise InvalidParameter(f"delta={delta:g} with {given}=: (ε, δ) audits are black-box only (the spec-guided "

@@ -22,7 +22,7 @@ import sys
 
 from ldpaudit.budget import DEFAULT_MEMORY_MB
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.mechanism.options import add_load_budget
+from ldpaudit.mechanism.options import add_load_budget, option_megabytes
 
 #: the default false-alarm level: one correct mechanism in a hundred audited at its tight ε
 #: is reported as a violation (0.05 failed a CI build one run in twenty)
@@ -128,7 +128,7 @@ def add_parser(subparsers) -> None:
                         "max(TIMEOUT, 50 x the slowest call so far) seconds (default 10)")
     p.add_argument("--warmup", type=float, default=120.0,
                    help="seconds the first call of an isolated target may take: imports, JIT compilation (default 120)")
-    p.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB,
+    p.add_argument("--memory-mb", type=_megabytes, default=DEFAULT_MEMORY_MB, metavar="MB",
                    help="memory budget of the audit and limit of an isolated target, in MiB (default 2048); the JSON "
                         "states the peak")
     p.add_argument("--command", help="a program in any language speaking the JSON-lines protocol")
@@ -260,6 +260,10 @@ def _randomizer(args):
 
         return TargetFunction(args.target, target_args), bool(args.batch), False
     return load_target(args.target, target_args, batch=bool(args.batch)), bool(args.batch), False
+
+
+def _megabytes(text: str) -> int:
+    return option_megabytes(text, "--memory-mb")
 
 
 def _delta(args) -> float:
