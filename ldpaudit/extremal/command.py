@@ -1,5 +1,7 @@
-"""``ldpaudit optimize --objective mi -p d=6 -p epsilon=1 [--prior uniform|w1,w2,...] [--json]
-[--out spec.toml]``: the optimal ε-LDP mechanism for a sublinear utility, with a certified optimum.
+"""``ldpaudit optimize --objective mi|kl|tv|chi2|hellinger -p d=6 -p epsilon=1 [--prior uniform|w1,w2,...]
+[--alternative uniform|w1,w2,...] [--json] [--out spec.toml]``: the optimal ε-LDP mechanism for a
+sublinear utility (mutual information under a prior, or an f-divergence between the output laws of
+two input distributions), with a certified optimum.
 
 CLI glue only: parse, call :func:`ldpaudit.extremal.staircase.certify`, compare with Wang et al.'s
 Theorem 2.1 under the uniform prior, render, write the mechanism as a spec. Exit 0 when the optimum
@@ -21,18 +23,25 @@ ALLOWED = ("d", "epsilon")
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser(
         "optimize",
-        help="the optimal ε-LDP mechanism for mutual information, by LP over staircase patterns, with a certificate",
+        help="the optimal ε-LDP mechanism for mutual information or an f-divergence, by LP over staircase patterns, "
+             "with a certificate",
         description="Solve Kairouz, Oh & Viswanath's staircase linear program for the ε-LDP mechanism on d inputs "
-        "that maximizes a sublinear utility (mutual information under a prior), then prove the optimum: exact "
+        "that maximizes a sublinear utility (mutual information under a prior; the KL, total variation, χ² or squared "
+        "Hellinger divergence between the output laws of two input distributions), then prove the optimum: exact "
         "primal weights in Q(e^ε), a rational dual checked against all 2^d patterns with interval enclosures of "
         "the logarithms. Prints the proved bracket [lower, upper] and the optimal mechanism; under the uniform "
         "prior also compares with the best k-subset mechanism (Wang et al. Thm 2.1).",
     )
-    p.add_argument("--objective", default="mi", help="the utility to maximize: mi (mutual information; default)")
+    p.add_argument("--objective", default="mi",
+                   help="the utility to maximize: mi (mutual information; default), or a divergence between the output "
+                        "laws of --prior and --alternative: kl, tv, chi2, hellinger")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE",
                    help="d (number of inputs, 2..16) and epsilon (exact: 1, 1/2, log(3)); repeatable")
     p.add_argument("--prior", default="uniform",
-                   help="the input distribution: uniform (default) or d exact weights, e.g. 1/2,1/4,1/4")
+                   help="the input distribution (P0 for a divergence): uniform (default) or d exact weights, "
+                        "e.g. 1/2,1/4,1/4")
+    p.add_argument("--alternative", metavar="WEIGHTS",
+                   help="the second input distribution P1 of a divergence objective: uniform or d exact weights")
     p.add_argument("--out", metavar="SPEC.toml", help="write the optimal mechanism as a spec file")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
@@ -61,27 +70,31 @@ def _parse(args):
 
         return sp.Rational(v.numerator, v.denominator)
 
-    prior = args.prior
-    if prior != "uniform":
-        from ldpaudit.mechanism.expr import exact_decimal
+    return exact("d"), exact("epsilon"), _weights(args.prior, "--prior"), _weights(args.alternative, "--alternative")
 
-        weights = []
-        for part in prior.split(","):
-            w = exact_decimal(part.strip())
-            if w is None:
-                raise InvalidParameter(f"--prior weight {part.strip()!r} is not an exact number; write e.g. 1/3 or 0.25")
-            weights.append(w)
-        prior = weights
-    return exact("d"), exact("epsilon"), prior
+
+def _weights(text, option):
+    """``uniform``, None (not given) or a list of exact weights from ``w1,w2,...``."""
+    if text is None or text == "uniform":
+        return text
+    from ldpaudit.mechanism.expr import exact_decimal
+
+    weights = []
+    for part in text.split(","):
+        w = exact_decimal(part.strip())
+        if w is None:
+            raise InvalidParameter(f"{option} weight {part.strip()!r} is not an exact number; write e.g. 1/3 or 0.25")
+        weights.append(w)
+    return weights
 
 
 def run(args) -> int:
-    d, epsilon, prior = _parse(args)
+    d, epsilon, prior, alternative = _parse(args)
     from ldpaudit.extremal.staircase import OBJECTIVES, certify, mechanism, pattern_text, problem
 
     if args.objective not in OBJECTIVES:
         raise InvalidParameter(f"--objective {args.objective!r} is unknown; objectives: {', '.join(OBJECTIVES)}")
-    prob = problem(d, epsilon, prior=prior, objective=args.objective)
+    prob = problem(d, epsilon, prior=prior, objective=args.objective, alternative=alternative)
     opt = certify(prob)
     comparison = None
     if opt.status == "PROVED" and prob.uniform and prob.objective == "mi":
@@ -104,6 +117,8 @@ def run(args) -> int:
 
         body = {"objective": prob.objective, "d": prob.d, "epsilon": sp.sstr(prob.epsilon),
                 "prior": "uniform" if prob.uniform else [str(w) for w in prob.prior], "status": opt.status}
+        if prob.alternative is not None:
+            body["alternative"] = [str(w) for w in prob.alternative]
         if opt.status == "PROVED":
             body.update({"lower": str(opt.lower), "upper": str(opt.upper), "value": opt.value,
                          "width": float(opt.width), "precision_bits": opt.bits,
@@ -133,6 +148,9 @@ def render(opt, comparison=None) -> str:
 
     p = opt.problem
     prior = "uniform prior" if p.uniform else f"prior ({', '.join(map(str, p.prior))})"
+    if p.alternative is not None:
+        prior = f"P0 = {'uniform' if p.uniform else '(' + ', '.join(map(str, p.prior)) + ')'}, " \
+                f"P1 = ({', '.join(map(str, p.alternative))})"
     if opt.status != "PROVED":
         return (f"UNKNOWN: the optimum of {OBJECTIVES[p.objective]} at d = {p.d}, ε = {sp.sstr(p.epsilon)} could not "
                 f"be certified: {opt.reason} (the float LP says {opt.float_value!r}, which proves nothing)")

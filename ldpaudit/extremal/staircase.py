@@ -37,8 +37,17 @@ import sympy as sp
 from ldpaudit.errors import InvalidParameter, LdpAuditError
 from ldpaudit.extremal import enclosure as enc
 
-#: objective name -> what it maximizes
-OBJECTIVES = {"mi": "mutual information I(X;Y) (nats, X drawn from the prior)"}
+#: objective name -> what it maximizes. The f-divergences are between the output laws P0·Q and P1·Q
+#: of two input distributions (--prior P0, --alternative P1): the utility of a mechanism for telling
+#: the two hypotheses apart. Each is Σ_y m1_y f(m0_y/m1_y) with f convex, a perspective, so sublinear
+#: in the column Q_y: the staircase theorem applies to all of them.
+OBJECTIVES = {"mi": "mutual information I(X;Y) (nats, X drawn from the prior)",
+              "kl": "KL divergence D(P0·Q || P1·Q) (nats)",
+              "tv": "total variation distance TV(P0·Q, P1·Q)",
+              "chi2": "χ² divergence χ²(P0·Q || P1·Q)",
+              "hellinger": "squared Hellinger distance H²(P0·Q, P1·Q) = ½ Σ_y (√(P0·Q)_y - √(P1·Q)_y)²"}
+#: the objectives that compare two input distributions
+DIVERGENCES = ("kl", "tv", "chi2", "hellinger")
 #: 2^d patterns: d = 16 is 65,536 columns; past that the LP is not attempted
 MAX_D = 16
 T = sp.Symbol("t", positive=True)
@@ -50,8 +59,9 @@ class Problem:
 
     d: int
     epsilon: sp.Basic                 # exact
-    prior: tuple[Fraction, ...]       # exact, sums to 1
+    prior: tuple[Fraction, ...]       # exact, sums to 1 (P0 for a divergence)
     objective: str = "mi"
+    alternative: tuple[Fraction, ...] | None = None   # P1, for a divergence only
 
     @property
     def uniform(self) -> bool:
@@ -63,10 +73,13 @@ class Problem:
 
     def describe(self) -> str:
         prior = "uniform" if self.uniform else "(" + ", ".join(str(p) for p in self.prior) + ")"
-        return f"{self.objective} at d = {self.d}, ε = {sp.sstr(self.epsilon)}, prior {prior}"
+        text = f"{self.objective} at d = {self.d}, ε = {sp.sstr(self.epsilon)}, prior {prior}"
+        if self.alternative is not None:
+            text += " against (" + ", ".join(str(p) for p in self.alternative) + ")"
+        return text
 
 
-def problem(d, epsilon, *, prior="uniform", objective: str = "mi") -> Problem:
+def problem(d, epsilon, *, prior="uniform", objective: str = "mi", alternative=None) -> Problem:
     """Validate the inputs of the LP; bad input raises :class:`InvalidParameter` naming it."""
     if objective not in OBJECTIVES:
         raise InvalidParameter(f"--objective {objective!r} is unknown; objectives: {', '.join(OBJECTIVES)}")
@@ -86,17 +99,34 @@ def problem(d, epsilon, *, prior="uniform", objective: str = "mi") -> Problem:
     positive = _decide_positive(eps)
     if positive is not True:
         raise InvalidParameter(f"epsilon = {sp.sstr(eps)} must be positive (ε = 0 allows only constant mechanisms)")
-    if isinstance(prior, str) and prior == "uniform":
-        weights = (Fraction(1, d_int),) * d_int
-    else:
-        weights = tuple(_fraction(p, "prior") for p in prior)
-        if len(weights) != d_int:
-            raise InvalidParameter(f"--prior has {len(weights)} weights; d = {d_int} needs {d_int}")
-        if any(w < 0 for w in weights):
-            raise InvalidParameter(f"--prior weight {min(weights)} is negative; weights are probabilities")
-        if sum(weights) != 1:
-            raise InvalidParameter(f"--prior weights sum to {sum(weights)}; they must sum to 1")
-    return Problem(d_int, eps, weights, objective)
+    weights = _distribution(prior, d_int, "--prior")
+    other = None
+    if objective in DIVERGENCES:
+        if alternative is None:
+            raise InvalidParameter(f"--alternative is missing: --objective {objective} compares the output laws of two "
+                                   f"input distributions; give the second, e.g. --alternative uniform or d weights")
+        other = _distribution(alternative, d_int, "--alternative")
+        if other == weights:
+            raise InvalidParameter(f"--alternative equals --prior: every mechanism has {objective} 0 between them; "
+                                   "give two different distributions")
+    elif alternative is not None:
+        raise InvalidParameter(f"--alternative is for the divergences ({', '.join(DIVERGENCES)}), not --objective "
+                               f"{objective}; drop it")
+    return Problem(d_int, eps, weights, objective, other)
+
+
+def _distribution(value, d: int, option: str) -> tuple[Fraction, ...]:
+    """``uniform`` or d exact non-negative weights summing to 1; bad input names ``option``."""
+    if isinstance(value, str) and value == "uniform":
+        return (Fraction(1, d),) * d
+    weights = tuple(_fraction(p, option.lstrip("-")) for p in value)
+    if len(weights) != d:
+        raise InvalidParameter(f"{option} has {len(weights)} weights; d = {d} needs {d}")
+    if any(w < 0 for w in weights):
+        raise InvalidParameter(f"{option} weight {min(weights)} is negative; weights are probabilities")
+    if sum(weights) != 1:
+        raise InvalidParameter(f"{option} weights sum to {sum(weights)}; they must sum to 1")
+    return weights
 
 
 def _fraction(value, name) -> Fraction:
@@ -119,39 +149,67 @@ def _decide_positive(eps: sp.Basic) -> bool | None:
 # --- the patterns and their utility ---------------------------------------------------------
 
 
-def _mass_tables(prior, d):
-    """For every pattern (bit x set = entry e^ε for input x): the prior mass of its e^ε entries,
-    exact (Fractions) and in floats; a subset sum over the lowest set bit."""
+def _subset_sums(weights, d):
+    """For every pattern (bit x set = entry e^ε for input x): the mass ``weights`` put on its
+    e^ε entries, exact (Fractions); a subset sum over the lowest set bit."""
     n = 1 << d
     exact = [Fraction(0)] * n
     for mask in range(1, n):
         low = mask & -mask
-        exact[mask] = exact[mask ^ low] + prior[low.bit_length() - 1]
+        exact[mask] = exact[mask ^ low] + weights[low.bit_length() - 1]
     return exact
 
 
-def utility_enclosure(problem: Problem, mass: Fraction, t, eps):
-    """μ(S) for a pattern whose e^ε entries carry prior mass ``mass``: the mutual-information
-    contribution of an output column S, Σ_x P_x S_x ln(S_x / m) with m = Σ_x P_x S_x, summed over
-    the two values S_x takes (e^ε, with ln S_x = ε, on prior mass ``mass``; 1 on the rest)."""
-    a = enc.exact(mass)
-    b = enc.exact(1 - mass)
-    m = a * t + b
-    log_m = enc.iv.log(m)
-    terms = enc.iv.mpf(0)
-    if mass:
-        terms = terms + a * t * (eps - log_m)
-    if mass != 1:
-        terms = terms + b * (0 - log_m)
-    return terms
+def _mass_tables(problem: Problem):
+    """Each pattern's key for μ: the prior mass of its e^ε entries (mutual information), or the
+    pair of masses (P0, P1) of its e^ε entries (a divergence). Patterns with equal keys have equal μ."""
+    first = _subset_sums(problem.prior, problem.d)
+    if problem.alternative is None:
+        return first
+    return list(zip(first, _subset_sums(problem.alternative, problem.d)))
 
 
-def _utility_float(masses, t: float, eps: float):
+def _mu(objective: str, key, t, eps, num, log, sqrt):
+    """μ(S) of a pattern S from its key, in any arithmetic: ``num`` turns an exact Fraction into
+    the arithmetic's number, ``log``/``sqrt`` are its functions (numpy, mpmath mp, mpmath iv).
+
+    An entry of S is e^ε on the inputs of mass a (under P0; b under P1) and 1 on the rest, so
+    m0 = P0·S = a e^ε + 1 - a and m1 = b e^ε + 1 - b. Mutual information: Σ_x P_x S_x ln(S_x/m0)
+    = a e^ε (ε - ln m0) - (1 - a) ln m0. Divergences: m1 f(m0/m1) with f(u) = u ln u (KL),
+    |u - 1|/2 (TV), (u - 1)² (χ²), (√u - 1)²/2 (squared Hellinger); m0 - m1 = (a - b)(e^ε - 1)."""
+    if objective == "mi":
+        a = key
+        m0 = num(a) * t + num(1 - a)
+        log_m = log(m0)
+        return num(a) * t * (eps - log_m) - num(1 - a) * log_m
+    a, b = key
+    m0 = num(a) * t + num(1 - a)
+    m1 = num(b) * t + num(1 - b)
+    if objective == "kl":
+        return m0 * (log(m0) - log(m1))
+    if objective == "tv":
+        return num(abs(a - b) / 2) * (t - 1)
+    if objective == "chi2":
+        return num((a - b) ** 2) * (t - 1) ** 2 / m1
+    if objective == "hellinger":
+        return (sqrt(m0) - sqrt(m1)) ** 2 / 2
+    raise ValueError(objective)
+
+
+def utility_enclosure(problem: Problem, key, t, eps):
+    """An enclosure of μ(S) for a pattern with this key (see :func:`_mass_tables`, :func:`_mu`)."""
+    return _mu(problem.objective, key, t, eps, enc.exact, enc.iv.log, enc.iv.sqrt)
+
+
+def _utility_float(problem: Problem, keys, t: float, eps: float):
+    """μ of every pattern in float64 (numpy arrays through :func:`_mu`), for the LP search only."""
     import numpy as np
 
-    a = np.asarray(masses, dtype=float)
-    m = a * t + (1 - a)
-    return a * t * (eps - np.log(m)) - (1 - a) * np.log(m)
+    if problem.alternative is None:
+        key = np.asarray(keys, dtype=float)
+    else:
+        key = (np.asarray([k[0] for k in keys], dtype=float), np.asarray([k[1] for k in keys], dtype=float))
+    return _mu(problem.objective, key, t, eps, lambda v: v, np.log, np.sqrt)
 
 
 # --- result -----------------------------------------------------------------------------------
@@ -216,8 +274,7 @@ def solve_float(problem: Problem) -> FloatSolution:
     d = problem.d
     t = float(sp.N(problem.t, 30))
     eps = float(sp.N(problem.epsilon, 30))
-    masses = _mass_tables(problem.prior, d)
-    c = _utility_float([float(m) for m in masses], t, eps)
+    c = _utility_float(problem, _mass_tables(problem), t, eps)
     masks = np.arange(1 << d)
     S = np.where((masks[None, :] >> np.arange(d)[:, None]) & 1, t, 1.0)
     res = linprog(-c, A_eq=S, b_eq=np.ones(d), bounds=(0, None), method="highs")
@@ -310,8 +367,8 @@ def check_dual(problem: Problem, y) -> DualCheck:
     d = problem.d
     y = [Fraction(v) for v in y]
     eps, t = _constants(problem)
-    masses = _mass_tables(problem.prior, d)
-    utilities: dict[Fraction, object] = {}
+    masses = _mass_tables(problem)
+    utilities: dict = {}
     total = sum(y)
     high = [Fraction(0)] * (1 << d)          # Σ of y over the e^ε entries of each pattern
     worst, worst_lower, undecided, ok = 0, None, 0, True
@@ -364,14 +421,14 @@ def _refine_dual(problem: Problem, sol: FloatSolution, bits: int) -> list[Fracti
             break
     if len(chosen) < d:
         return [Fraction(float(v)) for v in sol.dual]
-    masses = _mass_tables(problem.prior, d)
+    masses = _mass_tables(problem)
     old = mp.prec
     mp.prec = bits
     try:
         t = mp.exp(mp.mpf(_mp_value(problem.epsilon)))
         eps = mp.log(t)
         A = mp.matrix([[t if (j >> x) & 1 else mp.mpf(1) for x in range(d)] for j in chosen])
-        b = mp.matrix([_mu_mp(masses[j], t, eps) for j in chosen])
+        b = mp.matrix([_mu(problem.objective, masses[j], t, eps, _mp_fraction, mp.log, mp.sqrt) for j in chosen])
         y = mp.lu_solve(A, b)
         return [_to_fraction(y[i]) for i in range(d)]
     except ZeroDivisionError:
@@ -386,12 +443,10 @@ def _mp_value(expr: sp.Basic):
     return mp.mpf(str(sp.N(expr, int(mp.prec * 0.302) + 10)))
 
 
-def _mu_mp(mass: Fraction, t, eps):
+def _mp_fraction(q: Fraction):
     from mpmath import mp
 
-    a = mp.mpf(mass.numerator) / mass.denominator
-    m = a * t + (1 - a)
-    return a * t * (eps - mp.log(m)) - (1 - a) * mp.log(m)
+    return mp.mpf(q.numerator) / q.denominator
 
 
 def certify(problem: Problem, *, bits: int = enc.DEFAULT_BITS) -> Optimum:
@@ -426,7 +481,7 @@ def certify(problem: Problem, *, bits: int = enc.DEFAULT_BITS) -> Optimum:
 def _certify_at(problem, sol, support, K, weights, bits):
     """One attempt at ``bits``: None to retry at a higher precision, a str for UNKNOWN."""
     eps, t = _constants(problem)
-    masses = _mass_tables(problem.prior, problem.d)
+    masses = _mass_tables(problem)
     value = enc.iv.mpf(0)
     columns = []
     for pattern, w in zip(support, weights):
@@ -466,7 +521,7 @@ def recheck(opt: Optimum) -> list[str]:
             failures.append(f"row x = {x} sums to {sp.sstr(sp.simplify(total))}, not 1")
     with enc.precision(opt.bits):
         eps, t_iv = _constants(p)
-        masses = _mass_tables(p.prior, p.d)
+        masses = _mass_tables(p)
         value = enc.iv.mpf(0)
         for c in opt.columns:
             w = enc.enclose(c.weight)
@@ -497,12 +552,15 @@ def mechanism(opt: Optimum):
     p = opt.problem
     matrix = tuple(tuple(row) for row in opt.channel_matrix())
     channel = ExplicitChannel(tuple(range(p.d)), tuple(range(len(opt.columns))), matrix)
-    name = f"MI-optimal staircase (d = {p.d}, ε = {sp.sstr(p.epsilon)})"
+    name = f"{p.objective.upper() if p.objective != 'hellinger' else 'Hellinger'}-optimal staircase " \
+           f"(d = {p.d}, ε = {sp.sstr(p.epsilon)})"
     source = ("ldpaudit optimize: Kairouz, Oh & Viswanath (JMLR 2016) staircase LP, certified optimum in "
-              f"[{float(opt.lower):.15g}, {float(opt.upper):.15g}] nats")
+              f"[{float(opt.lower):.15g}, {float(opt.upper):.15g}]")
+    laws = f"prior {'uniform' if p.uniform else list(map(str, p.prior))}"
+    if p.alternative is not None:
+        laws = f"P0 = {'uniform' if p.uniform else list(map(str, p.prior))}, P1 = {list(map(str, p.alternative))}"
     return Mechanism(name, (), FiniteDomain(sp.Integer(p.d)), channel, p.epsilon,
-                     description=f"optimal ε-LDP mechanism for {OBJECTIVES[p.objective]}, prior "
-                                 f"{'uniform' if p.uniform else list(map(str, p.prior))}",
+                     description=f"optimal ε-LDP mechanism for {OBJECTIVES[p.objective]}, {laws}",
                      source=source)
 
 
@@ -511,5 +569,5 @@ def pattern_text(pattern: int, d: int) -> str:
     return "".join("t" if pattern >> x & 1 else "1" for x in range(d))
 
 
-__all__ = ["OBJECTIVES", "Problem", "problem", "Optimum", "Column", "certify", "check_dual", "solve_float",
+__all__ = ["OBJECTIVES", "DIVERGENCES", "Problem", "problem", "Optimum", "Column", "certify", "check_dual", "solve_float",
            "exact_weights", "mechanism", "recheck", "pattern_text", "utility_enclosure"]
