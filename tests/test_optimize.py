@@ -193,7 +193,7 @@ def test_reproduce_optimality_matches_the_committed_files(tmp_path):
 
     _, payload = reproduce("optimality", tmp_path)
     assert payload["all_agree"] and payload["binary_mechanism_is_wrr"]
-    assert len(payload["wang_theorem_2_1"]) == 66
+    assert len(payload["wang_theorem_2_1"]) == 66 and len(payload["binary_divergences"]) == 4 * 3 * 3
     committed = Path(__file__).resolve().parents[1] / "proofs" / "optimality" / "optimality.json"
     generated = json.loads((tmp_path / "optimality" / "optimality.json").read_text(encoding="utf-8"))
     assert json_differences(generated, json.loads(committed.read_text(encoding="utf-8"))) == []

@@ -162,3 +162,17 @@ def test_cli_divergence_json(capsys):
     assert payload["alternative"] == ["0", "1"] and payload["objective"] == "tv"
     assert Fraction(payload["lower"]) <= Fraction(1, 2) <= Fraction(payload["upper"])   # tanh(ln 3 / 2) = 1/2
     assert cli.main(["optimize", "--objective", "kl", "-p", "d=2", "-p", "epsilon=1", "--alternative", "2,x"]) == 2
+
+
+@pytest.mark.parametrize("name", DIVERGENCES)
+def test_binary_theorem_check_agrees_and_finds_wrr(name):
+    from ldpaudit.extremal.theorems import check_binary_divergence
+
+    c = check_binary_divergence(name, (F(9, 10), F(1, 10)), (F(1, 2), F(1, 2)), sp.Integer(1))
+    assert c.verdict == "AGREES" and c.mechanism_equal is True
+    # the theorem's side is W-RR's divergence by its definition: recompute it here
+    t = math.e
+    keep, flip = t / (t + 1), 1 / (t + 1)
+    p = (0.9 * keep + 0.1 * flip, 0.9 * flip + 0.1 * keep)
+    q = (0.5, 0.5)
+    assert float(c.theorem_lower) == pytest.approx(float(divergence(name, p, q)), rel=1e-12)

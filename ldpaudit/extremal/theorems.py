@@ -8,6 +8,9 @@
   checks the sublinear-utility form (Kairouz, Oh & Viswanath): for every prior on the grid, the
   certified largest I(X;Y) equals W-RR's (from the catalog channel), and the optimal staircase
   mechanism is W-RR itself, compared exactly.
+* The same theorem for binary hypotheses: for two laws P0, P1 on {0, 1} and each f-divergence
+  objective (KL, TV, χ², squared Hellinger), the certified largest divergence between P0·Q and
+  P1·Q equals W-RR's, and the optimal staircase mechanism is W-RR.
 
 A comparison AGREES when the two enclosures overlap and their hull is narrower than
 :data:`AGREEMENT_WIDTH`; it is BEATEN when the certified optimum is proved larger than the
@@ -135,14 +138,53 @@ def check_kairouz_binary(prior_zero, epsilon) -> Comparison:
     matrix = mech.channel.matrix
     with enc.precision(opt.bits):
         value = information_enclosure(matrix, (p0, 1 - p0))
-    equal = None
-    if opt.status == "PROVED":
-        found = sorted((tuple(sp.simplify(e) for e in col) for col in zip(*opt.channel_matrix())), key=str)
-        wanted = sorted((tuple(sp.simplify(e) for e in col) for col in zip(*matrix)), key=str)
-        equal = len(found) == len(wanted) and all(sp.simplify(a - b) == 0 for fa, wa in zip(found, wanted)
-                                                  for a, b in zip(fa, wa))
-    return Comparison(opt, enc.lower(value), enc.upper(value), "W-RR", equal)
+    return Comparison(opt, enc.lower(value), enc.upper(value), "W-RR", _same_mechanism(opt, matrix))
 
 
-__all__ = ["Comparison", "check_wang_21", "compare_wang_21", "check_kairouz_binary", "subset_information_enclosures",
+def divergence_enclosure(objective: str, matrix, first, second) -> object:
+    """The divergence between the output laws first·Q and second·Q of an explicit channel, from
+    its definition Σ_y m1_y f(m0_y/m1_y) (see :data:`ldpaudit.extremal.staircase.OBJECTIVES`)."""
+    entries = [[enc.enclose(sp.sympify(q)) for q in row] for row in matrix]
+    total = enc.iv.mpf(0)
+    for y in range(len(matrix[0])):
+        m0 = sum((enc.exact(Fraction(w)) * row[y] for w, row in zip(first, entries)), enc.iv.mpf(0))
+        m1 = sum((enc.exact(Fraction(w)) * row[y] for w, row in zip(second, entries)), enc.iv.mpf(0))
+        if objective == "kl":
+            total = total + m0 * (enc.iv.log(m0) - enc.iv.log(m1))
+        elif objective == "tv":
+            total = total + abs(m0 - m1) / 2
+        elif objective == "chi2":
+            total = total + (m0 - m1) ** 2 / m1
+        elif objective == "hellinger":
+            total = total + (enc.iv.sqrt(m0) - enc.iv.sqrt(m1)) ** 2 / 2
+        else:
+            raise ValueError(objective)
+    return total
+
+
+def check_binary_divergence(objective: str, first, second, epsilon) -> Comparison:
+    """Kairouz et al.'s binary theorem for one divergence objective at one (P0, P1, ε): the
+    certified largest divergence over all ε-LDP mechanisms on {0, 1} against W-RR's, and whether
+    the optimal staircase mechanism is W-RR itself."""
+    from ldpaudit.mechanism.catalog import wrr
+
+    first, second = tuple(map(Fraction, first)), tuple(map(Fraction, second))
+    opt = certify(problem(2, epsilon, prior=first, objective=objective, alternative=second))
+    matrix = wrr(epsilon=sp.sympify(epsilon)).channel.matrix
+    with enc.precision(opt.bits):
+        value = divergence_enclosure(objective, matrix, first, second)
+    return Comparison(opt, enc.lower(value), enc.upper(value), "W-RR", _same_mechanism(opt, matrix))
+
+
+def _same_mechanism(opt: Optimum, matrix) -> bool | None:
+    """Is the optimal staircase mechanism ``matrix`` up to the order of its outputs (exactly)?"""
+    if opt.status != "PROVED":
+        return None
+    found = sorted((tuple(sp.simplify(e) for e in col) for col in zip(*opt.channel_matrix())), key=str)
+    wanted = sorted((tuple(sp.simplify(e) for e in col) for col in zip(*matrix)), key=str)
+    return len(found) == len(wanted) and all(sp.simplify(a - b) == 0 for fa, wa in zip(found, wanted)
+                                             for a, b in zip(fa, wa))
+
+
+__all__ = ["Comparison", "check_binary_divergence", "divergence_enclosure", "check_wang_21", "compare_wang_21", "check_kairouz_binary", "subset_information_enclosures",
            "information_enclosure", "AGREEMENT_WIDTH"]
