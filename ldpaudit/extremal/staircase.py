@@ -175,22 +175,25 @@ def _mu(objective: str, key, t, eps, num, log, sqrt):
 
     An entry of S is e^ε on the inputs of mass a (under P0; b under P1) and 1 on the rest, so
     m0 = P0·S = a e^ε + 1 - a and m1 = b e^ε + 1 - b. Mutual information: Σ_x P_x S_x ln(S_x/m0)
-    = a e^ε (ε - ln m0) - (1 - a) ln m0. Divergences: m1 f(m0/m1) with f(u) = u ln u (KL),
-    |u - 1|/2 (TV), (u - 1)² (χ²), (√u - 1)²/2 (squared Hellinger); m0 - m1 = (a - b)(e^ε - 1)."""
+    = a e^ε (ε - ln m0) - (1 - a) ln m0. Divergences: :func:`divergence_term`."""
     if objective == "mi":
         a = key
         m0 = num(a) * t + num(1 - a)
         log_m = log(m0)
         return num(a) * t * (eps - log_m) - num(1 - a) * log_m
     a, b = key
-    m0 = num(a) * t + num(1 - a)
-    m1 = num(b) * t + num(1 - b)
+    return divergence_term(objective, num(a) * t + num(1 - a), num(b) * t + num(1 - b), log, sqrt)
+
+
+def divergence_term(objective: str, m0, m1, log, sqrt):
+    """One output's term m1 f(m0/m1) of a divergence objective, in any arithmetic:
+    f(u) = u ln u (KL), |u - 1|/2 (TV), (u - 1)² (χ²), (√u - 1)²/2 (squared Hellinger)."""
     if objective == "kl":
         return m0 * (log(m0) - log(m1))
     if objective == "tv":
-        return num(abs(a - b) / 2) * (t - 1)
+        return abs(m0 - m1) / 2
     if objective == "chi2":
-        return num((a - b) ** 2) * (t - 1) ** 2 / m1
+        return (m0 - m1) ** 2 / m1
     if objective == "hellinger":
         return (sqrt(m0) - sqrt(m1)) ** 2 / 2
     raise ValueError(objective)
@@ -569,5 +572,5 @@ def pattern_text(pattern: int, d: int) -> str:
     return "".join("t" if pattern >> x & 1 else "1" for x in range(d))
 
 
-__all__ = ["OBJECTIVES", "DIVERGENCES", "Problem", "problem", "Optimum", "Column", "certify", "check_dual", "solve_float",
+__all__ = ["OBJECTIVES", "DIVERGENCES", "divergence_term", "Problem", "problem", "Optimum", "Column", "certify", "check_dual", "solve_float",
            "exact_weights", "mechanism", "recheck", "pattern_text", "utility_enclosure"]

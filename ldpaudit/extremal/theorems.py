@@ -26,7 +26,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ldpaudit.extremal import enclosure as enc
-from ldpaudit.extremal.staircase import Optimum, certify, pattern_text, problem
+from ldpaudit.extremal.staircase import Optimum, certify, divergence_term, pattern_text, problem
 
 AGREEMENT_WIDTH = Fraction(1, 10**12)
 
@@ -149,16 +149,7 @@ def divergence_enclosure(objective: str, matrix, first, second) -> object:
     for y in range(len(matrix[0])):
         m0 = sum((enc.exact(Fraction(w)) * row[y] for w, row in zip(first, entries)), enc.iv.mpf(0))
         m1 = sum((enc.exact(Fraction(w)) * row[y] for w, row in zip(second, entries)), enc.iv.mpf(0))
-        if objective == "kl":
-            total = total + m0 * (enc.iv.log(m0) - enc.iv.log(m1))
-        elif objective == "tv":
-            total = total + abs(m0 - m1) / 2
-        elif objective == "chi2":
-            total = total + (m0 - m1) ** 2 / m1
-        elif objective == "hellinger":
-            total = total + (enc.iv.sqrt(m0) - enc.iv.sqrt(m1)) ** 2 / 2
-        else:
-            raise ValueError(objective)
+        total = total + divergence_term(objective, m0, m1, enc.iv.log, enc.iv.sqrt)
     return total
 
 
