@@ -402,9 +402,11 @@ def _to_fraction(x) -> Fraction:
 
 
 def _refine_dual(problem: Problem, sol: FloatSolution, bits: int) -> list[Fraction]:
-    """The float dual, re-solved at high precision on d linearly independent patterns of zero
-    reduced cost (so it is the same vertex, to many more digits); the float dual itself when
-    those patterns do not pin it down."""
+    """The float dual, refined at high precision so that every pattern of zero reduced cost is
+    tight to many more digits: re-solved on d linearly independent such patterns when there are d
+    (the same vertex), else projected onto their affine subspace (a degenerate LP, e.g. two outputs
+    on ten inputs: the other coordinates keep the float dual's slack). The float dual itself when
+    the solve fails."""
     import numpy as np
     from mpmath import mp
 
@@ -422,7 +424,7 @@ def _refine_dual(problem: Problem, sol: FloatSolution, bits: int) -> list[Fracti
             basis = trial
         if len(chosen) == d:
             break
-    if len(chosen) < d:
+    if not chosen:
         return [Fraction(float(v)) for v in sol.dual]
     masses = _mass_tables(problem)
     old = mp.prec
@@ -432,7 +434,11 @@ def _refine_dual(problem: Problem, sol: FloatSolution, bits: int) -> list[Fracti
         eps = mp.log(t)
         A = mp.matrix([[t if (j >> x) & 1 else mp.mpf(1) for x in range(d)] for j in chosen])
         b = mp.matrix([_mu(problem.objective, masses[j], t, eps, _mp_fraction, mp.log, mp.sqrt) for j in chosen])
-        y = mp.lu_solve(A, b)
+        if len(chosen) == d:
+            y = mp.lu_solve(A, b)
+        else:                                         # y0 + A^T (A A^T)^-1 (b - A y0)
+            y0 = mp.matrix([mp.mpf(float(v)) for v in sol.dual])
+            y = y0 + A.T * mp.lu_solve(A * A.T, b - A * y0)
         return [_to_fraction(y[i]) for i in range(d)]
     except ZeroDivisionError:
         return [Fraction(float(v)) for v in sol.dual]
