@@ -19,7 +19,7 @@ import os
 import sys
 
 from ldpaudit import __version__
-from ldpaudit.errors import BudgetSpent, LdpAuditError
+from ldpaudit.errors import BudgetSpent, LdpAuditError, Undecided
 
 #: the exit-code contract, shared by every command
 EXIT_STATUS = {
@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         code = args.func(args)
     except SystemExit as exc:  # argparse: --help, --version (0) and usage errors (2)
         return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
-    except BudgetSpent as exc:  # not shown wrong, only not finished in time: inconclusive
+    except (BudgetSpent, Undecided) as exc:  # not shown wrong, only not finished or not decided: inconclusive
         print(f"ldpaudit: inconclusive: {_one_line(exc)}", file=sys.stderr)
         return EXIT_UNKNOWN
     except LdpAuditError as exc:

@@ -10,6 +10,19 @@ class InvalidSpec(LdpAuditError, ValueError):
     """A spec file or Mechanism is malformed: the message names the field, the value, the fix."""
 
 
+class Undecided(InvalidSpec):
+    """A check of a spec or parameter could not be decided exactly (sympy could not prove a row
+    sums to 1, a value lies within 1e-50 of its bound): not shown wrong, so inconclusive (the CLI
+    exits 3, not 2); the message says what could not be decided and how to write it so it can be.
+    A subclass of InvalidSpec: whatever refuses a spec it cannot check still refuses it."""
+
+
+def refused(exc: Exception, message: str) -> InvalidSpec:
+    """A refusal re-raised with more context (``message``): an :class:`Undecided` stays
+    undecided, anything else becomes :class:`InvalidSpec`."""
+    return (Undecided if isinstance(exc, Undecided) else InvalidSpec)(message)
+
+
 class InvalidParameter(LdpAuditError, ValueError):
     """A parameter value is outside its declared range or of the wrong kind."""
 

@@ -10,7 +10,7 @@ import math
 
 import sympy as sp
 
-from ldpaudit.errors import InvalidSpec, NotMaterializable
+from ldpaudit.errors import InvalidSpec, NotMaterializable, Undecided
 from ldpaudit.mechanism.expr import shown, substitute
 from ldpaudit.mechanism.params import _decided, _subs, decide
 from ldpaudit.mechanism.spaces import FiniteDomain
@@ -39,6 +39,28 @@ def is_zero(expr) -> bool | None:
         except (TypeError, ValueError, NotImplementedError):
             continue
     return None
+
+
+#: what a sum that sympy can neither prove 1 nor show different from 1 adds to its message
+UNDECIDED_SUM = " (sympy could not prove it: not shown wrong, undecided; write it so that it simplifies to 1)"
+
+
+def require_sum_one(mech, total, message: str) -> None:
+    """``total`` (a row sum, a sum of weights) must be exactly 1 for every admissible parameter.
+    Raises InvalidSpec(``message`` + where it is not 1) when sympy shows it different from 1,
+    symbolically or at a sample point of the parameters, and Undecided(``message`` + why) when it
+    can do neither: refuse only what is shown wrong."""
+    verdict = is_zero(total - 1)
+    if verdict is True:
+        return
+    if verdict is False:
+        raise InvalidSpec(message)
+    for point in sample_points(mech):
+        value = sp.simplify(sp.sympify(total).xreplace({mech.symbols[k]: v for k, v in point.items()}))
+        if value.is_number and is_zero(value - 1) is False:
+            at = ", ".join(f"{k}={v}" for k, v in point.items() if mech.symbols[k] in sp.sympify(total).free_symbols)
+            raise InvalidSpec(f"{message} (it is {value} at {at})" if at else f"{message} (it is {value})")
+    raise Undecided(message + UNDECIDED_SUM)
 
 
 def sample_points(mech, count: int = 6) -> list[dict]:

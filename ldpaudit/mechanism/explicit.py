@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotMaterializable
-from ldpaudit.mechanism.checks import _require_nonnegative, is_zero
+from ldpaudit.mechanism.checks import _require_nonnegative, require_sum_one
 from ldpaudit.mechanism.params import _subs
 
 
@@ -83,10 +83,5 @@ def _validate_explicit(mech, ch: ExplicitChannel) -> None:
         if mech.identities_proved:
             continue
         total = sp.Add(*row)
-        verdict = is_zero(total - 1)
-        if verdict is not True:
-            total_shown = sp.simplify(total) if verdict is False or total.is_number else total
-            raise InvalidSpec(
-                f"row x={x} of channel {mech.name!r} sums to {total_shown}; each row must sum to 1"
-                + ("" if verdict is False else " (sympy could not prove it)")
-            )
+        require_sum_one(mech, total, f"row x={x} of channel {mech.name!r} sums to "
+                                     f"{sp.simplify(total) if total.is_number else total}; each row must sum to 1")

@@ -48,7 +48,7 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit import budget
-from ldpaudit.errors import BudgetSpent, InvalidParameter, InvalidSpec, NotMaterializable
+from ldpaudit.errors import BudgetSpent, InvalidParameter, InvalidSpec, NotMaterializable, refused
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
@@ -133,12 +133,12 @@ def loads_spec(text: str | bytes, *, source: str = "<spec>") -> Mechanism:
     try:
         mech = _build(doc, base)
     except (InvalidSpec, InvalidParameter, NotMaterializable) as exc:
-        raise InvalidSpec(f"{source}: {exc}") from None
+        raise refused(exc, f"{source}: {exc}") from None
     if mech.example:
         try:
             mech.bind_example()
         except (InvalidSpec, InvalidParameter) as exc:
-            raise InvalidSpec(f"{source}: [example] is not an admissible instance: {exc}") from None
+            raise refused(exc, f"{source}: [example] is not an admissible instance: {exc}") from None
     return _with_path(mech, source)
 
 

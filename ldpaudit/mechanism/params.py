@@ -13,7 +13,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ldpaudit.errors import InvalidParameter, InvalidSpec
+from ldpaudit.errors import InvalidParameter, InvalidSpec, Undecided
 from ldpaudit.mechanism.expr import MAX_INTEGER_PART_BITS, check_budget, parse_expression, shown, substitute
 
 #: the input variable of density and real-input channels, the output variable of densities,
@@ -185,7 +185,7 @@ def _decided(relation, where: str, value) -> bool:
     """:func:`decide`, or InvalidSpec naming ``where`` when nothing decides it exactly."""
     outcome = decide(relation)
     if outcome is None:
-        raise InvalidSpec(f"{where} = {shown(value)}: cannot decide the comparison {shown(relation)} exactly; "
+        raise Undecided(f"{where} = {shown(value)}: cannot decide the comparison {shown(relation)} exactly; "
                           "give a value farther from it")
     return outcome
 
@@ -234,7 +234,7 @@ def _check_range(mech_name, p: Parameter, value, subs):
             )
         ok = decide((value > b if strict else value >= b) if side == 1 else (value < b if strict else value <= b))
         if ok is None:
-            raise InvalidParameter(
+            raise Undecided(
                 f"parameter {p.name} = {shown(value)} of {mech_name}: cannot decide whether it is within its bound "
                 f"{shown(bound)} = {shown(b)}; give a value farther from the bound"
             )

@@ -28,7 +28,7 @@ from functools import cached_property
 
 import sympy as sp
 
-from ldpaudit.errors import InvalidSpec
+from ldpaudit.errors import InvalidSpec, Undecided
 
 #: most breakpoints of one density (orders grow as m!; the caller prunes infeasible prefixes)
 MAX_BREAKPOINTS = 12
@@ -312,7 +312,7 @@ def _sign(v: sp.Basic) -> int:
         return 1 if n > 0 else -1
     if _is_zero(v):
         return 0
-    raise InvalidSpec(f"cannot decide the sign of {v} exactly (it is within 1e-50 of 0)")
+    raise Undecided(f"cannot decide the sign of {v} exactly (it is within 1e-50 of 0)")
 
 
 def _is_zero(v: sp.Basic) -> bool:

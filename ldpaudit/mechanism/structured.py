@@ -21,6 +21,7 @@ from ldpaudit.mechanism.checks import (
     _require_nonnegative,
     check_materialized_size,
     is_zero,
+    require_sum_one,
     require_numeric_sizes,
     sample_points,
 )
@@ -105,13 +106,8 @@ def _validate_structured(mech, ch: StructuredChannel) -> list[str]:
     if mech.identities_proved:
         return ["row sums proved symbolically from the output classes"]
     total = sp.Add(*(c.count * c.weight for c in ch.classes))
-    verdict = is_zero(total - 1)
-    if verdict is not True:
-        total_shown = sp.simplify(total)
-        raise InvalidSpec(
-            f"rows of channel {mech.name!r} sum to {total_shown} (sum over classes of count*weight); each row must sum to 1"
-            + ("" if verdict is False else " (sympy could not prove it)")
-        )
+    require_sum_one(mech, total, f"rows of channel {mech.name!r} sum to {sp.simplify(total)} (sum over classes of "
+                                 "count*weight); each row must sum to 1")
     covered = sp.Add(*(c.count for c in ch.classes))
     if is_zero(covered - ch.outputs.count()) is not True:
         raise InvalidSpec(

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from ldpaudit import __version__, budget
-from ldpaudit.errors import BudgetSpent, LdpAuditError
+from ldpaudit.errors import BudgetSpent, LdpAuditError, Undecided
 from ldpaudit.mechanism.options import add_load_budget
 
 
@@ -55,7 +55,7 @@ def check_one(path: Path, *, audit_samples: int, progress=None, load_seconds: fl
     row: dict = {"spec": str(path)}
     try:
         mech, example = load_budgeted(Path(path), example=True, seconds=load_seconds, memory_mb=load_memory_mb)
-    except BudgetSpent as exc:
+    except (BudgetSpent, Undecided) as exc:          # not shown wrong: UNKNOWN
         row.update(mechanism=path.stem, ok=False, error=str(exc), stochastic="UNKNOWN", verdict="UNKNOWN")
         return row
     except LdpAuditError as exc:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import sympy as sp
 
-from ldpaudit.errors import InvalidSpec, LdpAuditError, NotDerivable
+from ldpaudit.errors import InvalidSpec, LdpAuditError, NotDerivable, refused
 from ldpaudit.mechanism.expr import parse_expression, parse_predicate, shown
 
 MAX_CLAIMS_BYTES = 100_000
@@ -277,7 +277,7 @@ def _specs(table: dict, base: Path) -> dict:
         try:
             mech = load_family(target)
         except InvalidSpec as exc:
-            raise InvalidSpec(f"specs.{name}: {exc}") from None
+            raise refused(exc, f"specs.{name}: {exc}") from None
         for p, text in lets.items():
             if p not in mech.symbols:
                 raise InvalidSpec(f"specs.{name}.let.{p}: {mech.name!r} has no parameter {p!r} "
