@@ -312,10 +312,12 @@ class BlanketDivergence:
     """D(ε), an upper bound on (1/n) E[(Σ_j l(Z_j))_+], for classes with at most three
     members; ``budget`` is the absolute error spent on windows and skipped points."""
 
-    def __init__(self, cl: Classes, n: int, budget: float, max_points: int = MAX_POINTS):
+    def __init__(self, cl: Classes, n: int, budget: float, max_points: int = MAX_POINTS, offset: float = 0.0):
         if len(cl.a) > 3:
             raise ValueError("reduce to at most three classes first")
         self.cl, self.n, self.budget, self.max_points = cl, n, budget, max_points
+        #: a constant added to Σ l (<= 0; used by :class:`DecoupledDivergence`)
+        self.offset = offset
         amax = max(cl.a)
         self.tail = budget / (4 * amax * max(1, len(cl.a)))   # mass outside each window
         self.windows = [bn.chernoff_window(n, p, self.tail) for p in cl.prob]
@@ -338,12 +340,18 @@ class BlanketDivergence:
         if max(lv) <= 0:
             return 0.0
         lmax = max(lv)
+        offset = self.offset
         # float64 rounding of the class probabilities (total variation of the count law, times
         # the largest (S)_+/n) and of the sums of l (a few ulps of the largest |l| per class)
-        rounding = lmax * n * cl.prob_err + 64 * 2.3e-16 * r * max(abs(x) for x in lv)
+        rounding = lmax * n * cl.prob_err + 64 * 2.3e-16 * r * max(abs(x) for x in lv) \
+            + 4 * 2.3e-16 * abs(offset) / n
         slack = 8 * bn.REL_ERR
-        if r == 1:
+        if r == 1 and offset == 0:
             return lmax * cl.prob[0] * (1 + slack) + rounding
+        if r == 1:   # E[(offset + l B)_+] for B ~ Bin(n, p): the closed form with no first classes
+            pos, neg = _positive_part_mean(np.array([offset]), lv[0], np.array([float(n)]), cl.prob[0])
+            inner = max(float(pos[0]) * (1 + slack) - float(neg[0]) * (1 - slack), 0.0)
+            return inner * (1 + slack) / n + rounding
         last = self.last
         firsts = [s for s in range(r) if s != last]
         excluded = self.tail * len(firsts)
@@ -364,7 +372,7 @@ class BlanketDivergence:
         c0 = np.arange(lo0, hi0 + 1, dtype=float)
         w0 = bn.pmf(c0, n, cl.prob[s0])
         if len(firsts) == 1:
-            base, counts, weight = lv[s0] * c0, c0, w0
+            base, counts, weight = lv[s0] * c0 + offset, c0, w0
             keep = base > t_star
             skipped += 0.0
             pos, neg = _positive_part_mean(base[keep], v, n - counts[keep], rho)
@@ -379,14 +387,14 @@ class BlanketDivergence:
             rho1 = cl.prob[s1] / (1.0 - cl.prob[s0])
             if l1 < 0:
                 start = np.full(len(c0), float(lo1))
-                stop = np.minimum(float(hi1), np.ceil((l0 * c0 - t_star) / -l1) - 1) if math.isfinite(t_star) \
+                stop = np.minimum(float(hi1), np.ceil((l0 * c0 + offset - t_star) / -l1) - 1) if math.isfinite(t_star) \
                     else np.full(len(c0), float(hi1))
             elif l1 > 0:
-                start = np.maximum(float(lo1), np.floor((t_star - l0 * c0) / l1) + 1) if math.isfinite(t_star) \
+                start = np.maximum(float(lo1), np.floor((t_star - l0 * c0 - offset) / l1) + 1) if math.isfinite(t_star) \
                     else np.full(len(c0), float(lo1))
                 stop = np.full(len(c0), float(hi1))
             else:
-                ok = l0 * c0 > t_star
+                ok = l0 * c0 + offset > t_star
                 start = np.where(ok, float(lo1), 1.0)
                 stop = np.where(ok, float(hi1), 0.0)
             # and within each row only the conditional Chernoff window of c1 given c0 (the mass
@@ -411,13 +419,90 @@ class BlanketDivergence:
                     offsets = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
                     c1v = np.repeat(start[idx], lens) + offsets
                     w = np.repeat(w0[idx], lens) * bn.pmf(c1v, n - a0v, rho1)
-                    base = l0 * a0v + l1 * c1v
+                    base = l0 * a0v + l1 * c1v + offset
                     pos, neg = _positive_part_mean(base, v, n - a0v - c1v, rho)
                     inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
                     total_pos += float(np.sum(w * inner))
                     chunk_rows, acc = [], 0
         return total_pos * (1 + slack) / n + lmax * excluded + (thr * (1 + 4 * bn.REL_ERR) / n if v < 0 else 0.0) + rounding
 
+
+
+#: three-class grids up to this many points are summed exactly; larger ones are decoupled
+EXACT_POINTS = 400_000
+#: the decoupled class's count is cut where its term costs about these shares of δ; the best is kept
+DECOUPLE_LEVELS = (3e-2,)
+
+
+class DecoupledDivergence:
+    """D(ε) for three classes without the two-dimensional grid: one class s with a <= b (its
+    l_s <= 0 at every ε >= 0) is split off by (u + v)_+ <= (u + y)_+ + (v - y)_+ (any y, any
+    joint law), with v = l_s C_s, C_s ~ Bin(n, p_s) and u the sum over the two other classes:
+
+        n·D <= E[(u + y)_+] + E[(l_s C_s - y)_+],  y = l_s k  (k a lower quantile of C_s)
+
+    The first term is the two-class sum of :class:`BlanketDivergence` (the split-off class
+    counted as ⊥) shifted by y; the second is |l_s| E[(k - C_s)_+] = |l_s| (k P(C <= k) -
+    n p_s P(Bin(n-1, p_s) <= k-1)), both with the binomial error budget. Several k are tried
+    and the smallest sum kept (each is a valid bound). A class whose l_s is small and whose
+    count is nearly constant on the scale of u (k-RR's d - 2 outputs outside the pair, l =
+    1 - e^ε) loses little; the exact grid (:data:`EXACT_POINTS`) is used when it is small."""
+
+    def __init__(self, cl: Classes, n: int, budget: float):
+        if len(cl.a) != 3:
+            raise ValueError("the decoupled divergence takes exactly three classes")
+        self.cl, self.n, self.budget = cl, n, budget
+        self.merged = cl.merged
+        self.candidates = [s for s in range(3) if cl.a[s] <= cl.b[s]]
+        if not self.candidates:
+            raise ValueError("no class with a <= b to split off")
+
+    def _split(self, s: int, epsilon: float) -> float:
+        cl, n = self.cl, self.n
+        keep = [r for r in range(3) if r != s]
+        rest = Classes(tuple(cl.a[r] for r in keep), tuple(cl.b[r] for r in keep),
+                       tuple(cl.prob[r] for r in keep), cl.pair, cl.merged, cl.prob_err)
+        ls = _l_up(cl.a[s], cl.b[s], epsilon)
+        if ls >= 0:     # (only at ε = 0 with a = b): nothing to split off
+            ls = 0.0
+        p = cl.prob[s]
+        best = math.inf
+        slack = 8 * bn.REL_ERR
+        for level in DECOUPLE_LEVELS:
+            tail = level * (self.budget / BUDGET_SHARE) / (-ls * p) if ls < 0 and p > 0 else 0.0
+            k = _lower_quantile(n, p, tail) if ls < 0 else 0
+            y = ls * k
+            # E[(k - C)_+] = k P(C <= k) - n p P(Bin(n-1, p) <= k-1), bounded above termwise
+            if ls < 0 and k > 0:
+                first = k * float(bn.cdf(np.array([float(k)]), np.array([float(n)]), p)[0]) * (1 + slack)
+                second = n * p * float(bn.cdf(np.array([float(k - 1)]), np.array([float(n - 1)]), p)[0]) * (1 - slack)
+                lower_part = max(first - second, 0.0) * -ls * (1 + slack) + 4 * 2.3e-16 * k * -ls
+            else:
+                lower_part = 0.0
+            upper_part = BlanketDivergence(rest, n, self.budget, offset=y)(epsilon)
+            best = min(best, upper_part + lower_part / n)
+        return best
+
+    def __call__(self, epsilon: float) -> float:
+        # the class whose sum fluctuates least (|l| times the count's standard deviation at ε0)
+        cl, n = self.cl, self.n
+        s = min(self.candidates, key=lambda r: (cl.b[r] - cl.a[r]) * math.sqrt(n * cl.prob[r] * (1 - cl.prob[r])))
+        return self._split(s, epsilon)
+
+
+def _lower_quantile(n: int, p: float, mass: float) -> int:
+    """The largest k >= 0 with P(Bin(n, p) <= k) <= mass, roughly (0 when none): any k gives a
+    valid bound above; this one balances the two terms."""
+    lo, hi = 0, int(n * p)
+    if mass <= 0 or float(bn.cdf(np.array([0.0]), np.array([float(n)]), p)[0]) > mass:
+        return 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if float(bn.cdf(np.array([float(mid)]), np.array([float(n)]), p)[0]) <= mass:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _l_up(a: float, b: float, epsilon: float) -> float:
@@ -442,7 +527,9 @@ def _skip_level(v: float, m: int, rho: float, thr: float) -> float:
         lo, hi = hi, 2 * hi
         if hi > 1e300:
             return lo
-    for _ in range(60):
+    for _ in range(60):   # lo always has g(lo) <= thr: a rougher level skips less, never wrongly
+        if hi - lo <= 1e-3 * hi:
+            break
         mid = 0.5 * (lo + hi)
         if g(mid) <= thr:
             lo = mid
@@ -497,6 +584,8 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
                 if level == 3 and len(red.a) < 3:
                     continue
                 div = BlanketDivergence(red, n, budget, max_points)
+                if level == 3 and div.points() > EXACT_POINTS and any(a <= b for a, b in zip(red.a, red.b)):
+                    div = DecoupledDivergence(red, n, budget)
                 if level == 3 and deadline is not None and time.monotonic() > deadline:
                     stopped = True
                     continue
@@ -510,10 +599,14 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
             worst, worst_div = best
         merged = merged or best[1].cl.merged
     notes = [f"worst ordered pair x={worst_div.cl.pair[0]!r}, x'={worst_div.cl.pair[1]!r}",
-             f"{len(worst_div.cl.a)} output classes summed exactly"]
+             f"{len(worst_div.cl.a)} output classes summed exactly" if not isinstance(worst_div, DecoupledDivergence)
+             else "3 output classes"]
     if stopped:
         notes.append(f"the three-class search stopped at its time budget ({seconds:g} s): the ε shown is valid, "
                      "a longer search may give a smaller one")
+    if isinstance(worst_div, DecoupledDivergence):
+        notes.append("three classes summed with one class split off ((u + v)_+ <= (u + y)_+ + (v - y)_+; "
+                     "the exact grid would exceed %d points)" % EXACT_POINTS)
     if merged:
         notes.append("classes merged pessimistically (every l = (Q(y|x) - e^ε Q(y|x'))/ω only raised) to keep three")
     return Bound(worst, worst_div(worst), "privacy blanket (optimal decomposition)", calls, tuple(notes))
