@@ -352,8 +352,19 @@ def projection_lower(facts: ChannelFacts, n: int, delta: float) -> tuple[float, 
         if best is None or key > best[0]:
             best = (key, i0, i1, j)
     _, i0, i1, j = best
-    q0, q1 = float(num[i0][j]), float(num[i1][j])
-    # the window of k where the pmfs matter
+    eps = count_epsilon(float(num[i0][j]), float(num[i1][j]), n, delta)
+    where = {"x0": _plain(facts.inputs[i0]), "x1": _plain(facts.inputs[i1]), "y": _plain(facts.outputs[j]),
+             "dataset": "target at x0 or x1, the other n-1 users at x1; statistic: the count of y"}
+    return eps, where
+
+
+def count_epsilon(q0: float, q1: float, n: int, delta: float) -> float:
+    """A lower bound on the ε at δ of the pair N = Bern(q0) + Bin(n-1, q1) vs Bin(n, q1) (the
+    count of one output when the target moves from x1 to x0 and the n - 1 others stay at x1),
+    both directions; a post-processing of the shuffled view, so a lower bound on its ε.
+    Floats: every δ is charged -FLOAT_SLACK (1 + e^ε), the bisection keeps its lower end."""
+    from ldpaudit.account import binomials as bn
+
     lo, hi = bn.chernoff_window(n - 1, q1, 1e-4 * delta)
     lo, hi = max(0, lo - 2), min(n, hi + 2)
     k = np.arange(lo, hi + 1)
@@ -369,19 +380,15 @@ def projection_lower(facts: ChannelFacts, n: int, delta: float) -> tuple[float, 
         return max(one, two) - FLOAT_SLACK * (1 + t)
 
     if dfun(0.0) <= delta:
-        eps = 0.0
-    else:
-        lo_e, hi_e = 0.0, max(math.log(max(q0 / q1, (1 - q1) / max(1 - q0, 1e-300))), 1e-12)
-        while hi_e - lo_e > 1e-12:
-            mid = 0.5 * (lo_e + hi_e)
-            if dfun(mid) > delta:
-                lo_e = mid
-            else:
-                hi_e = mid
-        eps = lo_e
-    where = {"x0": _plain(facts.inputs[i0]), "x1": _plain(facts.inputs[i1]), "y": _plain(facts.outputs[j]),
-             "dataset": "target at x0 or x1, the other n-1 users at x1; statistic: the count of y"}
-    return eps, where
+        return 0.0
+    lo_e, hi_e = 0.0, max(math.log(max(q0 / q1, (1 - q1) / max(1 - q0, 1e-300))), 1e-12)
+    while hi_e - lo_e > 1e-12:
+        mid = 0.5 * (lo_e + hi_e)
+        if dfun(mid) > delta:
+            lo_e = mid
+        else:
+            hi_e = mid
+    return lo_e
 
 
 def _plain(value):
