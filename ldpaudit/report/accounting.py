@@ -197,6 +197,29 @@ def plot_profile(result: dict, path) -> Path:
     return save_png(fig, Path(path))
 
 
+def plot_density_profile(result: dict, path) -> Path:
+    """``ldpaudit profile --plot`` for a density channel: the closed-form δ(ε) (its sample
+    points, the breakpoints marked) and, for Gaussian noise, the trade-off curve G_μ."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curve = result["curve"]
+    tradeoff = result.get("tradeoff")
+    fig, axes = plt.subplots(1, 2 if tradeoff else 1, figsize=(9 if tradeoff else 4.5, 3.5))
+    a1 = axes[0] if tradeoff else axes
+    a1.plot([p["epsilon"] for p in curve["points"]], [p["delta"] for p in curve["points"]])
+    for b in curve["breakpoints"]:
+        a1.axvline(b["epsilon_float"], linestyle=":", color="grey")
+    a1.set(xlabel="ε", ylabel="δ(ε)", title=f"{result['mechanism']}, {result['reports']} report(s)")
+    if tradeoff:
+        pts = tradeoff["points"]
+        axes[1].plot([p["alpha"] for p in pts], [p["beta"] for p in pts])
+        axes[1].set(xlabel="α", ylabel="T(α)", title=f"trade-off curve G_μ, μ = {tradeoff['mu_float']:.4g}")
+    return save_png(fig, Path(path))
+
+
 def _amplification(doc) -> list[dict]:
     """Amplification by shuffling against n (ldpaudit.account.amplify): the generic clone bound
     from ε0 alone, the channel's own clone and privacy-blanket bounds, the best of them, and
