@@ -129,11 +129,13 @@ class CloneDivergence:
     def epsilon(self, delta: float) -> float:
         """The smallest ε (to :data:`ROOT_RTOL`, from above) with delta(ε) <= δ, checked there."""
         hi = self.pair.epsilon0
-        if self.delta(hi) > delta:
+        d_hi = self.delta(hi)
+        if d_hi > delta:
             return math.inf  # the float allowance alone exceeds δ: nothing rigorous to report
-        if self.delta(0.0) <= delta:
+        d_lo = self.delta(0.0)
+        if d_lo <= delta:
             return 0.0
-        root = _root(lambda e: self.delta(e) - delta, 0.0, hi)
+        root = _root(lambda e: self.delta(e) - delta, 0.0, hi, d_lo - delta, d_hi - delta)
         step = max(ROOT_RTOL * root, 1e-15)
         while self.delta(root) > delta:  # only a point that passed the check is reported
             root = min(root + step, hi)
@@ -141,13 +143,14 @@ class CloneDivergence:
         return root
 
 
-def _root(f, lo: float, hi: float) -> float:
+def _root(f, lo: float, hi: float, f_lo: float | None = None, f_hi: float | None = None) -> float:
     """A root of the decreasing f on [lo, hi] (f(lo) > 0 >= f(hi)) to :data:`ROOT_RTOL`, by
     Brent's method (Brent 1973, "Algorithms for minimization without derivatives", ch. 4:
     inverse quadratic interpolation guarded by bisection); the caller checks f <= 0 at the
     point it reports. The bracket's upper end is returned."""
     a, b = lo, hi
-    fa, fb = f(a), f(b)
+    fa = f(a) if f_lo is None else f_lo
+    fb = f(b) if f_hi is None else f_hi
     c, fc = a, fa
     d = e = b - a
     for _ in range(200):
@@ -192,8 +195,17 @@ def _sf_steps(k0: np.ndarray, c: np.ndarray) -> list:
     from ldpaudit.account import binomials as bn
 
     out = [_sf(k0, c)]
+    # P(Bin(c, 1/2) = k - 1) = P(Bin = k) k / (c - k + 1): two steps down from one Loader pmf
+    pmf = bn.pmf(k0, c, 0.5)
     for shift in (0, -1, -2):
-        out.append(np.minimum(out[-1] + bn.pmf(k0 + shift, c, 0.5), 1.0))
+        out.append(np.minimum(out[-1] + pmf, 1.0))
+        k = k0 + shift
+        inside = (k >= 1) & (k <= c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pmf = np.where(inside, pmf * k / (c - k + 1), 0.0)
+        edge = ~inside & (k - 1 >= 0) & (k - 1 <= c)   # k = c + 1: P(Bin = c) directly
+        if edge.any():
+            pmf = np.where(edge, bn.pmf(k - 1, c, 0.5), pmf)
     return out[::-1]
 
 
