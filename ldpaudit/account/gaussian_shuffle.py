@@ -323,7 +323,8 @@ def render(r: GaussianAmplification) -> str:
         lines.append(f"  epsilon_truncated   {fmt(r.epsilon_truncated)}   clip to [{tr['interval'][0]:.4g}, "
                      f"{tr['interval'][1]:.4g}]: ε0 = {tr['epsilon0']:.6g}, TV term {tr['tv_term']:.3g}, "
                      f"clone bound at δ = {tr['delta_clone']:.3g}")
-    lines += [f"  epsilon_generic     {fmt(r.epsilon_generic)}",
+    lines += [f"  epsilon_generic     {'none' if r.epsilon_generic is None else fmt(r.epsilon_generic)}   "
+              "not defined: no pure ε0 (see the note)",
               f"  epsilon_lower       {fmt(r.epsilon_lower)}   best rigorous lower bound (sum of reports: "
               f"{fmt(r.epsilon_sum_lower)}; count above a threshold: {fmt(r.epsilon_count_lower)})"]
     lines += [f"  note: {note}" for note in r.notes]
