@@ -105,3 +105,24 @@ def test_clone_bound_unchanged_by_the_faster_tails():
         assert np.all(np.abs(a - b) <= 1e-12 * np.maximum(b, 1e-300) + 1e-300)
     # the value before this change (scipy.stats windows, four incomplete betas, brentq)
     assert abs(S.generic_epsilon(1.0, 10**6, 1e-8) / 0.006128917698055671 - 1) < 1e-8
+
+
+@pytest.mark.parametrize("e_eps", [Fraction(1), Fraction(3, 2)])
+def test_four_classes_split_without_merging_above_brute_force(e_eps):
+    """OUE (d = 3, e^ε0 = 3: entries 1/2, 1/4, rational) has four blanket classes (the two bits
+    of the pair); two are split off, none merged; the bound is above the exact expectation."""
+    ch = B.channel_numbers(load_bound("oue", ["d=3", "epsilon=log(3)"]))
+    rows = [list(r) for r in ch.exact]
+    cl = B.blanket_classes(ch, 0, 1)
+    assert len(cl.a) == 4
+    div = B.DecoupledDivergence(cl, 3, 1e-12)
+    assert len(div.split) == 2 and not div.merged
+    exact = expectation(rows, 0, 1, 3, e_eps)
+    assert float(exact) * (1 - 1e-12) <= div(math.log(e_eps)) <= 1.0
+
+
+def test_oue_at_a_million_users_is_below_the_clone_bounds():
+    ch = B.channel_numbers(load_bound("oue", ["d=8", "epsilon=1"]))
+    bound = B.blanket_epsilon(ch, 10**6, 1e-8)
+    assert any("none merged" in note for note in bound.notes)
+    assert 0.00017 < bound.epsilon < S.generic_epsilon(1.0, 10**6, 1e-8)

@@ -212,15 +212,26 @@ class Classes:
         return tuple(sorted(zip(self.a, self.b, self.prob)))
 
 
-def blanket_classes(ch: ChannelNumbers, i: int, j: int) -> Classes:
-    """The classes of the ordered pair (inputs[i], inputs[j])."""
+def blanket_omega(ch: ChannelNumbers) -> tuple:
+    """ω(y) = min over inputs of Q(y|x), per output (40-digit values)."""
+    return tuple(min(r[col] for r in ch.rows) for col in range(ch.m))
+
+
+def blanket_classes(ch: ChannelNumbers, i: int, j: int, omegas: tuple | None = None) -> Classes:
+    """The classes of the ordered pair (inputs[i], inputs[j]) (``omegas``: from
+    :func:`blanket_omega`, computed once per channel)."""
     groups: dict = {}
+    omegas = blanket_omega(ch) if omegas is None else omegas
+    seen: dict = {}   # (Q(y|x), Q(y|x'), ω) -> (a, b): many outputs share their entries
     for col in range(ch.m):
-        omega = min(r[col] for r in ch.rows)
+        omega = omegas[col]
         if omega == 0:
             raise NotDerivable(f"output {ch.outputs[col]!r} has probability 0 under some inputs but not all: "
                                "the channel is not pure LDP and has no privacy blanket on that output")
-        key = (_up(ch.rows[i][col] / omega), _down(ch.rows[j][col] / omega))
+        entries = (ch.rows[i][col], ch.rows[j][col], omega)
+        key = seen.get(entries)
+        if key is None:
+            key = seen[entries] = (_up(entries[0] / omega), _down(entries[1] / omega))
         groups[key] = groups.get(key, 0) + omega
     keys = sorted(groups)
     probs = tuple(float(groups[k]) for k in keys)
@@ -435,59 +446,65 @@ DECOUPLE_LEVELS = (3e-2,)
 
 
 class DecoupledDivergence:
-    """D(ε) for three classes without the two-dimensional grid: one class s with a <= b (its
-    l_s <= 0 at every ε >= 0) is split off by (u + v)_+ <= (u + y)_+ + (v - y)_+ (any y, any
-    joint law), with v = l_s C_s, C_s ~ Bin(n, p_s) and u the sum over the two other classes:
+    """D(ε) for three or more classes without a grid over more than one count: every class but
+    two is split off, each split-off class s having a <= b (l_s <= 0 at every ε >= 0), by
+    (u + Σ v_s)_+ <= (u + Σ y_s)_+ + Σ (v_s - y_s)_+ (any y_s, any joint law), with
+    v_s = l_s C_s, C_s ~ Bin(n, p_s) and u the sum over the two kept classes:
 
-        n·D <= E[(u + y)_+] + E[(l_s C_s - y)_+],  y = l_s k  (k a lower quantile of C_s)
+        n·D <= E[(u + Σ y_s)_+] + Σ E[(l_s C_s - y_s)_+],  y_s = l_s k_s  (k_s a lower quantile of C_s)
 
-    The first term is the two-class sum of :class:`BlanketDivergence` (the split-off class
-    counted as ⊥) shifted by y; the second is |l_s| E[(k - C_s)_+] = |l_s| (k P(C <= k) -
-    n p_s P(Bin(n-1, p_s) <= k-1)), both with the binomial error budget. Several k are tried
-    and the smallest sum kept (each is a valid bound). A class whose l_s is small and whose
-    count is nearly constant on the scale of u (k-RR's d - 2 outputs outside the pair, l =
-    1 - e^ε) loses little; the exact grid (:data:`EXACT_POINTS`) is used when it is small."""
+    The first term is the two-class sum of :class:`BlanketDivergence` (the split-off classes
+    counted as ⊥) shifted by Σ y_s; the others are |l_s| E[(k - C_s)_+] = |l_s| (k P(C <= k) -
+    n p_s P(Bin(n-1, p_s) <= k-1)), all with the binomial error budget. Kept: the classes with
+    a > b, then the a <= b classes whose sums spread most (|l| times the count's standard
+    deviation). A class whose l_s is small and whose count is nearly constant on the scale of u
+    (k-RR's d - 2 outputs outside the pair, l = 1 - e^ε; OUE's outputs with both bits equal)
+    loses little. No class is merged, so OUE's four classes are used as they are; the exact
+    grid (:data:`EXACT_POINTS`) is used for three classes when it is small."""
 
     def __init__(self, cl: Classes, n: int, budget: float):
-        if len(cl.a) != 3:
-            raise ValueError("the decoupled divergence takes exactly three classes")
+        r = len(cl.a)
+        if r < 3:
+            raise ValueError("the decoupled divergence takes at least three classes")
+        negative = [s for s in range(r) if cl.a[s] <= cl.b[s]]
+        if len(negative) < r - 2:
+            raise ValueError("more than two classes with a > b: nothing to split off")
         self.cl, self.n, self.budget = cl, n, budget
         self.merged = cl.merged
-        self.candidates = [s for s in range(3) if cl.a[s] <= cl.b[s]]
-        if not self.candidates:
-            raise ValueError("no class with a <= b to split off")
 
-    def _split(self, s: int, epsilon: float) -> float:
-        cl, n = self.cl, self.n
-        keep = [r for r in range(3) if r != s]
-        rest = Classes(tuple(cl.a[r] for r in keep), tuple(cl.b[r] for r in keep),
-                       tuple(cl.prob[r] for r in keep), cl.pair, cl.merged, cl.prob_err)
-        ls = _l_up(cl.a[s], cl.b[s], epsilon)
-        if ls >= 0:     # (only at ε = 0 with a = b): nothing to split off
-            ls = 0.0
-        p = cl.prob[s]
-        best = math.inf
-        slack = 8 * bn.REL_ERR
-        for level in DECOUPLE_LEVELS:
-            tail = level * (self.budget / BUDGET_SHARE) / (-ls * p) if ls < 0 and p > 0 else 0.0
-            k = _lower_quantile(n, p, tail) if ls < 0 else 0
-            y = ls * k
-            # E[(k - C)_+] = k P(C <= k) - n p P(Bin(n-1, p) <= k-1), bounded above termwise
-            if ls < 0 and k > 0:
-                first = k * float(bn.cdf(np.array([float(k)]), np.array([float(n)]), p)[0]) * (1 + slack)
-                second = n * p * float(bn.cdf(np.array([float(k - 1)]), np.array([float(n - 1)]), p)[0]) * (1 - slack)
-                lower_part = max(first - second, 0.0) * -ls * (1 + slack) + 4 * 2.3e-16 * k * -ls
-            else:
-                lower_part = 0.0
-            upper_part = BlanketDivergence(rest, n, self.budget, offset=y)(epsilon)
-            best = min(best, upper_part + lower_part / n)
-        return best
+        def spread(s):
+            return (cl.b[s] - cl.a[s]) * math.sqrt(n * cl.prob[s] * (1 - cl.prob[s]))
+
+        kept = [s for s in range(r) if s not in negative]
+        kept += sorted(negative, key=spread, reverse=True)[:2 - len(kept)]
+        self.kept = sorted(kept)
+        self.split = [s for s in range(r) if s not in kept]
+        self.rest = Classes(tuple(cl.a[s] for s in self.kept), tuple(cl.b[s] for s in self.kept),
+                            tuple(cl.prob[s] for s in self.kept), cl.pair, cl.merged, cl.prob_err)
 
     def __call__(self, epsilon: float) -> float:
-        # the class whose sum fluctuates least (|l| times the count's standard deviation at ε0)
         cl, n = self.cl, self.n
-        s = min(self.candidates, key=lambda r: (cl.b[r] - cl.a[r]) * math.sqrt(n * cl.prob[r] * (1 - cl.prob[r])))
-        return self._split(s, epsilon)
+        slack = 8 * bn.REL_ERR
+        best = math.inf
+        for level in DECOUPLE_LEVELS:
+            offset, lower_part = 0.0, 0.0
+            for s in self.split:
+                ls = min(_l_up(cl.a[s], cl.b[s], epsilon), 0.0)   # > 0 only at ε = 0 with a = b
+                p = cl.prob[s]
+                if ls == 0 or p <= 0:
+                    continue
+                share = level / len(self.split)
+                k = _lower_quantile(n, p, share * (self.budget / BUDGET_SHARE) / (-ls * p))
+                offset += ls * k
+                if k > 0:   # E[(k - C)_+] = k P(C <= k) - n p P(Bin(n-1, p) <= k-1), bounded above
+                    first = k * float(bn.cdf(np.array([float(k)]), np.array([float(n)]), p)[0]) * (1 + slack)
+                    second = n * p * float(bn.cdf(np.array([float(k - 1)]), np.array([float(n - 1)]), p)[0]) * (1 - slack)
+                    lower_part += max(first - second, 0.0) * -ls * (1 + slack) + 4 * 2.3e-16 * k * -ls
+            # the offset's own rounding: a few ulps of each term, charged whole
+            offset = math.nextafter(offset, math.inf) + 8 * 2.3e-16 * abs(offset)
+            upper_part = BlanketDivergence(self.rest, n, self.budget, offset=min(offset, 0.0))(epsilon)
+            best = min(best, upper_part + lower_part * (1 + slack) / n)
+        return best
 
 
 def _lower_quantile(n: int, p: float, mass: float) -> int:
@@ -519,8 +536,13 @@ def _skip_level(v: float, m: int, rho: float, thr: float) -> float:
     if thr <= 0:
         return 0.0
 
-    def g(t: float) -> float:
-        return t * float(bn.cdf(np.floor(t / -v), m, rho))
+    from scipy import special
+
+    def g(t: float) -> float:   # t P(Bin(m, ρ) <= floor(t/|v|)), as bn.cdf computes it
+        k = math.floor(t / -v)
+        if k < 0:
+            return 0.0
+        return t * (1.0 if k >= m else float(special.betainc(m - k, k + 1, 1 - rho)))
 
     lo, hi = 0.0, max(1.0, -v * m * rho)
     while g(hi) <= thr:
@@ -567,8 +589,9 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
     started = time.monotonic()
     budget = BUDGET_SHARE * delta
     pairs: dict = {}
+    omegas = blanket_omega(ch)
     for i, j in itertools.permutations(range(ch.k), 2):
-        cl = blanket_classes(ch, i, j)   # names an output without a blanket
+        cl = blanket_classes(ch, i, j, omegas)   # names an output without a blanket
         pairs.setdefault(cl.key(), cl)
     eps0 = local_epsilon(ch)
     e_max = math.nextafter(math.exp(eps0), math.inf) * (1 + 1e-15)   # every ε searched is <= ε0
@@ -579,8 +602,28 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         # two classes first (one sum, cheap: a valid bound to start from), then three classes
         # exactly, searched below it; a three-class evaluation over max_points counts as D > δ
         best = None
+        split_whole = None
+        if len(cl.a) > 3:   # split off without merging first (valid when at most two classes have a > b)
+            try:
+                split_whole = DecoupledDivergence(cl, n, budget)
+            except ValueError:
+                split_whole = None
         for level in (2, 3):
-            for red in reductions(cl, level, e_max):
+            candidates = list(reductions(cl, level, e_max))
+            if level == 2 and split_whole is not None:
+                candidates = candidates[:1]   # only a starting bracket for the split-off search
+            if level == 3 and split_whole is not None:
+                # merged reductions only where their exact grid is small; the unmerged split otherwise
+                candidates = [split_whole] + [red for red in candidates if len(red.a) == 3
+                                              and BlanketDivergence(red, n, budget).points() <= EXACT_POINTS]
+            for red in candidates:
+                if isinstance(red, DecoupledDivergence):
+                    div = red
+                    eps, k, done = smallest_epsilon(div, delta, eps0 if best is None else best[0], None)
+                    calls += k
+                    if best is None or eps < best[0]:
+                        best = (eps, div)
+                    continue
                 if level == 3 and len(red.a) < 3:
                     continue
                 div = BlanketDivergence(red, n, budget, max_points)
@@ -600,13 +643,16 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         merged = merged or best[1].cl.merged
     notes = [f"worst ordered pair x={worst_div.cl.pair[0]!r}, x'={worst_div.cl.pair[1]!r}",
              f"{len(worst_div.cl.a)} output classes summed exactly" if not isinstance(worst_div, DecoupledDivergence)
-             else "3 output classes"]
+             else f"{len(worst_div.cl.a)} output classes"]
     if stopped:
         notes.append(f"the three-class search stopped at its time budget ({seconds:g} s): the ε shown is valid, "
                      "a longer search may give a smaller one")
     if isinstance(worst_div, DecoupledDivergence):
-        notes.append("three classes summed with one class split off ((u + v)_+ <= (u + y)_+ + (v - y)_+; "
-                     "the exact grid would exceed %d points)" % EXACT_POINTS)
+        k = len(worst_div.split)
+        notes.append(f"{len(worst_div.cl.a)} classes: two summed exactly, {k} split off ((u + v)_+ <= (u + y)_+ + "
+                     f"(v - y)_+; " + ("more than three classes, none merged)" if len(worst_div.cl.a) > 3 else
+                                       f"the exact grid would exceed {EXACT_POINTS} points)"))
+    merged = worst_div.cl.merged
     if merged:
         notes.append("classes merged pessimistically (every l = (Q(y|x) - e^ε Q(y|x'))/ω only raised) to keep three")
     return Bound(worst, worst_div(worst), "privacy blanket (optimal decomposition)", calls, tuple(notes))
