@@ -107,8 +107,6 @@ class CloneDivergence:
 
     def delta(self, epsilon: float) -> float:
         """An upper bound on D_{e^ε}(P || Q) (= D_{e^ε}(Q || P) by the symmetry a -> c + 1 - a)."""
-        from scipy import special
-
         a = self.pair.alpha
         t = math.exp(epsilon)
         lead = a - t * (1 - a)  # coefficient of P(Bin(c,1/2) >= k - 1)
@@ -350,8 +348,6 @@ def projection_lower(facts: ChannelFacts, n: int, delta: float) -> tuple[float, 
     Under the first N = Bern(Q(y|x0)) + Bin(n-1, Q(y|x1)), under the second Bin(n, Q(y|x1));
     (x0, x1, y) maximize Q(y|x0)/Q(y|x1). Floats: every δ is charged -FLOAT_SLACK (so the ε
     returned is below the one of the pair)."""
-    from ldpaudit.account import binomials as bn
-
     num = _numeric(facts.rows, facts.rational)
     best = None
     for j in range(len(facts.outputs)):
