@@ -4,13 +4,19 @@ Apple's reference implementation (``computeamplification.py`` from the PyPI pack
 ldp-hierarchical-mechanism 0.1.3, downloaded by pip without dependencies; skipped with a note
 when pip cannot reach the registry), then the whole ``amplify`` of a spec (every bound).
 Records wall and CPU seconds and peak memory (tracemalloc for Python allocations, ru_maxrss for
-the process).
+the process). Last, the whole command ``ldpaudit amplify specs/krr.toml -p d=8 -p epsilon=1
+--n 1000000 --delta 1e-8 --json`` in a fresh process, against the same command at the commit
+before the split-off blanket (``BASELINE``, extracted with git archive) in the same run: wall,
+CPU and peak RSS of each child (os.wait4), best of three, and the answers.
 
     PYTHONPATH=. python benchmarks/bench_amplify.py
 """
 from __future__ import annotations
 
+import json
+import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -18,6 +24,9 @@ import tracemalloc
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the commit before the amplify speed-up (three-class blanket with a 2 s time budget)
+BASELINE = "3d224cd"
+COMMAND = ["amplify", "specs/krr.toml", "-p", "d=8", "-p", "epsilon=1", "--n", "1000000", "--delta", "1e-8", "--json"]
 
 
 def _rss_mb() -> float:
@@ -83,5 +92,43 @@ def main() -> None:
               f"({parts}), RSS {_rss_mb():.0f} MB")
 
 
+def _command(checkout: Path) -> tuple[dict, float, float, float]:
+    """(JSON, wall s, CPU s, peak RSS MB) of ``python -m ldpaudit COMMAND`` run in ``checkout``."""
+    env = dict(os.environ, PYTHONPATH=str(checkout))
+    wall = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "ldpaudit", *COMMAND], cwd=checkout, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - wall
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return json.loads(out), wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def whole_command() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        base.mkdir()
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", BASELINE], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+        runs = {"baseline": base, "this code": ROOT}
+        best = {}
+        for _ in range(3):
+            for label, checkout in runs.items():
+                data, wall, cpu, rss = _command(checkout)
+                if label not in best or wall < best[label][1]:
+                    best[label] = (data, wall, cpu, rss)
+        print(f"whole command: ldpaudit {' '.join(COMMAND)} (best of 3, fresh process each)")
+        for label, (data, wall, cpu, rss) in best.items():
+            stopped = any("stopped" in note for note in data["notes"])
+            print(f"  {label}: {wall:.2f} s wall, {cpu:.2f} s CPU, peak RSS {rss:.0f} MB; epsilon_upper "
+                  f"{data['epsilon_upper']:.7f}, epsilon_blanket {data['epsilon_blanket']:.7f}, generic "
+                  f"{data['epsilon_generic']:.9f}{' (blanket stopped at its time budget)' if stopped else ''}")
+        (_, w0, c0, _), (_, w1, c1, _) = best["baseline"], best["this code"]
+        print(f"  ratio baseline/this code: wall {w0 / w1:.2f}x, CPU {c0 / c1:.2f}x")
+
+
 if __name__ == "__main__":
-    main()
+    if "--command-only" not in sys.argv:
+        main()
+    whole_command()

@@ -56,12 +56,12 @@ class Amplification:
 
 
 def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0, alpha: float = 0.05,
-            seed: int = 0, blanket_seconds: float | None = 2.0, blanket: bool = True) -> Amplification:
+            seed: int = 0, blanket_seconds: float | None = None, blanket: bool = True) -> Amplification:
     """Every bound for ``mech`` (numeric, finite) shuffled among ``n`` users at ``delta``.
     ``exact`` enumerates the small-n value (default: when n <= SMALL_N and the work is small);
     ``samples`` > 0 also runs the sampling audit at confidence 1 - alpha (small n only).
-    ``blanket_seconds`` bounds the privacy-blanket search (None: no bound, the same answer on any
-    machine, as reports need); ``blanket=False`` skips it."""
+    ``blanket_seconds`` bounds the privacy-blanket search (None, the default: no bound, the same
+    answer on any machine); ``blanket=False`` skips it."""
     n, d = shuffle.check_inputs(n, delta)
     clock = {}
     t = time.perf_counter()
@@ -125,7 +125,7 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     )
 
 
-def _blanket(mech, n: int, delta: float, notes: list, seconds: float | None = 2.0) -> float | None:
+def _blanket(mech, n: int, delta: float, notes: list, seconds: float | None = None) -> float | None:
     """The privacy-blanket bound (:mod:`ldpaudit.account.blanket`), or None with a note."""
     from ldpaudit.account.blanket import blanket_epsilon, channel_numbers
 
@@ -137,7 +137,7 @@ def _blanket(mech, n: int, delta: float, notes: list, seconds: float | None = 2.
     if not math.isfinite(bound.epsilon):
         notes.append("privacy-blanket bound not computed: no finite ε at this δ")
         return None
-    notes.extend(f"privacy-blanket bound: {note}" for note in bound.notes if "stopped" in note or "merged" in note)
+    notes.extend(f"privacy-blanket bound: {note}" for note in bound.notes if "stopped" in note or "merged" in note or "split off" in note)
     return bound.epsilon
 
 

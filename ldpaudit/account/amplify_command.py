@@ -1,8 +1,11 @@
 """``ldpaudit amplify``: the central (ε, δ) after shuffling n users' reports of a spec.
 
 Exit codes: 0 bounds computed; 2 bad input (n < 2, δ outside (0, 1), an unknown spec, unbound
-parameters, a channel that is not finite or not pure LDP); 3 when no rigorous upper bound could
-be computed (the float error allowance exceeds δ).
+parameters, a finite channel that is not pure LDP, a density channel whose noise is not
+Gaussian); 3 when no rigorous upper bound could be computed (the float error allowance exceeds δ).
+Density channels with Gaussian noise (specs/gaussian.toml) are handled by
+:mod:`ldpaudit.account.gaussian_shuffle` (one report's ε, truncation then clones; lower bounds
+from the sum and from a count).
 """
 
 from __future__ import annotations
@@ -27,6 +30,12 @@ bounds (all at the given δ):
   epsilon_lower    the best rigorous lower bound (exact value, or one dataset seen through one count)
   epsilon_empirical small n: a sampled Clopper-Pearson lower bound at confidence 1 - alpha
 
+Gaussian mechanism (a density spec with Gaussian noise, not pure LDP): epsilon_generic is null;
+  epsilon_local      one report's exact ε at δ (shuffling is post-processing)
+  epsilon_truncated  the report clipped to [low - T, high + T] is ε0(T)-LDP; FMT's clone bound for
+                     it, with the clipping's total variation charged to δ
+  epsilon_lower      the larger of the sum of the n reports' ε and a count above a threshold
+
 exit status: 0 ok; 2 bad input; 3 no rigorous upper bound at this δ.
 """
 
@@ -35,8 +44,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "amplify",
         help="the central (ε, δ) after shuffling n reports: generic FMT bound, channel bound, lower bounds",
-        description="Privacy amplification by shuffling for a finite spec: upper bounds (generic and from the "
-                    "channel), the exact value at small n, and lower bounds, side by side.",
+        description="Privacy amplification by shuffling for a finite spec (or a Gaussian-noise density spec): "
+                    "upper bounds (generic and from the channel), the exact value at small n, and lower bounds, "
+                    "side by side.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -92,6 +102,10 @@ def run(args) -> int:
     if not 0 < args.alpha < 1:
         raise InvalidParameter(f"--alpha {args.alpha} is outside (0, 1); e.g. --alpha 0.05")
     _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
+    from ldpaudit.verify.density_delta import applies
+
+    if applies(mech):   # a density channel: the Gaussian mechanism (not pure LDP)
+        return _run_gaussian(args, mech, n, delta)
     samples = args.samples if args.samples is not None else (20_000 if n <= SMALL_N else 0)
     if samples < 0:
         raise InvalidParameter(f"--samples {samples} is negative; give a number of draws such as 20000, or 0")
@@ -104,6 +118,24 @@ def run(args) -> int:
         print(json.dumps(envelope("amplify", "OK" if code == 0 else "UNKNOWN", result.to_json()), indent=2))
         return code
     print(_render(result))
+    return code
+
+
+def _run_gaussian(args, mech, n: int, delta: float) -> int:
+    from ldpaudit.account.gaussian_shuffle import gaussian_amplify, render
+
+    if args.exact or args.samples:
+        raise InvalidParameter("--exact and --samples apply to finite channels; the Gaussian mechanism has a "
+                               "continuous output (drop them)")
+    result = gaussian_amplify(mech, n, delta)
+    code = 0 if result.rigorous else 3
+    if args.json:
+        from ldpaudit.schema import envelope
+
+        print(json.dumps(envelope("amplify", "OK" if code == 0 else "UNKNOWN", result.to_json()), indent=2,
+                         ensure_ascii=False))
+        return code
+    print(render(result))
     return code
 
 

@@ -212,15 +212,26 @@ class Classes:
         return tuple(sorted(zip(self.a, self.b, self.prob)))
 
 
-def blanket_classes(ch: ChannelNumbers, i: int, j: int) -> Classes:
-    """The classes of the ordered pair (inputs[i], inputs[j])."""
+def blanket_omega(ch: ChannelNumbers) -> tuple:
+    """ω(y) = min over inputs of Q(y|x), per output (40-digit values)."""
+    return tuple(min(r[col] for r in ch.rows) for col in range(ch.m))
+
+
+def blanket_classes(ch: ChannelNumbers, i: int, j: int, omegas: tuple | None = None) -> Classes:
+    """The classes of the ordered pair (inputs[i], inputs[j]) (``omegas``: from
+    :func:`blanket_omega`, computed once per channel)."""
     groups: dict = {}
+    omegas = blanket_omega(ch) if omegas is None else omegas
+    seen: dict = {}   # (Q(y|x), Q(y|x'), ω) -> (a, b): many outputs share their entries
     for col in range(ch.m):
-        omega = min(r[col] for r in ch.rows)
+        omega = omegas[col]
         if omega == 0:
             raise NotDerivable(f"output {ch.outputs[col]!r} has probability 0 under some inputs but not all: "
                                "the channel is not pure LDP and has no privacy blanket on that output")
-        key = (_up(ch.rows[i][col] / omega), _down(ch.rows[j][col] / omega))
+        entries = (ch.rows[i][col], ch.rows[j][col], omega)
+        key = seen.get(entries)
+        if key is None:
+            key = seen[entries] = (_up(entries[0] / omega), _down(entries[1] / omega))
         groups[key] = groups.get(key, 0) + omega
     keys = sorted(groups)
     probs = tuple(float(groups[k]) for k in keys)
@@ -312,10 +323,12 @@ class BlanketDivergence:
     """D(ε), an upper bound on (1/n) E[(Σ_j l(Z_j))_+], for classes with at most three
     members; ``budget`` is the absolute error spent on windows and skipped points."""
 
-    def __init__(self, cl: Classes, n: int, budget: float, max_points: int = MAX_POINTS):
+    def __init__(self, cl: Classes, n: int, budget: float, max_points: int = MAX_POINTS, offset: float = 0.0):
         if len(cl.a) > 3:
             raise ValueError("reduce to at most three classes first")
         self.cl, self.n, self.budget, self.max_points = cl, n, budget, max_points
+        #: a constant added to Σ l (<= 0; used by :class:`DecoupledDivergence`)
+        self.offset = offset
         amax = max(cl.a)
         self.tail = budget / (4 * amax * max(1, len(cl.a)))   # mass outside each window
         self.windows = [bn.chernoff_window(n, p, self.tail) for p in cl.prob]
@@ -338,12 +351,18 @@ class BlanketDivergence:
         if max(lv) <= 0:
             return 0.0
         lmax = max(lv)
+        offset = self.offset
         # float64 rounding of the class probabilities (total variation of the count law, times
         # the largest (S)_+/n) and of the sums of l (a few ulps of the largest |l| per class)
-        rounding = lmax * n * cl.prob_err + 64 * 2.3e-16 * r * max(abs(x) for x in lv)
+        rounding = lmax * n * cl.prob_err + 64 * 2.3e-16 * r * max(abs(x) for x in lv) \
+            + 4 * 2.3e-16 * abs(offset) / n
         slack = 8 * bn.REL_ERR
-        if r == 1:
+        if r == 1 and offset == 0:
             return lmax * cl.prob[0] * (1 + slack) + rounding
+        if r == 1:   # E[(offset + l B)_+] for B ~ Bin(n, p): the closed form with no first classes
+            pos, neg = _positive_part_mean(np.array([offset]), lv[0], np.array([float(n)]), cl.prob[0])
+            inner = max(float(pos[0]) * (1 + slack) - float(neg[0]) * (1 - slack), 0.0)
+            return inner * (1 + slack) / n + rounding
         last = self.last
         firsts = [s for s in range(r) if s != last]
         excluded = self.tail * len(firsts)
@@ -364,7 +383,7 @@ class BlanketDivergence:
         c0 = np.arange(lo0, hi0 + 1, dtype=float)
         w0 = bn.pmf(c0, n, cl.prob[s0])
         if len(firsts) == 1:
-            base, counts, weight = lv[s0] * c0, c0, w0
+            base, counts, weight = lv[s0] * c0 + offset, c0, w0
             keep = base > t_star
             skipped += 0.0
             pos, neg = _positive_part_mean(base[keep], v, n - counts[keep], rho)
@@ -379,14 +398,14 @@ class BlanketDivergence:
             rho1 = cl.prob[s1] / (1.0 - cl.prob[s0])
             if l1 < 0:
                 start = np.full(len(c0), float(lo1))
-                stop = np.minimum(float(hi1), np.ceil((l0 * c0 - t_star) / -l1) - 1) if math.isfinite(t_star) \
+                stop = np.minimum(float(hi1), np.ceil((l0 * c0 + offset - t_star) / -l1) - 1) if math.isfinite(t_star) \
                     else np.full(len(c0), float(hi1))
             elif l1 > 0:
-                start = np.maximum(float(lo1), np.floor((t_star - l0 * c0) / l1) + 1) if math.isfinite(t_star) \
+                start = np.maximum(float(lo1), np.floor((t_star - l0 * c0 - offset) / l1) + 1) if math.isfinite(t_star) \
                     else np.full(len(c0), float(lo1))
                 stop = np.full(len(c0), float(hi1))
             else:
-                ok = l0 * c0 > t_star
+                ok = l0 * c0 + offset > t_star
                 start = np.where(ok, float(lo1), 1.0)
                 stop = np.where(ok, float(hi1), 0.0)
             # and within each row only the conditional Chernoff window of c1 given c0 (the mass
@@ -411,13 +430,96 @@ class BlanketDivergence:
                     offsets = np.arange(int(lens.sum())) - np.repeat(np.cumsum(lens) - lens, lens)
                     c1v = np.repeat(start[idx], lens) + offsets
                     w = np.repeat(w0[idx], lens) * bn.pmf(c1v, n - a0v, rho1)
-                    base = l0 * a0v + l1 * c1v
+                    base = l0 * a0v + l1 * c1v + offset
                     pos, neg = _positive_part_mean(base, v, n - a0v - c1v, rho)
                     inner = np.maximum(pos * (1 + slack) - neg * (1 - slack), 0.0)
                     total_pos += float(np.sum(w * inner))
                     chunk_rows, acc = [], 0
         return total_pos * (1 + slack) / n + lmax * excluded + (thr * (1 + 4 * bn.REL_ERR) / n if v < 0 else 0.0) + rounding
 
+
+
+#: three-class grids up to this many points are summed exactly; larger ones are decoupled
+EXACT_POINTS = 400_000
+#: the decoupled class's count is cut where its term costs about these shares of δ; the best is kept
+DECOUPLE_LEVELS = (3e-2,)
+
+
+class DecoupledDivergence:
+    """D(ε) for three or more classes without a grid over more than one count: every class but
+    two is split off, each split-off class s having a <= b (l_s <= 0 at every ε >= 0), by
+    (u + Σ v_s)_+ <= (u + Σ y_s)_+ + Σ (v_s - y_s)_+ (any y_s, any joint law), with
+    v_s = l_s C_s, C_s ~ Bin(n, p_s) and u the sum over the two kept classes:
+
+        n·D <= E[(u + Σ y_s)_+] + Σ E[(l_s C_s - y_s)_+],  y_s = l_s k_s  (k_s a lower quantile of C_s)
+
+    The first term is the two-class sum of :class:`BlanketDivergence` (the split-off classes
+    counted as ⊥) shifted by Σ y_s; the others are |l_s| E[(k - C_s)_+] = |l_s| (k P(C <= k) -
+    n p_s P(Bin(n-1, p_s) <= k-1)), all with the binomial error budget. Kept: the classes with
+    a > b, then the a <= b classes whose sums spread most (|l| times the count's standard
+    deviation). A class whose l_s is small and whose count is nearly constant on the scale of u
+    (k-RR's d - 2 outputs outside the pair, l = 1 - e^ε; OUE's outputs with both bits equal)
+    loses little. No class is merged, so OUE's four classes are used as they are; the exact
+    grid (:data:`EXACT_POINTS`) is used for three classes when it is small."""
+
+    def __init__(self, cl: Classes, n: int, budget: float):
+        r = len(cl.a)
+        if r < 3:
+            raise ValueError("the decoupled divergence takes at least three classes")
+        negative = [s for s in range(r) if cl.a[s] <= cl.b[s]]
+        if len(negative) < r - 2:
+            raise ValueError("more than two classes with a > b: nothing to split off")
+        self.cl, self.n, self.budget = cl, n, budget
+        self.merged = cl.merged
+
+        def spread(s):
+            return (cl.b[s] - cl.a[s]) * math.sqrt(n * cl.prob[s] * (1 - cl.prob[s]))
+
+        kept = [s for s in range(r) if s not in negative]
+        kept += sorted(negative, key=spread, reverse=True)[:2 - len(kept)]
+        self.kept = sorted(kept)
+        self.split = [s for s in range(r) if s not in kept]
+        self.rest = Classes(tuple(cl.a[s] for s in self.kept), tuple(cl.b[s] for s in self.kept),
+                            tuple(cl.prob[s] for s in self.kept), cl.pair, cl.merged, cl.prob_err)
+
+    def __call__(self, epsilon: float) -> float:
+        cl, n = self.cl, self.n
+        slack = 8 * bn.REL_ERR
+        best = math.inf
+        for level in DECOUPLE_LEVELS:
+            offset, lower_part = 0.0, 0.0
+            for s in self.split:
+                ls = min(_l_up(cl.a[s], cl.b[s], epsilon), 0.0)   # > 0 only at ε = 0 with a = b
+                p = cl.prob[s]
+                if ls == 0 or p <= 0:
+                    continue
+                share = level / len(self.split)
+                k = _lower_quantile(n, p, share * (self.budget / BUDGET_SHARE) / (-ls * p))
+                offset += ls * k
+                if k > 0:   # E[(k - C)_+] = k P(C <= k) - n p P(Bin(n-1, p) <= k-1), bounded above
+                    first = k * float(bn.cdf(np.array([float(k)]), np.array([float(n)]), p)[0]) * (1 + slack)
+                    second = n * p * float(bn.cdf(np.array([float(k - 1)]), np.array([float(n - 1)]), p)[0]) * (1 - slack)
+                    lower_part += max(first - second, 0.0) * -ls * (1 + slack) + 4 * 2.3e-16 * k * -ls
+            # the offset's own rounding: a few ulps of each term, charged whole
+            offset = math.nextafter(offset, math.inf) + 8 * 2.3e-16 * abs(offset)
+            upper_part = BlanketDivergence(self.rest, n, self.budget, offset=min(offset, 0.0))(epsilon)
+            best = min(best, upper_part + lower_part * (1 + slack) / n)
+        return best
+
+
+def _lower_quantile(n: int, p: float, mass: float) -> int:
+    """The largest k >= 0 with P(Bin(n, p) <= k) <= mass, roughly (0 when none): any k gives a
+    valid bound above; this one balances the two terms."""
+    lo, hi = 0, int(n * p)
+    if mass <= 0 or float(bn.cdf(np.array([0.0]), np.array([float(n)]), p)[0]) > mass:
+        return 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if float(bn.cdf(np.array([float(mid)]), np.array([float(n)]), p)[0]) <= mass:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _l_up(a: float, b: float, epsilon: float) -> float:
@@ -434,15 +536,22 @@ def _skip_level(v: float, m: int, rho: float, thr: float) -> float:
     if thr <= 0:
         return 0.0
 
-    def g(t: float) -> float:
-        return t * float(bn.cdf(np.floor(t / -v), m, rho))
+    from scipy import special
+
+    def g(t: float) -> float:   # t P(Bin(m, ρ) <= floor(t/|v|)), as bn.cdf computes it
+        k = math.floor(t / -v)
+        if k < 0:
+            return 0.0
+        return t * (1.0 if k >= m else float(special.betainc(m - k, k + 1, 1 - rho)))
 
     lo, hi = 0.0, max(1.0, -v * m * rho)
     while g(hi) <= thr:
         lo, hi = hi, 2 * hi
         if hi > 1e300:
             return lo
-    for _ in range(60):
+    for _ in range(60):   # lo always has g(lo) <= thr: a rougher level skips less, never wrongly
+        if hi - lo <= 1e-3 * hi:
+            break
         mid = 0.5 * (lo + hi)
         if g(mid) <= thr:
             lo = mid
@@ -480,8 +589,9 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
     started = time.monotonic()
     budget = BUDGET_SHARE * delta
     pairs: dict = {}
+    omegas = blanket_omega(ch)
     for i, j in itertools.permutations(range(ch.k), 2):
-        cl = blanket_classes(ch, i, j)   # names an output without a blanket
+        cl = blanket_classes(ch, i, j, omegas)   # names an output without a blanket
         pairs.setdefault(cl.key(), cl)
     eps0 = local_epsilon(ch)
     e_max = math.nextafter(math.exp(eps0), math.inf) * (1 + 1e-15)   # every ε searched is <= ε0
@@ -492,11 +602,33 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         # two classes first (one sum, cheap: a valid bound to start from), then three classes
         # exactly, searched below it; a three-class evaluation over max_points counts as D > δ
         best = None
+        split_whole = None
+        if len(cl.a) > 3:   # split off without merging first (valid when at most two classes have a > b)
+            try:
+                split_whole = DecoupledDivergence(cl, n, budget)
+            except ValueError:
+                split_whole = None
         for level in (2, 3):
-            for red in reductions(cl, level, e_max):
+            candidates = list(reductions(cl, level, e_max))
+            if level == 2 and split_whole is not None:
+                candidates = candidates[:1]   # only a starting bracket for the split-off search
+            if level == 3 and split_whole is not None:
+                # merged reductions only where their exact grid is small; the unmerged split otherwise
+                candidates = [split_whole] + [red for red in candidates if len(red.a) == 3
+                                              and BlanketDivergence(red, n, budget).points() <= EXACT_POINTS]
+            for red in candidates:
+                if isinstance(red, DecoupledDivergence):
+                    div = red
+                    eps, k, done = smallest_epsilon(div, delta, eps0 if best is None else best[0], None)
+                    calls += k
+                    if best is None or eps < best[0]:
+                        best = (eps, div)
+                    continue
                 if level == 3 and len(red.a) < 3:
                     continue
                 div = BlanketDivergence(red, n, budget, max_points)
+                if level == 3 and div.points() > EXACT_POINTS and any(a <= b for a, b in zip(red.a, red.b)):
+                    div = DecoupledDivergence(red, n, budget)
                 if level == 3 and deadline is not None and time.monotonic() > deadline:
                     stopped = True
                     continue
@@ -510,10 +642,17 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
             worst, worst_div = best
         merged = merged or best[1].cl.merged
     notes = [f"worst ordered pair x={worst_div.cl.pair[0]!r}, x'={worst_div.cl.pair[1]!r}",
-             f"{len(worst_div.cl.a)} output classes summed exactly"]
+             f"{len(worst_div.cl.a)} output classes summed exactly" if not isinstance(worst_div, DecoupledDivergence)
+             else f"{len(worst_div.cl.a)} output classes"]
     if stopped:
         notes.append(f"the three-class search stopped at its time budget ({seconds:g} s): the ε shown is valid, "
                      "a longer search may give a smaller one")
+    if isinstance(worst_div, DecoupledDivergence):
+        k = len(worst_div.split)
+        notes.append(f"{len(worst_div.cl.a)} classes: two summed exactly, {k} split off ((u + v)_+ <= (u + y)_+ + "
+                     f"(v - y)_+; " + ("more than three classes, none merged)" if len(worst_div.cl.a) > 3 else
+                                       f"the exact grid would exceed {EXACT_POINTS} points)"))
+    merged = worst_div.cl.merged
     if merged:
         notes.append("classes merged pessimistically (every l = (Q(y|x) - e^ε Q(y|x'))/ω only raised) to keep three")
     return Bound(worst, worst_div(worst), "privacy blanket (optimal decomposition)", calls, tuple(notes))

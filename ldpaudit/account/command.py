@@ -4,7 +4,9 @@ The exact privacy profile δ(ε) (piecewise in e^ε, breakpoints at the likeliho
 worst pair, the f-DP trade-off curve, and for K > 1 reports the exact composed δ beside basic
 and advanced composition. SPEC may also be a composition file (``[composition]``, see
 :mod:`ldpaudit.account.composition`). Exit 0 with a value, 2 on bad input, 3 when the channel's
-numbers are outside what is decided exactly (UNKNOWN with the reason).
+numbers are outside what is decided exactly (UNKNOWN with the reason). Density channels (Laplace,
+Gaussian) give the whole δ(ε) in closed form (``curve``: pieces, breakpoints, sample points),
+derived from the density (:func:`ldpaudit.account.density.profile_curve`).
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ def run(args) -> int:
 
     reports = _reports(args.reports)
     try:
-        result = compute(args.spec, args.param, reports=reports, epsilon=args.epsilon, grid=getattr(args, "grid", None))
+        result = compute(args.spec, args.param, reports=reports, epsilon=args.epsilon, grid=getattr(args, "grid", None),
+                         curve=True)
     except (Unsupported, NotDerived) as exc:  # could not decide: UNKNOWN with the reason, exit 3
         if args.json:
             from ldpaudit.schema import envelope
@@ -62,9 +65,13 @@ def run(args) -> int:
         else:
             print(f"UNKNOWN: {exc}")
         return 3
-    if args.plot and (result.get("delta") is None or result.get("kind") == "density"):
-        print(f"note: --plot draws the exact profile of a finite channel; not drawn for {result['mechanism']!r} "
-              "(density channel or delta_upper)", file=sys.stderr)
+    if args.plot and result.get("kind") == "density" and result.get("curve"):
+        from ldpaudit.report.accounting import plot_density_profile
+
+        plot_density_profile(result, args.plot)
+    elif args.plot and (result.get("delta") is None or result.get("kind") == "density"):
+        print(f"note: --plot draws exact profiles (finite channels; density channels in closed form); not drawn "
+              f"for {result['mechanism']!r} (delta_upper only)", file=sys.stderr)
     elif args.plot:
         from ldpaudit.report.accounting import plot_profile
 
@@ -94,8 +101,9 @@ def _grid(text):
     return 2.0 ** math.floor(math.log2(h))
 
 
-def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None) -> dict:
-    """The JSON payload of ``ldpaudit profile`` (also used by ``reproduce accounting``)."""
+def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None, curve: bool = False) -> dict:
+    """The JSON payload of ``ldpaudit profile`` (also used by ``reproduce accounting``); ``curve``
+    adds a density channel's whole δ(ε) in closed form (the command always asks for it)."""
     from ldpaudit.account import composition
     from ldpaudit.account import pld as P
     from ldpaudit.account import profile as pf
@@ -123,7 +131,8 @@ def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None) -> dict:
         if _is_density(mech):
             from ldpaudit.account.density import compute_density
 
-            return compute_density(mech, reports=reports, epsilon=_epsilon(epsilon, mech.claimed_epsilon), grid=step)
+            return compute_density(mech, reports=reports, epsilon=_epsilon(epsilon, mech.claimed_epsilon), grid=step,
+                                   curve=curve)
         from ldpaudit.account.numbers import NotInField
 
         try:

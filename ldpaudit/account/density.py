@@ -144,8 +144,78 @@ def _grid_from_cells(mech, step, cells, loss, top, noise, lo, hi) -> D.GridPLD:
     return D.GridPLD(step, base, out, 0.0)
 
 
-def compute_density(mech, *, reports: int, epsilon, grid=None) -> dict:
-    """The ``ldpaudit profile`` payload of a density channel."""
+EPSILON = sp.Symbol("epsilon", nonnegative=True)
+#: ε grid of the curve's sample points (the plot): up to this multiple of the largest breakpoint
+CURVE_POINTS = 41
+
+
+def profile_curve(mech) -> dict:
+    """δ(ε) for every ε >= 0 in closed form, derived from the density by
+    :func:`ldpaudit.verify.density_delta.density_delta` with ε symbolic: pieces (ε-intervals and
+    the expression on each), the breakpoints between them, and sample points.
+
+    With a finite tight ε0 (the loss is bounded: Laplace) δ = 0 from ε0 on, and below it ε is
+    written ε0/(1 + q) with q > 0, so every sign the derivation needs is decided (then
+    q = ε0/ε - 1 is put back); without one (Gaussian) one expression holds for every ε >= 0."""
+    key = (str(mech.channel.density), str(mech.inputs.low), str(mech.inputs.high))
+    hit = _CURVES.get(key)
+    if hit is None:
+        hit = _CURVES[key] = _profile_curve(mech)
+    return hit
+
+
+#: curves already derived, by (density, low, high): one derivation per channel and process
+_CURVES: dict = {}
+
+
+def _profile_curve(mech) -> dict:
+    from ldpaudit.verify.density_delta import density_delta
+
+    tight = _tight_epsilon(mech)
+    if tight == sp.oo:
+        expr = density_delta(mech, sp.Symbol("epsilon", positive=True)).delta
+        expr = expr.xreplace({sp.Symbol("epsilon", positive=True): EPSILON})
+        pieces = [(sp.Integer(0), None, expr)]
+    elif tight == 0:
+        pieces = [(sp.Integer(0), None, sp.Integer(0))]
+    else:
+        q = sp.Symbol("q", positive=True)
+        below = density_delta(mech, tight / (1 + q)).delta
+        expr = sp.simplify(below.xreplace({q: tight / EPSILON - 1}))
+        pieces = [(sp.Integer(0), tight, expr), (tight, None, sp.Integer(0))]
+    out_pieces = [{"epsilon_from": str(a), "epsilon_to": None if b is None else str(b),
+                   "epsilon_from_float": float(sp.N(a, 20)), "epsilon_to_float": None if b is None else float(sp.N(b, 20)),
+                   "delta": str(e)} for a, b, e in pieces]
+    breaks = [b for _, b, _ in pieces if b is not None]
+    top = float(sp.N(breaks[-1], 20)) * 1.5 if breaks else _curve_end(pieces[0][2])
+    points = []
+    funcs = [(float(sp.N(a, 20)), None if b is None else float(sp.N(b, 20)),
+              sp.lambdify(EPSILON, expr.rewrite(sp.erfc), modules="mpmath")) for a, b, expr in pieces]
+    with mpmath.workdps(30):
+        for i in range(CURVE_POINTS):
+            e = top * i / (CURVE_POINTS - 1)
+            for a, b, f in funcs:
+                if e >= a and (b is None or e < b):
+                    points.append({"epsilon": e, "delta": max(0.0, float(f(mpmath.mpf(e))))})
+                    break
+    return {"variable": "epsilon", "pieces": out_pieces,
+            "breakpoints": [{"epsilon": str(b), "epsilon_float": float(sp.N(b, 20))} for b in breaks],
+            "points": points}
+
+
+def _curve_end(expr) -> float:
+    """An ε where the (Gaussian) curve is below 1e-6 of its value at 0: the end of the samples."""
+    f = sp.lambdify(EPSILON, expr.rewrite(sp.erfc), modules="mpmath")
+    start = float(f(mpmath.mpf(0)))
+    e = 0.5
+    while float(f(mpmath.mpf(e))) > 1e-6 * start and e < 1e3:
+        e *= 2
+    return e
+
+
+def compute_density(mech, *, reports: int, epsilon, grid=None, curve: bool = False) -> dict:
+    """The ``ldpaudit profile`` payload of a density channel; ``curve`` adds the whole δ(ε) in
+    closed form (:func:`profile_curve`, one more symbolic derivation)."""
     from ldpaudit.verify.density_delta import density_delta
 
     eps = sp.sympify(epsilon)
@@ -162,6 +232,8 @@ def compute_density(mech, *, reports: int, epsilon, grid=None) -> dict:
         mu = sp.simplify(width * sp.sqrt(reports) / s)
         target = k_report_gaussian(mech, reports) if reports > 1 else mech
         d = density_delta(target, eps) if reports > 1 else one
+        if curve:
+            out["curve"] = profile_curve(target)
         out.update({
             "exact": True,
             "delta": str(d.delta),
@@ -180,6 +252,8 @@ def compute_density(mech, *, reports: int, epsilon, grid=None) -> dict:
     if reports == 1:
         out.update({"exact": True, "delta": str(one.delta), "delta_float": float(sp.N(one.delta, 30)),
                     "worst_pairs": [[str(hi), str(lo)]], "method": one.method, "notes": []})
+        if curve:
+            out["curve"] = profile_curve(mech)
         return out
     step = grid or 2.0 ** -12
     g = D.power(discretized_density_pld(mech, step), reports)
@@ -213,6 +287,8 @@ def render_density(r: dict) -> str:
         lines.append(f"  δ({r['epsilon']}) <= {r['delta_upper']:.9g}  (delta_upper: pessimistic discretized PLD, grid "
                      f"step {r['grid_step']:g}, {r['grid_points']:,} grid points; an upper bound, not the exact value)")
     lines.append(f"  tight ε (δ = 0) = {r['tight_epsilon']}")
+    for q in (r.get("curve") or {}).get("pieces", []):
+        lines.append(f"  ε in [{q['epsilon_from']}, {q['epsilon_to'] or 'oo'}): δ(ε) = {q['delta']}")
     if "tradeoff" in r:
         lines.append(f"  trade-off curve: G_μ with μ = {r['tradeoff']['mu']} ≈ {r['tradeoff']['mu_float']:.6g}")
     lines.append(f"  method: {r['method']}")

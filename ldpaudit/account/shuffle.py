@@ -84,21 +84,18 @@ class ClonePair:
 
 
 def _binom_window(n: int, p: float, tail: float) -> tuple[np.ndarray, np.ndarray, float]:
-    """Values c of Bin(n, p) with their pmf, and an upper bound on the mass left out."""
-    from scipy import special, stats
+    """Values c of Bin(n, p) with their pmf, and an upper bound on the mass left out (the
+    Chernoff window of :func:`ldpaudit.account.binomials.chernoff_window`: at most ``tail``)."""
+    from ldpaudit.account import binomials as bn
 
     if p >= 1.0:
         return np.array([n]), np.array([1.0]), 0.0
     if p <= 0.0:
         return np.array([0]), np.array([1.0]), 0.0
-    lo = int(stats.binom.ppf(tail / 2, n, p))
-    hi = int(stats.binom.isf(tail / 2, n, p))
-    lo, hi = max(0, lo - 1), min(n, hi + 1)
+    lo, hi = bn.chernoff_window(n, p, tail)
     cs = np.arange(lo, hi + 1)
-    w = stats.binom.pmf(cs, n, p)
-    left = float(stats.binom.cdf(lo - 1, n, p)) if lo > 0 else 0.0
-    right = float(stats.binom.sf(hi, n, p)) if hi < n else 0.0
-    return cs, w, (left + right) * (1 + FLOAT_SLACK) + FLOAT_SLACK * float(w.sum())
+    w = bn.pmf(cs, n, p)
+    return cs, w, tail * (1 + FLOAT_SLACK) + FLOAT_SLACK * float(w.sum())
 
 
 class CloneDivergence:
@@ -110,8 +107,6 @@ class CloneDivergence:
 
     def delta(self, epsilon: float) -> float:
         """An upper bound on D_{e^ε}(P || Q) (= D_{e^ε}(Q || P) by the symmetry a -> c + 1 - a)."""
-        from scipy import special
-
         a = self.pair.alpha
         t = math.exp(epsilon)
         lead = a - t * (1 - a)  # coefficient of P(Bin(c,1/2) >= k - 1)
@@ -123,7 +118,7 @@ class CloneDivergence:
         c = self.cs.astype(float)
         k0 = np.floor(beta * (c + 1)) + 1
         best = np.zeros_like(c)
-        tails = [_sf(k0 + shift, c) for shift in (-3, -2, -1, 0)]  # P(Bin > k0-3), ..., P(Bin > k0)
+        tails = _sf_steps(k0, c)  # P(Bin > k0-3), ..., P(Bin > k0)
         for s2, s1 in zip(tails, tails[1:]):  # the cut points k0 - 1, k0, k0 + 1
             value = lead * s2 - back * s1 + FLOAT_SLACK * (lead * s2 + back * s1)
             best = np.maximum(best, value)
@@ -132,18 +127,84 @@ class CloneDivergence:
     def epsilon(self, delta: float) -> float:
         """The smallest ε (to :data:`ROOT_RTOL`, from above) with delta(ε) <= δ, checked there."""
         hi = self.pair.epsilon0
-        if self.delta(hi) > delta:
+        d_hi = self.delta(hi)
+        if d_hi > delta:
             return math.inf  # the float allowance alone exceeds δ: nothing rigorous to report
-        if self.delta(0.0) <= delta:
+        d_lo = self.delta(0.0)
+        if d_lo <= delta:
             return 0.0
-        from scipy import optimize
-
-        root = optimize.brentq(lambda e: self.delta(e) - delta, 0.0, hi, xtol=1e-15, rtol=ROOT_RTOL)
+        root = _root(lambda e: self.delta(e) - delta, 0.0, hi, d_lo - delta, d_hi - delta)
         step = max(ROOT_RTOL * root, 1e-15)
         while self.delta(root) > delta:  # only a point that passed the check is reported
             root = min(root + step, hi)
             step *= 2
         return root
+
+
+def _root(f, lo: float, hi: float, f_lo: float | None = None, f_hi: float | None = None) -> float:
+    """A root of the decreasing f on [lo, hi] (f(lo) > 0 >= f(hi)) to :data:`ROOT_RTOL`, by
+    Brent's method (Brent 1973, "Algorithms for minimization without derivatives", ch. 4:
+    inverse quadratic interpolation guarded by bisection); the caller checks f <= 0 at the
+    point it reports. The bracket's upper end is returned."""
+    a, b = lo, hi
+    fa = f(a) if f_lo is None else f_lo
+    fb = f(b) if f_hi is None else f_hi
+    c, fc = a, fa
+    d = e = b - a
+    for _ in range(200):
+        if fb * fc > 0:
+            c, fc = a, fa
+            d = e = b - a
+        if abs(fc) < abs(fb):
+            a, b, c = b, c, b
+            fa, fb, fc = fb, fc, fb
+        tol = 2e-16 * abs(b) + 0.5 * max(ROOT_RTOL * abs(b), 1e-15)
+        m = 0.5 * (c - b)
+        if abs(m) <= tol or fb == 0:
+            break
+        if abs(e) >= tol and abs(fa) > abs(fb):
+            s = fb / fa
+            if a == c:
+                p, q = 2 * m * s, 1 - s
+            else:
+                q, r = fa / fc, fb / fc
+                p = s * (2 * m * q * (q - r) - (b - a) * (r - 1))
+                q = (q - 1) * (r - 1) * (s - 1)
+            if p > 0:
+                q = -q
+            p = abs(p)
+            if 2 * p < min(3 * m * q - abs(tol * q), abs(e * q)):
+                e, d = d, p / q
+            else:
+                d = e = m
+        else:
+            d = e = m
+        a, fa = b, fb
+        b = b + (d if abs(d) > tol else (tol if m > 0 else -tol))
+        fb = f(b)
+    # the end of the final bracket where f <= 0
+    return b if fb <= 0 else c
+
+
+def _sf_steps(k0: np.ndarray, c: np.ndarray) -> list:
+    """[P(Bin(c, 1/2) > k0 + s) for s = -3, -2, -1, 0]: one incomplete beta, then
+    P(Bin > j - 1) = P(Bin > j) + P(Bin = j) with Loader's pmf (each term within the
+    relative error :data:`FLOAT_SLACK` charged to it, like the incomplete beta)."""
+    from ldpaudit.account import binomials as bn
+
+    out = [_sf(k0, c)]
+    # P(Bin(c, 1/2) = k - 1) = P(Bin = k) k / (c - k + 1): two steps down from one Loader pmf
+    pmf = bn.pmf(k0, c, 0.5)
+    for shift in (0, -1, -2):
+        out.append(np.minimum(out[-1] + pmf, 1.0))
+        k = k0 + shift
+        inside = (k >= 1) & (k <= c)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pmf = np.where(inside, pmf * k / (c - k + 1), 0.0)
+        edge = ~inside & (k - 1 >= 0) & (k - 1 <= c)   # k = c + 1: P(Bin = c) directly
+        if edge.any():
+            pmf = np.where(edge, bn.pmf(k - 1, c, 0.5), pmf)
+    return out[::-1]
 
 
 def _sf(j: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -287,8 +348,6 @@ def projection_lower(facts: ChannelFacts, n: int, delta: float) -> tuple[float, 
     Under the first N = Bern(Q(y|x0)) + Bin(n-1, Q(y|x1)), under the second Bin(n, Q(y|x1));
     (x0, x1, y) maximize Q(y|x0)/Q(y|x1). Floats: every δ is charged -FLOAT_SLACK (so the ε
     returned is below the one of the pair)."""
-    from scipy import stats
-
     num = _numeric(facts.rows, facts.rational)
     best = None
     for j in range(len(facts.outputs)):
@@ -301,13 +360,24 @@ def projection_lower(facts: ChannelFacts, n: int, delta: float) -> tuple[float, 
         if best is None or key > best[0]:
             best = (key, i0, i1, j)
     _, i0, i1, j = best
-    q0, q1 = float(num[i0][j]), float(num[i1][j])
-    # the window of k where the pmfs matter
-    lo = max(0, int(stats.binom.ppf(1e-4 * delta, n - 1, q1)) - 2)
-    hi = min(n, int(stats.binom.isf(1e-4 * delta, n - 1, q1)) + 2)
+    eps = count_epsilon(float(num[i0][j]), float(num[i1][j]), n, delta)
+    where = {"x0": _plain(facts.inputs[i0]), "x1": _plain(facts.inputs[i1]), "y": _plain(facts.outputs[j]),
+             "dataset": "target at x0 or x1, the other n-1 users at x1; statistic: the count of y"}
+    return eps, where
+
+
+def count_epsilon(q0: float, q1: float, n: int, delta: float) -> float:
+    """A lower bound on the ε at δ of the pair N = Bern(q0) + Bin(n-1, q1) vs Bin(n, q1) (the
+    count of one output when the target moves from x1 to x0 and the n - 1 others stay at x1),
+    both directions; a post-processing of the shuffled view, so a lower bound on its ε.
+    Floats: every δ is charged -FLOAT_SLACK (1 + e^ε), the bisection keeps its lower end."""
+    from ldpaudit.account import binomials as bn
+
+    lo, hi = bn.chernoff_window(n - 1, q1, 1e-4 * delta)
+    lo, hi = max(0, lo - 2), min(n, hi + 2)
     k = np.arange(lo, hi + 1)
-    base = stats.binom.pmf(k, n - 1, q1)
-    prev = stats.binom.pmf(k - 1, n - 1, q1)
+    base = bn.pmf(k, n - 1, q1)
+    prev = bn.pmf(k - 1, n - 1, q1)
     p_law = q0 * prev + (1 - q0) * base
     q_law = q1 * prev + (1 - q1) * base
 
@@ -318,19 +388,15 @@ def projection_lower(facts: ChannelFacts, n: int, delta: float) -> tuple[float, 
         return max(one, two) - FLOAT_SLACK * (1 + t)
 
     if dfun(0.0) <= delta:
-        eps = 0.0
-    else:
-        lo_e, hi_e = 0.0, max(math.log(max(q0 / q1, (1 - q1) / max(1 - q0, 1e-300))), 1e-12)
-        while hi_e - lo_e > 1e-12:
-            mid = 0.5 * (lo_e + hi_e)
-            if dfun(mid) > delta:
-                lo_e = mid
-            else:
-                hi_e = mid
-        eps = lo_e
-    where = {"x0": _plain(facts.inputs[i0]), "x1": _plain(facts.inputs[i1]), "y": _plain(facts.outputs[j]),
-             "dataset": "target at x0 or x1, the other n-1 users at x1; statistic: the count of y"}
-    return eps, where
+        return 0.0
+    lo_e, hi_e = 0.0, max(math.log(max(q0 / q1, (1 - q1) / max(1 - q0, 1e-300))), 1e-12)
+    while hi_e - lo_e > 1e-12:
+        mid = 0.5 * (lo_e + hi_e)
+        if dfun(mid) > delta:
+            lo_e = mid
+        else:
+            hi_e = mid
+    return lo_e
 
 
 def _plain(value):
