@@ -36,12 +36,13 @@ import mpmath
 import sympy as sp
 from mpmath import iv
 
-from ldpaudit.theorems import intervals
+from ldpaudit.theorems import forms, intervals
 from ldpaudit.theorems.claims import Claim, ClaimsFile, bounds_of
 
 PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
 MAX_EXACT_CHECKS = 400
 MAX_DERIVATIVE_DEPTH = 6
+MAX_SUB_BOXES = 2000
 SCAN_POINTS = 256
 MAX_SCAN_CHECKS = 24
 
@@ -512,7 +513,7 @@ class Search:
             w = self._witness(box, still)
             if w is not None:
                 return REFUTED, f"fails at {w.point}", w, []
-            still = [i for i in still if not self._monotone(p.goals[i], box)]
+            still = [i for i in still if not self._decide(p.goals[i], box)]
             if not still:
                 continue
             var = self._split_variable(box)
@@ -557,122 +558,260 @@ class Search:
                 return w
         return None
 
-    # monotonicity at an end of a one-dimensional range
+    # methods beyond the plain enclosure: Taylor forms, the ends of the range, the unbounded tail
 
-    def _monotone(self, goal: Goal, box, depth: int = 0) -> bool:
-        p = self.p
-        if len(p.variables) != 1 or depth > MAX_DERIVATIVE_DEPTH:
+    def _decide(self, goal: Goal, box, depth: int = 0) -> bool:
+        """The goal holds on the whole box, shown without splitting it (may recurse into a
+        derivative, which is then proved by its own branch-and-bound)."""
+        if self._refined(goal, box):
+            return True
+        if depth > MAX_DERIVATIVE_DEPTH or time.process_time() > self.deadline:
             return False
-        (x,) = p.variables
-        v, full = box[x], p.ranges[x]
-        if not mpmath.isfinite(_f(v.b)):
-            return self._tail(goal, box, x, depth)
-        if _f(v.a) != _f(full.a) or not mpmath.isfinite(_f(v.a)):
+        for alt in _alternatives(goal):
+            for x in self.p.variables:
+                v, full = box[x], self.p.ranges_all.get(x, box[x])
+                if not mpmath.isfinite(_f(v.b)) and mpmath.isfinite(_f(v.a)) and len(self.p.variables) == 1:
+                    if self._tail(alt, box, x, depth):
+                        return True
+                    continue
+                if _f(v.a) != _f(full.a) or not mpmath.isfinite(_f(v.a)) or not mpmath.isfinite(_f(v.b)):
+                    continue
+                end = _exact_end(_f(v.a))
+                if end is None:
+                    continue
+                if self._end_expansion(alt, box, x, end):
+                    return True
+                if self._monotone(alt, box, x, end, depth):
+                    return True
+        return False
+
+    def _refined(self, goal: Goal, box) -> bool:
+        """Mean-value form (any number of variables), then Taylor forms of rising order in each
+        variable; the derivatives are computed once per goal, within the claim's budget."""
+        variables = [s for s in self.p.variables if s in goal.expr.free_symbols]
+        if not variables or not all(mpmath.isfinite(_f(box[s].a)) and mpmath.isfinite(_f(box[s].b)) for s in variables):
             return False
-        end = sp.Rational(Fraction(float(_f(v.a)))) if _f(v.a) == float(_f(v.a)) else None
-        if end is None:
+        derivs = self._derivs(goal)
+        if derivs is None:
             return False
-        key = (goal.expr, end)
+        try:
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                v = derivs.mean_value(box, variables)
+                if v is not None and goal.holds(v):
+                    self.methods.add("mean-value form g(c) + g'(X)(X - c)")
+                    return True
+                if len(variables) == 1:
+                    for order in range(2, forms.MAX_TAYLOR_ORDER + 1):
+                        v = derivs.taylor(box, variables[0], order)
+                        if v is not None and goal.holds(v):
+                            self.methods.add("Taylor forms of order 2 to 4 (Lagrange remainder)")
+                            return True
+        except _OutOfTime:
+            return False
+        return False
+
+    def _derivs(self, goal: Goal):
+        key = goal.expr
+        if key not in self._derivatives:
+            self._derivatives[key] = forms.Derivatives(goal.expr)
+        d = self._derivatives[key]
+        return d if d.usable else None
+
+    def _end_expansion(self, goal: Goal, box, x, end) -> bool:
+        """g = (x - a)^m [bracket] near the range end a, the bracket enclosed >= 0 (> 0)."""
+        key = ("end", goal.expr, x, end)
         if key not in self._derivatives:
             self._derivatives[key] = None
-            with _cpu_limit(self.deadline - time.process_time()):
+            derivs = self._derivs(goal)
+            if derivs is not None:
+                with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                    self._derivatives[key] = forms.EndExpansion(derivs, x, end)
+        exp = self._derivatives[key]
+        if exp is None or exp.m is None:
+            return False
+        try:
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                for extra in (1, 2, 3):
+                    b = exp.bracket(box, extra)
+                    if b is None:
+                        return False
+                    if b.a > 0 or (b.a >= 0 and not goal.strict and exp.m > 0) or (b.a >= 0 and exp.m == 0 and goal.holds(b)):
+                        self.methods.add(f"expansion at the end of the range ({x} -> {end}: exact coefficients, "
+                                         "Lagrange remainder)")
+                        return True
+        except _OutOfTime:
+            return False
+        return False
+
+    def _monotone(self, goal: Goal, box, x, end, depth: int) -> bool:
+        """g -> 0 as x -> a (sympy's limit, exact) and dg/dx >= 0 (> 0 for a strict goal) on the
+        box off the face x = a: then g >= 0 (> 0) on the box."""
+        key = ("d", goal.expr, x, end, _box_key(box))
+        if key not in self._derivatives:
+            self._derivatives[key] = None
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
                 self._derivatives[key] = self._end_derivative(goal, x, end, box)
         dgoal = self._derivatives[key]
         if dgoal is None:
             return False
-        self.methods.add("monotonicity at the end of the range (the limit is 0, the derivative is >= 0)")
-        return self._prove_1d(dgoal, box, depth + 1)
+        if self._prove_sub(dgoal, box, depth + 1):
+            self.methods.add("monotonicity at the end of the range (the limit is 0, the derivative's numerator "
+                             "is >= 0)")
+            return True
+        return False
 
     def _end_derivative(self, goal: Goal, x, end, box) -> Goal | None:
-        """g' as a goal when g tends to 0 exactly at the end (sympy's limit), else None."""
-        try:
-            limit = sp.limit(goal.expr, x, end, "+")
-        except (NotImplementedError, ValueError, TypeError):
+        """dg/dx in sign form (numerator of one fraction, factors of known sign removed) as a
+        goal, when g tends to 0 exactly at the end, else None."""
+        lkey = ("limit", goal.expr, x, end)
+        if lkey not in self._derivatives:
+            self._derivatives[lkey] = None
+            try:
+                self._derivatives[lkey] = sp.simplify(sp.limit(goal.expr, x, end, "+"))
+            except (NotImplementedError, ValueError, TypeError):
+                pass
+        if self._derivatives[lkey] != 0:
             return None
-        if limit != 0:
+        deriv = forms.sign_form(sp.diff(goal.expr, x), box, x)
+        if deriv is None:
             return None
-        deriv = _sign_form(sp.diff(goal.expr, x), x, box)
         try:
-            return Goal(f"d/d{x} of {goal.label}", deriv, False)
+            return Goal(f"d/d{x} of {goal.label}", deriv, goal.strict)
         except intervals.Unsupported:
             return None
 
     def _tail(self, goal: Goal, box, x, depth) -> bool:
         v = box[x]
         X = _f(v.a)
-        w = sp.Symbol("w_tail", nonnegative=True)
-        decoupled = _decouple(goal.expr, x, w)
-        if decoupled is not None:
+        w = sp.Symbol("w_tail", positive=True)
+        tbox = {x: v, w: iv.mpf([0, iv.exp(-iv.mpf(X)).b])}
+        for decoupled in _decouple(goal.expr, x, w, box):
             try:
                 g = Goal(goal.label, decoupled, goal.strict)
-                tbox = {x: v, w: iv.mpf([0, iv.exp(-iv.mpf(X)).b])}
-                if g.holds(g.enclose(tbox)):
-                    self.methods.add("unbounded end: e^x replaced by an independent w in [0, e^-X]")
-                    return True
             except intervals.Unsupported:
-                pass
+                continue
+            if g.holds(g.enclose(tbox)):
+                self.methods.add("unbounded end: e^x replaced by an independent w in [0, e^-X]")
+                return True
         at = goal.enclose({x: iv.mpf(X)})
-        if not (at.a >= 0) or depth >= MAX_DERIVATIVE_DEPTH:
+        if not goal.holds(at) or depth >= MAX_DERIVATIVE_DEPTH:
             return False
         raw = sp.diff(goal.expr, x)
-        forms = [raw]
-        with _cpu_limit(self.deadline - time.process_time()):
-            forms.append(_sign_form(raw, x, box))
-        for deriv in forms:
-            dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
+        candidates = [raw]
+        with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+            form = forms.sign_form(raw, box)
+            if form is not None:
+                candidates.append(form)
+        for deriv in candidates:
+            try:
+                dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
+            except intervals.Unsupported:
+                continue
             if self._tail(dgoal, box, x, depth + 1):
                 self.methods.add("unbounded end: g(X) >= 0 and g' >= 0 on [X, oo)")
                 return True
         return False
 
-    def _prove_1d(self, goal: Goal, box, depth: int) -> bool:
-        """goal >= 0 on the box (one variable), by splitting and the end methods."""
+    def _prove_sub(self, goal: Goal, box, depth: int) -> bool:
+        """goal >= 0 (> 0 off the lower faces at the range ends) on the box, by its own
+        branch-and-bound with the same methods."""
         stack = [box]
         count = 0
         while stack:
             b = stack.pop()
             count += 1
             self.boxes += 1
-            if count > 4000 or time.process_time() > self.deadline:
+            if count > MAX_SUB_BOXES or time.process_time() > self.deadline:
                 return False
-            if goal.holds(goal.enclose(b)):
+            if goal.holds(goal.enclose(b)) or self._decide(goal, b, depth):
                 continue
-            if self._monotone(goal, b, depth):
-                continue
-            x = self.p.variables[0]
-            v = b[x]
-            if mpmath.isfinite(_f(v.b)) and _f(v.b) - _f(v.a) < mpmath.mpf(2) ** -40:
+            var = self._split_variable(b)
+            if var is None:
                 return False
-            stack.extend(_split(b, x))
+            stack.extend(_split(b, var))
         return True
 
 
-def _sign_form(expr: sp.Basic, x, box) -> sp.Basic | None:
-    """An expression with the sign of ``expr`` on the box: the numerator of one fraction when
-    the denominator is shown positive there, else ``expr``."""
-    try:
-        num, den = sp.fraction(sp.together(expr))
-        num = sp.expand(num)
-        f = intervals.compile_expr(den)
-        if f(box).a > 0:
-            return num
-        if f(box).b < 0:
-            return -num
-    except (intervals.Unsupported, sp.PolynomialError):
-        pass
-    return sp.simplify(expr)
+def _alternatives(goal: Goal) -> list:
+    """The goal, or for max(h1, h2, ...) >= 0 each h_i (one of them >= 0 on the box suffices)."""
+    if isinstance(goal.expr, sp.Max):
+        out = []
+        for a in goal.expr.args:
+            try:
+                out.append(Goal(goal.label, a, goal.strict))
+            except intervals.Unsupported:
+                continue
+        return out
+    return [goal]
 
 
-def _decouple(expr: sp.Basic, x, w) -> sp.Basic | None:
-    """``expr`` with e^(c x) written (1/w)^c, w = e^(-x) taken as a variable of its own."""
-    if not expr.has(sp.exp):
+def _exact_end(a) -> sp.Rational | None:
+    if a != float(a):
         return None
+    return sp.Rational(Fraction(float(a)))
+
+
+def _box_key(box) -> tuple:
+    return tuple(sorted((str(s), str(_f(v.a)), str(_f(v.b))) for s, v in box.items()))
+
+
+def _decouple(expr: sp.Basic, x, w, box=None) -> list:
+    """``expr`` with e^(c x) written (1/w)^c, w = e^(-x) taken as a variable of its own: a few
+    equal forms (terms cancelled one by one before or after expanding, one fraction). Logs are
+    split into logs of factors made positive on the box (log(1/w - 1) = log(1 - w) + x)."""
+    if not expr.has(sp.exp):
+        return []
     e = expr.replace(lambda n: isinstance(n, sp.exp) and n.args[0].has(x),
                      lambda n: (1 / w) ** sp.cancel(n.args[0] / x) if sp.cancel(n.args[0] / x).is_number else n)
     if e.has(sp.exp):
-        return None
-    e = _log_expand(e).xreplace({sp.log(w): -x})
-    return sp.Add(*[sp.cancel(sp.together(t)) for t in sp.Add.make_args(sp.expand(e))])
+        return []
+    tbox = None
+    if box is not None:
+        tbox = {x: box[x], w: iv.mpf([0, iv.exp(-iv.mpf(box[x].a)).b])}
+    e = e.replace(lambda n: isinstance(n, sp.log), lambda n: _split_log(n.args[0], tbox))
+    e = e.xreplace({sp.log(w): -x})
+    out = []
+    for variant in (lambda: sp.Add(*[sp.factor(sp.together(t)) for t in sp.Add.make_args(e)]),
+                    lambda: sp.Add(*[sp.factor(sp.together(t)) for t in sp.Add.make_args(sp.expand(e))]),
+                    lambda: sp.cancel(sp.together(e)) if not e.has(sp.log) else None):
+        try:
+            f = variant()
+        except (sp.PolynomialError, ValueError, TypeError):
+            continue
+        if f is not None and f not in out:
+            out.append(f)
+    return out
+
+
+def _split_log(arg: sp.Basic, box) -> sp.Basic:
+    """log(arg) as a sum of ± logs of factors each shown positive on the box (a factor shown
+    negative is negated; the signs must multiply to +1), else log(arg) unchanged."""
+    try:
+        num, den = sp.fraction(sp.factor(sp.together(arg)))
+    except (sp.PolynomialError, ValueError, TypeError):
+        return sp.log(arg)
+    total, flips = sp.Integer(0), 0
+    for part, sign in ((num, 1), (den, -1)):
+        for base, power in forms._factors(part):
+            if base.is_number:
+                if not base.is_positive:
+                    if base.is_negative and power % 2:
+                        flips += 1
+                        base = -base
+                    else:
+                        return sp.log(arg)
+                total += sign * power * sp.log(base)
+                continue
+            s = forms.factor_sign(base, box) if box is not None else None
+            if s is None:
+                return sp.log(arg)
+            if s < 0:
+                base = -base
+                flips += power % 2
+            total += sign * power * sp.log(base)
+    if flips % 2:
+        return sp.log(arg)
+    return total
 
 
 def _f(x):
