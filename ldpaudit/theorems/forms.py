@@ -30,7 +30,8 @@ from ldpaudit.theorems import intervals
 
 MAX_TAYLOR_ORDER = 4          # Taylor forms in one variable: orders 1..4
 MAX_END_ORDER = 14            # coefficients tried at a range end before giving up
-MAX_OPS = 4000                # larger expressions are not differentiated (too slow to be worth it)
+MAX_OPS = 1500                # larger expressions are not differentiated (too slow to be worth it)
+SIMPLER_OPS = 400             # larger derivatives are not brought to one fraction
 
 
 def _f(x):
@@ -50,7 +51,7 @@ def _small(expr) -> bool:
 
 def _simpler(e: sp.Basic) -> sp.Basic:
     """A derivative in a form that stays small: sums of exponential polynomials expanded."""
-    if e.has(sp.log) or e.has(sp.Min, sp.Max, sp.floor, sp.ceiling):
+    if e.has(sp.log) or e.has(sp.Min, sp.Max, sp.floor, sp.ceiling) or sp.count_ops(e) > SIMPLER_OPS:
         return e
     try:
         num, den = sp.fraction(sp.cancel(sp.together(e)))

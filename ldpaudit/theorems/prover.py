@@ -43,6 +43,8 @@ PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
 MAX_EXACT_CHECKS = 400
 MAX_DERIVATIVE_DEPTH = 6
 MAX_SUB_BOXES = 2000
+MAX_TAIL_DEPTH = 3
+REFINE_LEVEL = 3
 SCAN_POINTS = 256
 MAX_SCAN_CHECKS = 24
 
@@ -479,15 +481,15 @@ class Search:
         w = self._scan(root)
         if w is not None:
             return REFUTED, f"fails at {w.point}", w, []
-        stack = [(root, list(range(len(p.goals))))]
+        stack = [(root, list(range(len(p.goals))), 0)]
         left = []
         inside_any = False
         while stack:
-            box, pending = stack.pop()
+            box, pending, level = stack.pop()
             self.boxes += 1
             if time.process_time() > self.deadline or self.boxes > self.max_boxes:
                 left.append((box, "budget spent"))
-                left.extend((b, "budget spent") for b, _ in stack)
+                left.extend((b, "budget spent") for b, _, _ in stack)
                 break
             inside = True
             outside = False
@@ -513,7 +515,8 @@ class Search:
             w = self._witness(box, still)
             if w is not None:
                 return REFUTED, f"fails at {w.point}", w, []
-            still = [i for i in still if not self._decide(p.goals[i], box)]
+            if level >= REFINE_LEVEL:  # plain bisection first: cheap, and enough for most pieces
+                still = [i for i in still if not self._decide(p.goals[i], box)]
             if not still:
                 continue
             var = self._split_variable(box)
@@ -522,7 +525,7 @@ class Search:
                              "on a piece too small to split"))
                 continue
             for child in _split(box, var):
-                stack.append((child, still))
+                stack.append((child, still, level + 1))
         if not inside_any:
             return "EMPTY", "the region is empty: every piece of the range violates a relation", None, []
         if left:
@@ -681,32 +684,40 @@ class Search:
             return None
 
     def _tail(self, goal: Goal, box, x, depth) -> bool:
+        """The unbounded piece [X, oo): e^x decoupled as w in [0, e^-X], or g(X) >= 0 and
+        g' >= 0 on [X, oo), recursively (the symbolic work is cached per expression and X)."""
         v = box[x]
         X = _f(v.a)
         w = sp.Symbol("w_tail", positive=True)
         tbox = {x: v, w: iv.mpf([0, iv.exp(-iv.mpf(X)).b])}
-        for decoupled in _decouple(goal.expr, x, w, box):
-            try:
-                g = Goal(goal.label, decoupled, goal.strict)
-            except intervals.Unsupported:
-                continue
+        key = ("tail", goal.expr, str(X))
+        if key not in self._derivatives:
+            self._derivatives[key] = []
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                for decoupled in _decouple(goal.expr, x, w, box):
+                    try:
+                        self._derivatives[key].append(Goal(goal.label, decoupled, goal.strict))
+                    except intervals.Unsupported:
+                        continue
+        for g in self._derivatives[key]:
             if g.holds(g.enclose(tbox)):
                 self.methods.add("unbounded end: e^x replaced by an independent w in [0, e^-X]")
                 return True
         at = goal.enclose({x: iv.mpf(X)})
-        if not goal.holds(at) or depth >= MAX_DERIVATIVE_DEPTH:
+        if not goal.holds(at) or depth >= MAX_TAIL_DEPTH:
             return False
-        raw = sp.diff(goal.expr, x)
-        candidates = [raw]
-        with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
-            form = forms.sign_form(raw, box)
-            if form is not None:
-                candidates.append(form)
-        for deriv in candidates:
-            try:
-                dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
-            except intervals.Unsupported:
-                continue
+        dkey = ("tail'", goal.expr, str(X))
+        if dkey not in self._derivatives:
+            self._derivatives[dkey] = []
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                raw = sp.diff(goal.expr, x)
+                form = forms.sign_form(raw, box)
+                for deriv in ([form] if form is not None else []) + [raw]:
+                    try:
+                        self._derivatives[dkey].append(Goal(f"d/d{x} of {goal.label}", deriv, False))
+                    except intervals.Unsupported:
+                        continue
+        for dgoal in self._derivatives[dkey]:
             if self._tail(dgoal, box, x, depth + 1):
                 self.methods.add("unbounded end: g(X) >= 0 and g' >= 0 on [X, oo)")
                 return True
