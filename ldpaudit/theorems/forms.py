@@ -211,6 +211,18 @@ def factor_sign(f: sp.Basic, box: dict, x=None) -> int | None:
         return 1
     if _f(v.b) <= 0 and _f(dv.b) < 0:
         return -1
+    a = _f(box[x].a)                       # f = (x - a)^m [bracket] with the bracket of one sign
+    if not mpmath.isfinite(a) or a != float(a) or not mpmath.isfinite(_f(box[x].b)):
+        return None
+    expansion = EndExpansion(Derivatives(f), x, sp.Rational(float(a)))
+    for extra in (1, 2):
+        b = expansion.bracket(box, extra)
+        if b is None:
+            return None
+        if _f(b.a) > 0:
+            return 1
+        if _f(b.b) < 0:
+            return -1 if expansion.m % 2 == 0 else None
     return None
 
 
@@ -230,6 +242,8 @@ def sign_form(expr: sp.Basic, box: dict, x=None) -> sp.Basic | None:
         if s < 0 and power % 2:
             sign = -sign
     kept = []
+    if num.has(sp.log) and _small(num):
+        num = sp.expand(num)           # logs of the same factor cancel once their coefficients are expanded
     try:
         num = sp.factor(num) if _small(num) and not num.has(sp.log) else num
     except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
@@ -244,6 +258,22 @@ def sign_form(expr: sp.Basic, box: dict, x=None) -> sp.Basic | None:
     if body.is_Add:
         body = _simpler(body)
     return sign * body
+
+
+def nested(e: sp.Basic) -> sp.Basic:
+    """Each polynomial factor in Horner form (d + k*(e^x - 1) rather than d + k e^x - k): fewer
+    occurrences of each variable, so tighter enclosures on wide and unbounded boxes."""
+    out = []
+    for base, power in _factors(e):
+        if base.is_Add and _small(base):
+            try:
+                base = sp.horner(base)
+            except (sp.PolynomialError, ValueError, TypeError):
+                pass
+        out.append((base, power))
+    num = sp.Mul(*[b**p for (b, p), f in zip(out, sp.Mul.make_args(e)) if not (f.is_Pow and f.exp.is_negative)])
+    den = sp.Mul(*[b**p for (b, p), f in zip(out, sp.Mul.make_args(e)) if f.is_Pow and f.exp.is_negative])
+    return num / den
 
 
 def _factors(e: sp.Basic) -> list:

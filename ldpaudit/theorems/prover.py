@@ -42,9 +42,12 @@ from ldpaudit.theorems.claims import Claim, ClaimsFile, bounds_of
 PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
 MAX_EXACT_CHECKS = 400
 MAX_DERIVATIVE_DEPTH = 6
-MAX_SUB_BOXES = 2000
+MAX_SUB_BOXES = 400
 MAX_TAIL_DEPTH = 3
 REFINE_LEVEL = 3
+IMPLIED_SECONDS = 5.0
+WIDEN = 8                       # a piece at most 8 of its widths from a range end is widened to reach it
+SMEAR_AFTER = 16                # bisection by relative width first: the smear rule needs derivatives
 SCAN_POINTS = 256
 MAX_SCAN_CHECKS = 24
 
@@ -199,6 +202,7 @@ class Goal:
     expr: sp.Basic
     strict: bool
     compiled: list = field(default_factory=list)
+    implied: list = field(default_factory=list)
 
     def __post_init__(self):
         self.compiled = []
@@ -271,6 +275,32 @@ class Problem:
             self.ranges = {s: v for s, v in self.ranges.items() if s in active}
         else:
             self.dropped = []
+        for goal in self.goals:
+            goal.implied = self._implied(goal)
+
+    def _implied(self, goal: Goal) -> list:
+        """Goals q >= 0 that imply this one on the region because g = q * h symbolically, h >= 0
+        a region relation (then g >= 0 wherever h >= 0), or, for an 'or' max(a, b) >= 0,
+        b = q * (-a) (then b >= 0 wherever a < 0)."""
+        pairs = []
+        for rel in self.relations:
+            if rel.strict or not goal.strict:
+                pairs.append((goal.expr, rel.expr, f"{goal.label} = q * ({rel.label})"))
+        if isinstance(goal.expr, sp.Max) and not goal.strict:
+            for a, b in itertools.permutations(goal.expr.args, 2):
+                pairs.append((b, -a, f"one side of the 'or' is a multiple of the other's negation"))
+        out = []
+        for g, h, why in pairs:
+            if not (h.free_symbols & g.free_symbols) or sp.count_ops(g) > forms.MAX_OPS:
+                continue
+            with _cpu_limit(IMPLIED_SECONDS):
+                q = _ratio(g, h)
+                if q is not None:
+                    try:
+                        out.append(Goal(why, q, goal.strict))
+                    except intervals.Unsupported:
+                        pass
+        return out
 
     def _ranges(self, binds):
         region = self.cf.region
@@ -515,11 +545,12 @@ class Search:
             w = self._witness(box, still)
             if w is not None:
                 return REFUTED, f"fails at {w.point}", w, []
-            if level >= REFINE_LEVEL:  # plain bisection first: cheap, and enough for most pieces
+            still = [i for i in still if not self._by_relation(p.goals[i], box)]
+            if level >= REFINE_LEVEL and still:  # plain bisection first: cheap, and enough for most pieces
                 still = [i for i in still if not self._decide(p.goals[i], box)]
             if not still:
                 continue
-            var = self._split_variable(box)
+            var = self._smear_variable(box, [p.goals[i] for i in still]) or self._split_variable(box)
             if var is None:
                 left.append((box, "enclosure of " + p.goals[still[0]].label + " still contains negative values "
                              "on a piece too small to split"))
@@ -532,13 +563,46 @@ class Search:
             return UNKNOWN, f"{len(left)} piece(s) of the region left undecided", None, left
         return PROVED, "every piece of the region decided", None, []
 
-    def _split_variable(self, box):
+    def _smear_variable(self, box, goals):
+        """The variable with the largest smear |dg/dx_i (X)| * width_i for the most promising
+        alternative of the first goal (Kearfott's smear rule); None when the derivatives are not
+        available, a side is unbounded or every smear is 0."""
+        if self.boxes < SMEAR_AFTER or not all(mpmath.isfinite(_f(box[s].a)) and mpmath.isfinite(_f(box[s].b))
+                                               for s in self.p.variables):
+            return None
+        alts = _alternatives(goals[0])
+        if len(alts) > 1:
+            alts = sorted(alts, key=lambda g: -_f(g.enclose(box).a))
+        derivs = self._derivs(alts[0])
+        if derivs is None:
+            return None
+        best, top = None, mpmath.mpf(0)
+        for s in self.p.variables:
+            if s not in alts[0].expr.free_symbols:
+                continue
+            f = derivs.compiled(s, 1)
+            if f is None:
+                return None
+            dv = f(box)
+            size = max(abs(_f(dv.a)), abs(_f(dv.b))) * (_f(box[s].b) - _f(box[s].a))
+            if not mpmath.isfinite(size):
+                return None
+            if size > top:
+                best, top = s, size
+        if best is not None and _f(box[best].b) - _f(box[best].a) <= mpmath.mpf(2) ** -40 * max(1, abs(_f(box[best].a))):
+            return None
+        return best
+
+    def _split_variable(self, box, reference=None):
+        """The variable whose side is widest relative to its side in the reference box (the
+        region's range, or the piece a sub-proof started from)."""
+        reference = reference or self.p.ranges
         best, width = None, 0
         for s in self.p.variables:
             a, b = _f(box[s].a), _f(box[s].b)
             if not mpmath.isfinite(b) or not mpmath.isfinite(a):
                 return s
-            sa, sb = _f(self.p.ranges[s].a), _f(self.p.ranges[s].b)
+            sa, sb = _f(reference[s].a), _f(reference[s].b)
             full = (sb - sa) if mpmath.isfinite(sb - sa) else max(abs(b), 1)
             rel = (b - a) / full if full else 0
             if rel > width:
@@ -565,27 +629,43 @@ class Search:
 
     def _decide(self, goal: Goal, box, depth: int = 0) -> bool:
         """The goal holds on the whole box, shown without splitting it (may recurse into a
-        derivative, which is then proved by its own branch-and-bound)."""
-        if self._refined(goal, box):
+        derivative, which is then proved by its own branch-and-bound). A piece near the finite
+        lower end a of a variable's range is widened to reach a: an end method proved on the
+        wider piece holds on this one."""
+        if self._by_relation(goal, box, refine=True):
+            return True
+        alternatives = _alternatives(goal)
+        if any(self._refined(alt, box) for alt in alternatives):
             return True
         if depth > MAX_DERIVATIVE_DEPTH or time.process_time() > self.deadline:
             return False
-        for alt in _alternatives(goal):
+        for alt in alternatives:
             for x in self.p.variables:
                 v, full = box[x], self.p.ranges_all.get(x, box[x])
                 if not mpmath.isfinite(_f(v.b)) and mpmath.isfinite(_f(v.a)) and len(self.p.variables) == 1:
                     if self._tail(alt, box, x, depth):
                         return True
                     continue
-                if _f(v.a) != _f(full.a) or not mpmath.isfinite(_f(v.a)) or not mpmath.isfinite(_f(v.b)):
+                a, b = _f(v.a), _f(v.b)
+                if not (mpmath.isfinite(_f(full.a)) and mpmath.isfinite(b)) or a - _f(full.a) > WIDEN * (b - a):
                     continue
-                end = _exact_end(_f(v.a))
+                end = _exact_end(_f(full.a))
                 if end is None:
                     continue
-                if self._end_expansion(alt, box, x, end):
+                wide = dict(box)
+                wide[x] = iv.mpf([full.a, v.b])
+                if self._end_expansion(alt, wide, x, end):
                     return True
-                if self._monotone(alt, box, x, end, depth):
+                if self._monotone(alt, wide, x, end, depth):
                     return True
+        return False
+
+    def _by_relation(self, goal: Goal, box, refine: bool = False) -> bool:
+        for q in goal.implied:
+            if q.holds(q.enclose(box)) or (refine and self._refined(q, box)):
+                self.methods.add("the goal is q * h for a relation h >= 0 of the region (or the negated other "
+                                 "side of its 'or'), q shown >= 0")
+                return True
         return False
 
     def _refined(self, goal: Goal, box) -> bool:
@@ -657,25 +737,33 @@ class Search:
         dgoal = self._derivatives[key]
         if dgoal is None:
             return False
-        if self._prove_sub(dgoal, box, depth + 1):
-            self.methods.add("monotonicity at the end of the range (the limit is 0, the derivative's numerator "
-                             "is >= 0)")
-            return True
-        return False
+        done = ("proved", goal.expr, x, _box_key(box))
+        if done not in self._derivatives:
+            self._derivatives[done] = self._prove_sub(dgoal, box, depth + 1)
+        if self._derivatives[done]:
+            self.methods.add("monotonicity from the end of the range (the limit there is >= 0, the derivative's "
+                             "numerator is >= 0)")
+        return self._derivatives[done]
 
     def _end_derivative(self, goal: Goal, x, end, box) -> Goal | None:
         """dg/dx in sign form (numerator of one fraction, factors of known sign removed) as a
-        goal, when g tends to 0 exactly at the end, else None."""
+        goal, when the limit L of g at the end (sympy, exact; a function of the other variables)
+        is shown >= 0 on the box (then g >= L >= 0 wherever dg/dx >= 0), else None."""
         lkey = ("limit", goal.expr, x, end)
         if lkey not in self._derivatives:
             self._derivatives[lkey] = None
             try:
-                self._derivatives[lkey] = sp.simplify(sp.limit(goal.expr, x, end, "+"))
-            except (NotImplementedError, ValueError, TypeError):
+                limit = sp.simplify(sp.limit(goal.expr, x, end, "+"))
+                if limit.is_finite is not False and not limit.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit):
+                    self._derivatives[lkey] = (limit, None if limit == 0 else intervals.compile_expr(limit))
+            except (NotImplementedError, ValueError, TypeError, intervals.Unsupported):
                 pass
-        if self._derivatives[lkey] != 0:
+        if self._derivatives[lkey] is None:
             return None
-        deriv = forms.sign_form(sp.diff(goal.expr, x), box, x)
+        limit, enclose_limit = self._derivatives[lkey]
+        if enclose_limit is not None and not _f(enclose_limit(box).a) >= 0:
+            return None
+        deriv = forms.sign_form(sp.diff(_log_expand(goal.expr), x), box, x)
         if deriv is None:
             return None
         try:
@@ -736,7 +824,10 @@ class Search:
                 return False
             if goal.holds(goal.enclose(b)) or self._decide(goal, b, depth):
                 continue
-            var = self._split_variable(b)
+            centre = {s: iv.mpf(_mid(v)) for s, v in b.items()}
+            if _f(goal.enclose(centre).b) < 0:   # false at a point: no use splitting further
+                return False
+            var = self._smear_variable(b, [goal]) or self._split_variable(b, box)
             if var is None:
                 return False
             stack.extend(_split(b, var))
@@ -754,6 +845,23 @@ def _alternatives(goal: Goal) -> list:
                 continue
         return out
     return [goal]
+
+
+def _ratio(g: sp.Basic, h: sp.Basic) -> sp.Basic | None:
+    """g/h as one cancelled fraction when that is simpler than g (a common factor went away),
+    logs expanded first so that log terms cancel; None otherwise."""
+    try:
+        num, den = sp.fraction(sp.together(_log_expand(g)))
+        if num.has(sp.log):
+            num = sp.expand(num)
+        hn, hd = sp.fraction(sp.together(_log_expand(h)))
+        q = sp.cancel(num * hd / (den * hn))
+    except (sp.PolynomialError, ValueError, TypeError, NotImplementedError, RecursionError):
+        return None
+    qn, qd = sp.fraction(q)
+    if sp.count_ops(q) >= sp.count_ops(g) or qd.has(hn) and hn.free_symbols:
+        return None
+    return forms.nested(sp.factor(q))
 
 
 def _exact_end(a) -> sp.Rational | None:
