@@ -226,10 +226,12 @@ def factor_sign(f: sp.Basic, box: dict, x=None) -> int | None:
     return None
 
 
-def sign_form(expr: sp.Basic, box: dict, x=None) -> sp.Basic | None:
+def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False) -> sp.Basic | None:
     """An expression with the sign of ``expr`` on the box (off the lower face in x): the
     numerator of one fraction, with every factor of known sign (numerator or denominator)
-    removed and the sign put in front; None when the denominator's sign is not shown."""
+    removed and the sign put in front; None when the denominator's sign is not shown. With
+    ``weak`` (for a goal ``>= 0``) a numerator factor shown >= 0 or <= 0 is removed too, even if it
+    vanishes somewhere: it cannot turn a value >= 0 negative."""
     try:
         num, den = sp.fraction(sp.together(expr))
     except (sp.PolynomialError, ValueError, TypeError):
@@ -250,6 +252,8 @@ def sign_form(expr: sp.Basic, box: dict, x=None) -> sp.Basic | None:
         pass
     for base, power in _factors(num):
         s = factor_sign(base, box, x) if base.free_symbols else (1 if base > 0 else -1 if base < 0 else None)
+        if s is None and weak and base.free_symbols:
+            s = _weak_sign(base, box)
         if s is None:
             kept.append(base**power)
         elif s < 0 and power % 2:
@@ -258,6 +262,14 @@ def sign_form(expr: sp.Basic, box: dict, x=None) -> sp.Basic | None:
     if body.is_Add:
         body = _simpler(body)
     return sign * body
+
+
+def _weak_sign(f: sp.Basic, box: dict) -> int | None:
+    c = _compile(f)
+    if c is None:
+        return None
+    v = c(box)
+    return 1 if _f(v.a) >= 0 else -1 if _f(v.b) <= 0 else None
 
 
 def nested(e: sp.Basic) -> sp.Basic:

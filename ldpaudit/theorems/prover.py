@@ -637,6 +637,11 @@ class Search:
         alternatives = _alternatives(goal)
         if any(self._refined(alt, box) for alt in alternatives):
             return True
+        if not all(mpmath.isfinite(_f(box[s].b)) for s in self.p.variables):
+            touching = [s for s in self.p.variables
+                        if mpmath.isfinite(_f(self.p.ranges[s].a)) and _f(box[s].a) == _f(self.p.ranges[s].a)]
+            if any(self._signed_factors(alt, box, x) for alt in alternatives for x in [None] + touching[:1]):
+                return True
         if depth > MAX_DERIVATIVE_DEPTH or time.process_time() > self.deadline:
             return False
         for alt in alternatives:
@@ -654,6 +659,8 @@ class Search:
                     continue
                 wide = dict(box)
                 wide[x] = iv.mpf([full.a, v.b])
+                if self._signed_factors(alt, wide, x):
+                    return True
                 if self._end_expansion(alt, wide, x, end):
                     return True
                 if self._monotone(alt, wide, x, end, depth):
@@ -699,6 +706,21 @@ class Search:
             self._derivatives[key] = forms.Derivatives(goal.expr)
         d = self._derivatives[key]
         return d if d.usable else None
+
+    def _signed_factors(self, goal: Goal, box, x) -> bool:
+        """The goal as one fraction whose factors all have a known sign off the face x = a (a
+        factor such as x or (e^x - 1)^2 is >= 0 and vanishes only there); a strict goal needs
+        every factor's sign on the whole box."""
+        key = ("signed", goal.expr, x, _box_key(box))
+        if key not in self._derivatives:
+            self._derivatives[key] = False
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                form = forms.sign_form(goal.expr, box, None if goal.strict else x, weak=not goal.strict)
+                if form is not None and form.is_number:
+                    self._derivatives[key] = bool(form > 0)
+        if self._derivatives[key]:
+            self.methods.add("every factor of the goal has a known sign")
+        return self._derivatives[key]
 
     def _end_expansion(self, goal: Goal, box, x, end) -> bool:
         """g = (x - a)^m [bracket] near the range end a, the bracket enclosed >= 0 (> 0)."""
