@@ -305,8 +305,10 @@ class Problem:
     def _ranges(self, binds):
         region = self.cf.region
         ranges = {}
+        self.open_low = {}     # variable -> its lower range end is excluded from the region
         for s in region.free:
             lo, hi = bounds_of(s, region.relations)
+            self.open_low[s] = bool(lo and lo[1]) and not self.inverse
             a = _f(intervals.compile_expr(lo[0])({}).a) if lo else -mpmath.inf
             b = _f(intervals.compile_expr(hi[0])({}).b) if hi else mpmath.inf
             ranges[s] = iv.mpf([a, b])
@@ -655,8 +657,8 @@ class Search:
                 if not (mpmath.isfinite(_f(full.a)) and mpmath.isfinite(b)) or a - _f(full.a) > WIDEN * (b - a):
                     continue
                 end = _exact_end(_f(full.a))
-                if end is None:
-                    continue
+                if end is None or (alt.strict and not self.p.open_low.get(x, False)):
+                    continue  # a strict goal is 0 on the face of a closed end: only an open end will do
                 wide = dict(box)
                 wide[x] = iv.mpf([full.a, v.b])
                 if self._signed_factors(alt, wide, x):
