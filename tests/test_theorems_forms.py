@@ -55,7 +55,7 @@ def test_small_gap_needs_the_taylor_forms(monkeypatch):
     r = prove_claim(cf, cf.claims[0], seconds=30)
     assert r.status == PROVED and ("Taylor" in r.method or "mean-value" in r.method), r.as_dict()
     monkeypatch.setattr(prover.Search, "_decide", lambda self, goal, box, depth=0: False)
-    plain = prove_claim(cf, cf.claims[0], seconds=3)
+    plain = prove_claim(cf, cf.claims[0], seconds=1.5)
     assert plain.status == UNKNOWN
 
 
