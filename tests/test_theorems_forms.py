@@ -142,3 +142,42 @@ def test_diff_is_a_claims_function_only():
     text = UNIMODAL.replace("diff(ss.mutual_information, k) >= 0", "diff(ss.mutual_information, 2) >= 0", 1)
     with pytest.raises(InvalidSpec, match=r"claim\[0\].statement = .*diff\(expression, x\) needs a region parameter"):
         loads_claims(text, source=str(THEOREMS / "x.toml"))
+
+
+def reference_l2(d, eps):
+    """Worst-case l2^2 risks (n = 1) of k-RR and k-RAPPOR from the reference formulas."""
+    t, s = sp.exp(eps), sp.exp(eps / 2)
+    krr = ((t + d - 1) / (t - 1)) ** 2 * (1 - sp.Rational(1, d))
+    krappor = (1 - sp.Rational(1, d)) * (1 + d**2 * s / ((d - 1) * (s - 1) ** 2))
+    return krr, krappor
+
+
+def test_kairouz_crossing_without_the_small_epsilon_cut_is_refuted_at_d_5(tmp_path):
+    text = (THEOREMS / "kairouz_crossing.toml").read_text()
+    text = text.replace('where = ["d >= 3", "epsilon >= 1/2",', 'where = ["d >= 3", "epsilon > 0",')
+    text = text.replace('q = "exp(-epsilon/2)"', 'q = "1 - exp(-epsilon/2)"').replace('"-2*log(q)"', '"-2*log(1 - q)"')
+    text = text.replace('"1/(u*q**3)"', '"1/(u*(1 - q)**3)"')
+    path = tmp_path / "kairouz_all_eps.toml"
+    path.write_text(text)
+    cf = load_claims(path)
+    r = prove_claim(cf, cf.claims[0], seconds=30)
+    assert r.status == REFUTED
+    d, eps = int(r.witness.point["d"]), sp.Rational(r.witness.point["epsilon"])
+    assert 0 < eps and sign(2 * sp.log(d) / 3 - 1 - eps) >= 0
+    krr, krappor = reference_l2(d, eps)
+    assert sign(krappor - krr) == 1          # k-RR is better there, against the claim
+
+
+@pytest.mark.slow
+def test_kairouz_crossing_both_sides_are_proved():
+    for name in ("kairouz_crossing.toml", "kairouz_crossing_above.toml"):
+        cf = load_claims(THEOREMS / name)
+        r = prove_claim(cf, cf.claims[0], seconds=60)
+        assert r.status == PROVED, (name, r.as_dict())
+    # and the window is tight enough to matter: at d = 10^4 the sign flips inside it
+    d = 10**4
+    lo, hi = sp.Rational(2, 3) * sp.log(d) - 1, sp.Rational(2, 3) * sp.log(d) + 1
+    krr, krappor = reference_l2(d, lo)
+    assert sign(krr - krappor) == 1
+    krr, krappor = reference_l2(d, hi)
+    assert sign(krappor - krr) == 1
