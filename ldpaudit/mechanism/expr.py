@@ -509,13 +509,15 @@ def parse_expression(
     *,
     field: str = "expression",
     predicate: bool = False,
+    functions: Mapping | None = None,
 ) -> sp.Basic:
     """Parse ``text`` into a sympy expression using only the names in ``symbols`` (a condition
     instead of a number with ``predicate=True``; see :func:`parse_predicate`).
 
     ``field`` names where the text came from, for error messages
     (e.g. ``"channel.classes[0].weight"``). The result is a real-valued expression (not a
-    condition) within the budgets above; anything else is :class:`InvalidSpec`.
+    condition) within the budgets above; anything else is :class:`InvalidSpec`. ``functions``
+    adds names to the allow-list for one caller (the claims files' ``diff``; specs never do).
     """
     if text is None:
         raise InvalidSpec(f"{field} is missing; write an expression such as 'exp(epsilon)'")
@@ -545,7 +547,7 @@ def parse_expression(
         raise InvalidSpec(f"{field} = {shown(text)} is not a valid expression: {exc.msg}") from None
     except (RecursionError, MemoryError, ValueError):
         raise InvalidSpec(f"{field} = {shown(text)} is nested too deeply to parse; the limit is {MAX_DEPTH} levels") from None
-    translator = _Translator(symbols, field, text)
+    translator = _Translator(symbols, field, text, functions)
     value = translator.visit(tree.body, 0)
     if predicate:
         if isinstance(value, sp.Expr):
@@ -556,10 +558,11 @@ def parse_expression(
     return value
 
 
-def parse_predicate(text, symbols: Mapping[str, sp.Basic], *, field: str = "condition") -> sp.Basic:
+def parse_predicate(text, symbols: Mapping[str, sp.Basic], *, field: str = "condition",
+                    functions: Mapping | None = None) -> sp.Basic:
     """Parse a condition (a comparison, or and/or/not of comparisons) into a sympy boolean, under
     the same allow-list and budgets as :func:`parse_expression`."""
-    return parse_expression(text, symbols, field=field, predicate=True)
+    return parse_expression(text, symbols, field=field, predicate=True, functions=functions)
 
 
 def _kind(value) -> str:
@@ -567,8 +570,9 @@ def _kind(value) -> str:
 
 
 class _Translator:
-    def __init__(self, symbols: Mapping[str, sp.Basic], field: str, text: str):
+    def __init__(self, symbols: Mapping[str, sp.Basic], field: str, text: str, functions: Mapping | None = None):
         self.symbols = symbols
+        self.functions = {**FUNCTIONS, **functions} if functions else FUNCTIONS
         self.field = field
         self.text = text
 
@@ -660,11 +664,11 @@ class _Translator:
         if not isinstance(node.func, ast.Name):
             raise self.fail("only plain function calls such as exp(x) are allowed (no attributes)")
         name = node.func.id
-        if name not in FUNCTIONS:
-            raise self.fail(f"function {shown(name, 30)} is not allowed; allowed: {', '.join(sorted(FUNCTIONS))}")
+        if name not in self.functions:
+            raise self.fail(f"function {shown(name, 30)} is not allowed; allowed: {', '.join(sorted(self.functions))}")
         if node.keywords:
             raise self.fail(f"{name}() takes no keyword arguments")
-        func, arity = FUNCTIONS[name]
+        func, arity = self.functions[name]
         if len(node.args) != arity:
             raise self.fail(f"{name}() takes {arity} argument(s), got {len(node.args)}")
         args = tuple(self.visit(arg, depth) for arg in node.args)

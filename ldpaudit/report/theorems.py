@@ -29,6 +29,12 @@ def reproduce(out_dir, *, seconds: float = SECONDS) -> tuple[list, dict]:
              f"interval branch-and-bound (budget {seconds:g} s CPU per claim). PROVED holds on the whole region; "
              "REFUTED comes with a point of the region where the claim fails, checked exactly; UNKNOWN lists what "
              "is left. The method is described in docs/reference/theorems.md.")
+    doc.para("Corrected statements: where a paper's claim is refuted, the file wang_unimodal.toml states and proves "
+             "what is true instead: I_k is unimodal in real k with its peak at beta (which is what Corollary 2.2's "
+             "k* in {floor beta, ceil beta} needs, and which implies the MRR direction of wang_mrr.toml: beta >= 2 "
+             "gives I_1 <= I_2, beta <= 1 gives I_1 >= I_k for every k >= 1), and I_k is concave exactly for "
+             "k <= d(2 eps t - t + 1)/(t - 1)^2, convex above, the largest concave region (wang_concave.toml is "
+             "refuted on the part above it).")
     rows, payload = [], {"files": {}}
     for path in claims_files():
         cf = load_claims(path)

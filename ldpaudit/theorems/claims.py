@@ -27,6 +27,9 @@ files' allow-list parser (:func:`ldpaudit.mechanism.expr.parse_expression`), nev
     name = "l2"
     statement = "ksubset.l2_worst / Min(krr.l2_worst, krappor.l2_worst) <= 1/2"
 
+A statement may use ``diff(expr, x)``, the derivative in a region parameter x (unimodality:
+``diff(ss.mutual_information, k) >= 0``).
+
 ``spec.result`` names a result of :func:`ldpaudit.derive.derive` on that spec (``l2_worst``,
 ``l1_worst``, ``mutual_information``, ``variance``, ...), with the spec's parameters read as the
 region's parameters of the same name; risks are per user (n = 1) unless the region declares n.
@@ -317,6 +320,13 @@ def _coordinates(table: dict, region: Region) -> Coordinates | None:
     return Coordinates(forward, inverse)
 
 
+class Diff(sp.Function):
+    """``diff(expr, x)`` in a claim statement: the derivative of a derived quantity in one region
+    parameter, taken by sympy once the names are resolved (claims files only, never specs)."""
+
+    nargs = 2
+
+
 class _Resolver:
     """Statement text -> sympy, with ``spec.result`` replaced by the derived expression."""
 
@@ -342,7 +352,7 @@ class _Resolver:
         for key in names:
             symbols[key] = sp.Symbol(key)
         try:
-            rel = parse_predicate(rewritten, symbols, field=field)
+            rel = parse_predicate(rewritten, symbols, field=field, functions={"diff": (Diff, 2)})
         except InvalidSpec as exc:
             raise InvalidSpec(str(exc).replace("__", ".")) from None
         parts = rel.args if isinstance(rel, sp.And) else (rel,)
@@ -354,6 +364,12 @@ class _Resolver:
                 raise InvalidSpec(f"{field} = {shown(text)} is not an inequality; write 'a <= b' (and 'and' of such)")
         subs = {symbols[key]: self.value(spec, result, field) for key, (spec, result) in names.items()}
         rel = rel.xreplace(subs)
+        for node in sorted(rel.atoms(Diff), key=lambda n: -sp.count_ops(n)):
+            var = node.args[1]
+            if not (var.is_Symbol and var in self.region.symbols.values()):
+                raise InvalidSpec(f"{field} = {shown(text)}: diff(expression, x) needs a region parameter as x, "
+                                  f"not {shown(str(var), 30)}")
+        rel = rel.replace(lambda n: isinstance(n, Diff), lambda n: sp.diff(n.args[0], n.args[1]))
         if rel in (sp.true, sp.false):
             raise InvalidSpec(f"{field} = {shown(text)} does not depend on the parameters (it is {rel})")
         return rel

@@ -36,12 +36,18 @@ import mpmath
 import sympy as sp
 from mpmath import iv
 
-from ldpaudit.theorems import intervals
+from ldpaudit.theorems import forms, intervals
 from ldpaudit.theorems.claims import Claim, ClaimsFile, bounds_of
 
 PROVED, REFUTED, UNKNOWN = "PROVED", "REFUTED", "UNKNOWN"
 MAX_EXACT_CHECKS = 400
 MAX_DERIVATIVE_DEPTH = 6
+MAX_SUB_BOXES = 400
+MAX_TAIL_DEPTH = 3
+REFINE_LEVEL = 3
+IMPLIED_SECONDS = 5.0
+WIDEN = 8                       # a piece at most 8 of its widths from a range end is widened to reach it
+SMEAR_AFTER = 16                # bisection by relative width first: the smear rule needs derivatives
 SCAN_POINTS = 256
 MAX_SCAN_CHECKS = 24
 
@@ -196,6 +202,7 @@ class Goal:
     expr: sp.Basic
     strict: bool
     compiled: list = field(default_factory=list)
+    implied: list = field(default_factory=list)
 
     def __post_init__(self):
         self.compiled = []
@@ -268,12 +275,40 @@ class Problem:
             self.ranges = {s: v for s, v in self.ranges.items() if s in active}
         else:
             self.dropped = []
+        for goal in self.goals:
+            goal.implied = self._implied(goal)
+
+    def _implied(self, goal: Goal) -> list:
+        """Goals q >= 0 that imply this one on the region because g = q * h symbolically, h >= 0
+        a region relation (then g >= 0 wherever h >= 0), or, for an 'or' max(a, b) >= 0,
+        b = q * (-a) (then b >= 0 wherever a < 0)."""
+        pairs = []
+        for rel in self.relations:
+            if rel.strict or not goal.strict:
+                pairs.append((goal.expr, rel.expr, f"{goal.label} = q * ({rel.label})"))
+        if isinstance(goal.expr, sp.Max) and not goal.strict:
+            for a, b in itertools.permutations(goal.expr.args, 2):
+                pairs.append((b, -a, f"one side of the 'or' is a multiple of the other's negation"))
+        out = []
+        for g, h, why in pairs:
+            if not (h.free_symbols & g.free_symbols) or sp.count_ops(g) > forms.MAX_OPS:
+                continue
+            with _cpu_limit(IMPLIED_SECONDS):
+                q = _ratio(g, h)
+                if q is not None:
+                    try:
+                        out.append(Goal(why, q, goal.strict))
+                    except intervals.Unsupported:
+                        pass
+        return out
 
     def _ranges(self, binds):
         region = self.cf.region
         ranges = {}
+        self.open_low = {}     # variable -> its lower range end is excluded from the region
         for s in region.free:
             lo, hi = bounds_of(s, region.relations)
+            self.open_low[s] = bool(lo and lo[1]) and not self.inverse
             a = _f(intervals.compile_expr(lo[0])({}).a) if lo else -mpmath.inf
             b = _f(intervals.compile_expr(hi[0])({}).b) if hi else mpmath.inf
             ranges[s] = iv.mpf([a, b])
@@ -478,15 +513,15 @@ class Search:
         w = self._scan(root)
         if w is not None:
             return REFUTED, f"fails at {w.point}", w, []
-        stack = [(root, list(range(len(p.goals))))]
+        stack = [(root, list(range(len(p.goals))), 0)]
         left = []
         inside_any = False
         while stack:
-            box, pending = stack.pop()
+            box, pending, level = stack.pop()
             self.boxes += 1
             if time.process_time() > self.deadline or self.boxes > self.max_boxes:
                 left.append((box, "budget spent"))
-                left.extend((b, "budget spent") for b, _ in stack)
+                left.extend((b, "budget spent") for b, _, _ in stack)
                 break
             inside = True
             outside = False
@@ -512,29 +547,64 @@ class Search:
             w = self._witness(box, still)
             if w is not None:
                 return REFUTED, f"fails at {w.point}", w, []
-            still = [i for i in still if not self._monotone(p.goals[i], box)]
+            still = [i for i in still if not self._by_relation(p.goals[i], box)]
+            if level >= REFINE_LEVEL and still:  # plain bisection first: cheap, and enough for most pieces
+                still = [i for i in still if not self._decide(p.goals[i], box)]
             if not still:
                 continue
-            var = self._split_variable(box)
+            var = self._smear_variable(box, [p.goals[i] for i in still]) or self._split_variable(box)
             if var is None:
                 left.append((box, "enclosure of " + p.goals[still[0]].label + " still contains negative values "
                              "on a piece too small to split"))
                 continue
             for child in _split(box, var):
-                stack.append((child, still))
+                stack.append((child, still, level + 1))
         if not inside_any:
             return "EMPTY", "the region is empty: every piece of the range violates a relation", None, []
         if left:
             return UNKNOWN, f"{len(left)} piece(s) of the region left undecided", None, left
         return PROVED, "every piece of the region decided", None, []
 
-    def _split_variable(self, box):
+    def _smear_variable(self, box, goals):
+        """The variable with the largest smear |dg/dx_i (X)| * width_i for the most promising
+        alternative of the first goal (Kearfott's smear rule); None when the derivatives are not
+        available, a side is unbounded or every smear is 0."""
+        if self.boxes < SMEAR_AFTER or not all(mpmath.isfinite(_f(box[s].a)) and mpmath.isfinite(_f(box[s].b))
+                                               for s in self.p.variables):
+            return None
+        alts = _alternatives(goals[0])
+        if len(alts) > 1:
+            alts = sorted(alts, key=lambda g: -_f(g.enclose(box).a))
+        derivs = self._derivs(alts[0])
+        if derivs is None:
+            return None
+        best, top = None, mpmath.mpf(0)
+        for s in self.p.variables:
+            if s not in alts[0].expr.free_symbols:
+                continue
+            f = derivs.compiled(s, 1)
+            if f is None:
+                return None
+            dv = f(box)
+            size = max(abs(_f(dv.a)), abs(_f(dv.b))) * (_f(box[s].b) - _f(box[s].a))
+            if not mpmath.isfinite(size):
+                return None
+            if size > top:
+                best, top = s, size
+        if best is not None and _f(box[best].b) - _f(box[best].a) <= mpmath.mpf(2) ** -40 * max(1, abs(_f(box[best].a))):
+            return None
+        return best
+
+    def _split_variable(self, box, reference=None):
+        """The variable whose side is widest relative to its side in the reference box (the
+        region's range, or the piece a sub-proof started from)."""
+        reference = reference or self.p.ranges
         best, width = None, 0
         for s in self.p.variables:
             a, b = _f(box[s].a), _f(box[s].b)
             if not mpmath.isfinite(b) or not mpmath.isfinite(a):
                 return s
-            sa, sb = _f(self.p.ranges[s].a), _f(self.p.ranges[s].b)
+            sa, sb = _f(reference[s].a), _f(reference[s].b)
             full = (sb - sa) if mpmath.isfinite(sb - sa) else max(abs(b), 1)
             rel = (b - a) / full if full else 0
             if rel > width:
@@ -557,122 +627,334 @@ class Search:
                 return w
         return None
 
-    # monotonicity at an end of a one-dimensional range
+    # methods beyond the plain enclosure: Taylor forms, the ends of the range, the unbounded tail
 
-    def _monotone(self, goal: Goal, box, depth: int = 0) -> bool:
-        p = self.p
-        if len(p.variables) != 1 or depth > MAX_DERIVATIVE_DEPTH:
+    def _decide(self, goal: Goal, box, depth: int = 0) -> bool:
+        """The goal holds on the whole box, shown without splitting it (may recurse into a
+        derivative, which is then proved by its own branch-and-bound). A piece near the finite
+        lower end a of a variable's range is widened to reach a: an end method proved on the
+        wider piece holds on this one."""
+        if self._by_relation(goal, box, refine=True):
+            return True
+        alternatives = _alternatives(goal)
+        if any(self._refined(alt, box) for alt in alternatives):
+            return True
+        if not all(mpmath.isfinite(_f(box[s].b)) for s in self.p.variables):
+            touching = [s for s in self.p.variables
+                        if mpmath.isfinite(_f(self.p.ranges[s].a)) and _f(box[s].a) == _f(self.p.ranges[s].a)]
+            if any(self._signed_factors(alt, box, x) for alt in alternatives for x in [None] + touching[:1]):
+                return True
+        if depth > MAX_DERIVATIVE_DEPTH or time.process_time() > self.deadline:
             return False
-        (x,) = p.variables
-        v, full = box[x], p.ranges[x]
-        if not mpmath.isfinite(_f(v.b)):
-            return self._tail(goal, box, x, depth)
-        if _f(v.a) != _f(full.a) or not mpmath.isfinite(_f(v.a)):
+        for alt in alternatives:
+            for x in self.p.variables:
+                v, full = box[x], self.p.ranges_all.get(x, box[x])
+                if not mpmath.isfinite(_f(v.b)) and mpmath.isfinite(_f(v.a)) and len(self.p.variables) == 1:
+                    if self._tail(alt, box, x, depth):
+                        return True
+                    continue
+                a, b = _f(v.a), _f(v.b)
+                if not (mpmath.isfinite(_f(full.a)) and mpmath.isfinite(b)) or a - _f(full.a) > WIDEN * (b - a):
+                    continue
+                end = _exact_end(_f(full.a))
+                if end is None or (alt.strict and not self.p.open_low.get(x, False)):
+                    continue  # a strict goal is 0 on the face of a closed end: only an open end will do
+                wide = dict(box)
+                wide[x] = iv.mpf([full.a, v.b])
+                if self._signed_factors(alt, wide, x):
+                    return True
+                if self._end_expansion(alt, wide, x, end):
+                    return True
+                if self._monotone(alt, wide, x, end, depth):
+                    return True
+        return False
+
+    def _by_relation(self, goal: Goal, box, refine: bool = False) -> bool:
+        for q in goal.implied:
+            if q.holds(q.enclose(box)) or (refine and self._refined(q, box)):
+                self.methods.add("the goal is q * h for a relation h >= 0 of the region (or the negated other "
+                                 "side of its 'or'), q shown >= 0")
+                return True
+        return False
+
+    def _refined(self, goal: Goal, box) -> bool:
+        """Mean-value form (any number of variables), then Taylor forms of rising order in each
+        variable; the derivatives are computed once per goal, within the claim's budget."""
+        variables = [s for s in self.p.variables if s in goal.expr.free_symbols]
+        if not variables or not all(mpmath.isfinite(_f(box[s].a)) and mpmath.isfinite(_f(box[s].b)) for s in variables):
             return False
-        end = sp.Rational(Fraction(float(_f(v.a)))) if _f(v.a) == float(_f(v.a)) else None
-        if end is None:
+        derivs = self._derivs(goal)
+        if derivs is None:
             return False
-        key = (goal.expr, end)
+        try:
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                v = derivs.mean_value(box, variables)
+                if v is not None and goal.holds(v):
+                    self.methods.add("mean-value form g(c) + g'(X)(X - c)")
+                    return True
+                if len(variables) == 1:
+                    for order in range(2, forms.MAX_TAYLOR_ORDER + 1):
+                        v = derivs.taylor(box, variables[0], order)
+                        if v is not None and goal.holds(v):
+                            self.methods.add("Taylor forms of order 2 to 4 (Lagrange remainder)")
+                            return True
+        except _OutOfTime:
+            return False
+        return False
+
+    def _derivs(self, goal: Goal):
+        key = goal.expr
+        if key not in self._derivatives:
+            self._derivatives[key] = forms.Derivatives(goal.expr)
+        d = self._derivatives[key]
+        return d if d.usable else None
+
+    def _signed_factors(self, goal: Goal, box, x) -> bool:
+        """The goal as one fraction whose factors all have a known sign off the face x = a (a
+        factor such as x or (e^x - 1)^2 is >= 0 and vanishes only there); a strict goal needs
+        every factor's sign on the whole box."""
+        key = ("signed", goal.expr, x, _box_key(box))
+        if key not in self._derivatives:
+            self._derivatives[key] = False
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                form = forms.sign_form(goal.expr, box, None if goal.strict else x, weak=not goal.strict)
+                if form is not None and form.is_number:
+                    self._derivatives[key] = bool(form > 0)
+        if self._derivatives[key]:
+            self.methods.add("every factor of the goal has a known sign")
+        return self._derivatives[key]
+
+    def _end_expansion(self, goal: Goal, box, x, end) -> bool:
+        """g = (x - a)^m [bracket] near the range end a, the bracket enclosed >= 0 (> 0)."""
+        key = ("end", goal.expr, x, end)
         if key not in self._derivatives:
             self._derivatives[key] = None
-            with _cpu_limit(self.deadline - time.process_time()):
+            derivs = self._derivs(goal)
+            if derivs is not None:
+                with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                    self._derivatives[key] = forms.EndExpansion(derivs, x, end)
+        exp = self._derivatives[key]
+        if exp is None or exp.m is None:
+            return False
+        try:
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                for extra in (1, 2, 3):
+                    b = exp.bracket(box, extra)
+                    if b is None:
+                        return False
+                    if b.a > 0 or (b.a >= 0 and not goal.strict and exp.m > 0) or (b.a >= 0 and exp.m == 0 and goal.holds(b)):
+                        self.methods.add(f"expansion at the end of the range ({x} -> {end}: exact coefficients, "
+                                         "Lagrange remainder)")
+                        return True
+        except _OutOfTime:
+            return False
+        return False
+
+    def _monotone(self, goal: Goal, box, x, end, depth: int) -> bool:
+        """g -> 0 as x -> a (sympy's limit, exact) and dg/dx >= 0 (> 0 for a strict goal) on the
+        box off the face x = a: then g >= 0 (> 0) on the box."""
+        key = ("d", goal.expr, x, end, _box_key(box))
+        if key not in self._derivatives:
+            self._derivatives[key] = None
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
                 self._derivatives[key] = self._end_derivative(goal, x, end, box)
         dgoal = self._derivatives[key]
         if dgoal is None:
             return False
-        self.methods.add("monotonicity at the end of the range (the limit is 0, the derivative is >= 0)")
-        return self._prove_1d(dgoal, box, depth + 1)
+        done = ("proved", goal.expr, x, _box_key(box))
+        if done not in self._derivatives:
+            self._derivatives[done] = self._prove_sub(dgoal, box, depth + 1)
+        if self._derivatives[done]:
+            self.methods.add("monotonicity from the end of the range (the limit there is >= 0, the derivative's "
+                             "numerator is >= 0)")
+        return self._derivatives[done]
 
     def _end_derivative(self, goal: Goal, x, end, box) -> Goal | None:
-        """g' as a goal when g tends to 0 exactly at the end (sympy's limit), else None."""
-        try:
-            limit = sp.limit(goal.expr, x, end, "+")
-        except (NotImplementedError, ValueError, TypeError):
+        """dg/dx in sign form (numerator of one fraction, factors of known sign removed) as a
+        goal, when the limit L of g at the end (sympy, exact; a function of the other variables)
+        is shown >= 0 on the box (then g >= L >= 0 wherever dg/dx >= 0), else None."""
+        lkey = ("limit", goal.expr, x, end)
+        if lkey not in self._derivatives:
+            self._derivatives[lkey] = None
+            try:
+                limit = sp.simplify(sp.limit(goal.expr, x, end, "+"))
+                if limit.is_finite is not False and not limit.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit):
+                    self._derivatives[lkey] = (limit, None if limit == 0 else intervals.compile_expr(limit))
+            except (NotImplementedError, ValueError, TypeError, intervals.Unsupported):
+                pass
+        if self._derivatives[lkey] is None:
             return None
-        if limit != 0:
+        limit, enclose_limit = self._derivatives[lkey]
+        if enclose_limit is not None and not _f(enclose_limit(box).a) >= 0:
             return None
-        deriv = _sign_form(sp.diff(goal.expr, x), x, box)
+        deriv = forms.sign_form(sp.diff(_log_expand(goal.expr), x), box, x)
+        if deriv is None:
+            return None
         try:
-            return Goal(f"d/d{x} of {goal.label}", deriv, False)
+            return Goal(f"d/d{x} of {goal.label}", deriv, goal.strict)
         except intervals.Unsupported:
             return None
 
     def _tail(self, goal: Goal, box, x, depth) -> bool:
+        """The unbounded piece [X, oo): e^x decoupled as w in [0, e^-X], or g(X) >= 0 and
+        g' >= 0 on [X, oo), recursively (the symbolic work is cached per expression and X)."""
         v = box[x]
         X = _f(v.a)
-        w = sp.Symbol("w_tail", nonnegative=True)
-        decoupled = _decouple(goal.expr, x, w)
-        if decoupled is not None:
-            try:
-                g = Goal(goal.label, decoupled, goal.strict)
-                tbox = {x: v, w: iv.mpf([0, iv.exp(-iv.mpf(X)).b])}
-                if g.holds(g.enclose(tbox)):
-                    self.methods.add("unbounded end: e^x replaced by an independent w in [0, e^-X]")
-                    return True
-            except intervals.Unsupported:
-                pass
+        w = sp.Symbol("w_tail", positive=True)
+        tbox = {x: v, w: iv.mpf([0, iv.exp(-iv.mpf(X)).b])}
+        key = ("tail", goal.expr, str(X))
+        if key not in self._derivatives:
+            self._derivatives[key] = []
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                for decoupled in _decouple(goal.expr, x, w, box):
+                    try:
+                        self._derivatives[key].append(Goal(goal.label, decoupled, goal.strict))
+                    except intervals.Unsupported:
+                        continue
+        for g in self._derivatives[key]:
+            if g.holds(g.enclose(tbox)):
+                self.methods.add("unbounded end: e^x replaced by an independent w in [0, e^-X]")
+                return True
         at = goal.enclose({x: iv.mpf(X)})
-        if not (at.a >= 0) or depth >= MAX_DERIVATIVE_DEPTH:
+        if not goal.holds(at) or depth >= MAX_TAIL_DEPTH:
             return False
-        raw = sp.diff(goal.expr, x)
-        forms = [raw]
-        with _cpu_limit(self.deadline - time.process_time()):
-            forms.append(_sign_form(raw, x, box))
-        for deriv in forms:
-            dgoal = Goal(f"d/d{x} of {goal.label}", deriv, False)
+        dkey = ("tail'", goal.expr, str(X))
+        if dkey not in self._derivatives:
+            self._derivatives[dkey] = []
+            with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
+                raw = sp.diff(goal.expr, x)
+                form = forms.sign_form(raw, box)
+                for deriv in ([form] if form is not None else []) + [raw]:
+                    try:
+                        self._derivatives[dkey].append(Goal(f"d/d{x} of {goal.label}", deriv, False))
+                    except intervals.Unsupported:
+                        continue
+        for dgoal in self._derivatives[dkey]:
             if self._tail(dgoal, box, x, depth + 1):
                 self.methods.add("unbounded end: g(X) >= 0 and g' >= 0 on [X, oo)")
                 return True
         return False
 
-    def _prove_1d(self, goal: Goal, box, depth: int) -> bool:
-        """goal >= 0 on the box (one variable), by splitting and the end methods."""
+    def _prove_sub(self, goal: Goal, box, depth: int) -> bool:
+        """goal >= 0 (> 0 off the lower faces at the range ends) on the box, by its own
+        branch-and-bound with the same methods."""
         stack = [box]
         count = 0
         while stack:
             b = stack.pop()
             count += 1
             self.boxes += 1
-            if count > 4000 or time.process_time() > self.deadline:
+            if count > MAX_SUB_BOXES or time.process_time() > self.deadline:
                 return False
-            if goal.holds(goal.enclose(b)):
+            if goal.holds(goal.enclose(b)) or self._decide(goal, b, depth):
                 continue
-            if self._monotone(goal, b, depth):
-                continue
-            x = self.p.variables[0]
-            v = b[x]
-            if mpmath.isfinite(_f(v.b)) and _f(v.b) - _f(v.a) < mpmath.mpf(2) ** -40:
+            centre = {s: iv.mpf(_mid(v)) for s, v in b.items()}
+            if _f(goal.enclose(centre).b) < 0:   # false at a point: no use splitting further
                 return False
-            stack.extend(_split(b, x))
+            var = self._smear_variable(b, [goal]) or self._split_variable(b, box)
+            if var is None:
+                return False
+            stack.extend(_split(b, var))
         return True
 
 
-def _sign_form(expr: sp.Basic, x, box) -> sp.Basic | None:
-    """An expression with the sign of ``expr`` on the box: the numerator of one fraction when
-    the denominator is shown positive there, else ``expr``."""
+def _alternatives(goal: Goal) -> list:
+    """The goal, or for max(h1, h2, ...) >= 0 each h_i (one of them >= 0 on the box suffices)."""
+    if isinstance(goal.expr, sp.Max):
+        out = []
+        for a in goal.expr.args:
+            try:
+                out.append(Goal(goal.label, a, goal.strict))
+            except intervals.Unsupported:
+                continue
+        return out
+    return [goal]
+
+
+def _ratio(g: sp.Basic, h: sp.Basic) -> sp.Basic | None:
+    """g/h as one cancelled fraction when that is simpler than g (a common factor went away),
+    logs expanded first so that log terms cancel; None otherwise."""
     try:
-        num, den = sp.fraction(sp.together(expr))
-        num = sp.expand(num)
-        f = intervals.compile_expr(den)
-        if f(box).a > 0:
-            return num
-        if f(box).b < 0:
-            return -num
-    except (intervals.Unsupported, sp.PolynomialError):
-        pass
-    return sp.simplify(expr)
-
-
-def _decouple(expr: sp.Basic, x, w) -> sp.Basic | None:
-    """``expr`` with e^(c x) written (1/w)^c, w = e^(-x) taken as a variable of its own."""
-    if not expr.has(sp.exp):
+        num, den = sp.fraction(sp.together(_log_expand(g)))
+        if num.has(sp.log):
+            num = sp.expand(num)
+        hn, hd = sp.fraction(sp.together(_log_expand(h)))
+        q = sp.cancel(num * hd / (den * hn))
+    except (sp.PolynomialError, ValueError, TypeError, NotImplementedError, RecursionError):
         return None
+    qn, qd = sp.fraction(q)
+    if sp.count_ops(q) >= sp.count_ops(g) or qd.has(hn) and hn.free_symbols:
+        return None
+    return forms.nested(sp.factor(q))
+
+
+def _exact_end(a) -> sp.Rational | None:
+    if a != float(a):
+        return None
+    return sp.Rational(Fraction(float(a)))
+
+
+def _box_key(box) -> tuple:
+    return tuple(sorted((str(s), str(_f(v.a)), str(_f(v.b))) for s, v in box.items()))
+
+
+def _decouple(expr: sp.Basic, x, w, box=None) -> list:
+    """``expr`` with e^(c x) written (1/w)^c, w = e^(-x) taken as a variable of its own: a few
+    equal forms (terms cancelled one by one before or after expanding, one fraction). Logs are
+    split into logs of factors made positive on the box (log(1/w - 1) = log(1 - w) + x)."""
+    if not expr.has(sp.exp):
+        return []
     e = expr.replace(lambda n: isinstance(n, sp.exp) and n.args[0].has(x),
                      lambda n: (1 / w) ** sp.cancel(n.args[0] / x) if sp.cancel(n.args[0] / x).is_number else n)
     if e.has(sp.exp):
-        return None
-    e = _log_expand(e).xreplace({sp.log(w): -x})
-    return sp.Add(*[sp.cancel(sp.together(t)) for t in sp.Add.make_args(sp.expand(e))])
+        return []
+    tbox = None
+    if box is not None:
+        tbox = {x: box[x], w: iv.mpf([0, iv.exp(-iv.mpf(box[x].a)).b])}
+    e = e.replace(lambda n: isinstance(n, sp.log), lambda n: _split_log(n.args[0], tbox))
+    e = e.xreplace({sp.log(w): -x})
+    out = []
+    for variant in (lambda: sp.Add(*[sp.factor(sp.together(t)) for t in sp.Add.make_args(e)]),
+                    lambda: sp.Add(*[sp.factor(sp.together(t)) for t in sp.Add.make_args(sp.expand(e))]),
+                    lambda: sp.cancel(sp.together(e)) if not e.has(sp.log) else None):
+        try:
+            f = variant()
+        except (sp.PolynomialError, ValueError, TypeError):
+            continue
+        if f is not None and f not in out:
+            out.append(f)
+    return out
+
+
+def _split_log(arg: sp.Basic, box) -> sp.Basic:
+    """log(arg) as a sum of ± logs of factors each shown positive on the box (a factor shown
+    negative is negated; the signs must multiply to +1), else log(arg) unchanged."""
+    try:
+        num, den = sp.fraction(sp.factor(sp.together(arg)))
+    except (sp.PolynomialError, ValueError, TypeError):
+        return sp.log(arg)
+    total, flips = sp.Integer(0), 0
+    for part, sign in ((num, 1), (den, -1)):
+        for base, power in forms._factors(part):
+            if base.is_number:
+                if not base.is_positive:
+                    if base.is_negative and power % 2:
+                        flips += 1
+                        base = -base
+                    else:
+                        return sp.log(arg)
+                total += sign * power * sp.log(base)
+                continue
+            s = forms.factor_sign(base, box) if box is not None else None
+            if s is None:
+                return sp.log(arg)
+            if s < 0:
+                base = -base
+                flips += power % 2
+            total += sign * power * sp.log(base)
+    if flips % 2:
+        return sp.log(arg)
+    return total
 
 
 def _f(x):
