@@ -269,6 +269,15 @@ class Problem:
             else:
                 self.relations.append(Goal(sp.sstr(rel), h, strict))
         self.variables, self.ranges = self._ranges(binds)
+        # integer parameters that are prover variables themselves: split between integers, so a
+        # narrow piece is a single integer (exact) rather than a real interval around it
+        self.integer_variables = set() if self.inverse else set(region.integers) & set(self.variables)
+        for s in self.integer_variables:
+            a, b = _f(self.ranges[s].a), _f(self.ranges[s].b)
+            a = mpmath.ceil(a) if mpmath.isfinite(a) else a
+            b = mpmath.floor(b) if mpmath.isfinite(b) else b
+            if a <= b:
+                self.ranges[s] = self.ranges_all[s] = iv.mpf([a, b])
         if not self.inverse:
             self.dropped = [s for s in self.variables if s not in active]
             self.variables = [s for s in self.variables if s in active]
@@ -557,7 +566,7 @@ class Search:
                 left.append((box, "enclosure of " + p.goals[still[0]].label + " still contains negative values "
                              "on a piece too small to split"))
                 continue
-            for child in _split(box, var):
+            for child in _split(box, var, integer=var in p.integer_variables):
                 stack.append((child, still, level + 1))
         if not inside_any:
             return "EMPTY", "the region is empty: every piece of the range violates a relation", None, []
@@ -970,10 +979,22 @@ def _mid(v):
     return (a + b) / 2
 
 
-def _split(box, var):
+def _split(box, var, integer: bool = False):
+    """Two halves of ``box`` along ``var``; an integer variable is split between two integers
+    (the reals strictly between them are not in the region), so its pieces shrink to single
+    integers; a side with no integer left is dropped."""
     v = box[var]
     m = _mid(v)
     left, right = dict(box), dict(box)
+    if integer and mpmath.isfinite(_f(v.a)) and mpmath.isfinite(_f(v.b)):
+        a, b = mpmath.ceil(_f(v.a)), mpmath.floor(_f(v.b))
+        if a >= b:
+            left[var] = iv.mpf([a, a])
+            return [left] if a == b else []
+        m = mpmath.floor((a + b) / 2)
+        left[var] = iv.mpf([a, m])
+        right[var] = iv.mpf([m + 1, b])
+        return [right, left]
     left[var] = iv.mpf([v.a, m])
     right[var] = iv.mpf([m, v.b])
     return [right, left]
