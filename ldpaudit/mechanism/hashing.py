@@ -90,10 +90,18 @@ def parity(a):
     (numpy >= 2), else a 256-entry byte table over the array's bytes."""
     import numpy as np
 
-    global _PARITY_BYTES
     a = np.ascontiguousarray(a, dtype=np.uint64)
     if hasattr(np, "bitwise_count"):
         return (np.bitwise_count(a) & 1).astype(np.uint8)
+    return _parity_by_bytes(a)
+
+
+def _parity_by_bytes(a):
+    """popcount(a) mod 2 through a 256-entry table of byte parities (numpy < 2)."""
+    import numpy as np
+
+    global _PARITY_BYTES
+    a = np.ascontiguousarray(a, dtype=np.uint64)
     if _PARITY_BYTES is None:
         _PARITY_BYTES = np.array([bin(b).count("1") & 1 for b in range(256)], dtype=np.uint8)
     by = _PARITY_BYTES[a.view(np.uint8)].reshape(a.shape + (8,))

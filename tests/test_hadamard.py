@@ -1,0 +1,173 @@
+"""Hadamard response (specs/hadamard.toml, the hadamard family of mechanism/hashing.py) against
+brute force written here from the definition: a column j uniform in [K] (K the smallest power
+of two > d) and b = popcount((x + 1) & j) mod 2 kept with probability e^ε/(e^ε + 1)."""
+from __future__ import annotations
+
+import itertools
+import math
+import sys
+from fractions import Fraction as F
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import ldpaudit
+from ldpaudit.errors import InvalidSpec
+from ldpaudit.mechanism.hashing import HashFamily, _parity_by_bytes, hadamard_hash, parity
+from ldpaudit.mechanism.loader import load_spec, loads_spec
+
+ROOT = Path(__file__).resolve().parents[1]
+SPEC = ROOT / "specs" / "hadamard.toml"
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def K_of(d: int) -> int:
+    K = 1
+    while K <= d:
+        K *= 2
+    return K
+
+
+def H_bit(x: int, j: int) -> int:
+    """Row x + 1, column j of the Sylvester Hadamard matrix as a bit (0 for +1), built by the
+    recursion H_{2m} = [[H, H], [H, -H]] rather than by popcount."""
+    sign, r, c = 1, x + 1, j
+    while r or c:
+        if r & 1 and c & 1:
+            sign = -sign
+        r, c = r >> 1, c >> 1
+    return 0 if sign == 1 else 1
+
+
+def brute_channel(d: int, keep: F) -> dict:
+    """Q[(x, (j, b))] from the definition, exact."""
+    K = K_of(d)
+    return {(x, (j, b)): F(1, K) * (keep if b == H_bit(x, j) else 1 - keep)
+            for x in range(d) for j in range(K) for b in (0, 1)}
+
+
+def test_the_family_is_the_hadamard_matrix_and_every_pair_collides_in_half_the_columns():
+    fam = HashFamily("hadamard")
+    for d in (3, 5, 7, 8):
+        K = K_of(d)
+        table = fam.table(K, 1, d, 2)[:, 0, :]
+        for x in range(d):
+            for j in range(K):
+                assert fam.value(j, 0, x, 2) == H_bit(x, j) == table[j, x]
+            assert np.array_equal(hadamard_hash(np.arange(K), x), table[:, x])
+        for x, xp in itertools.combinations(range(d), 2):
+            assert sum(H_bit(x, j) == H_bit(xp, j) for j in range(K)) == K // 2
+    assert K_of(7) == 8 and K_of(8) == 16
+
+
+def test_parity_by_bytes_matches_popcount():
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 2**63, size=2000, dtype=np.int64).astype(np.uint64) * np.uint64(2) + np.uint64(1)
+    expected = np.array([bin(int(v)).count("1") & 1 for v in a], dtype=np.uint8)
+    assert np.array_equal(_parity_by_bytes(a), expected) and np.array_equal(parity(a), expected)
+    assert _parity_by_bytes(np.array([0, 1, 3, 2**64 - 1], dtype=np.uint64)).tolist() == [0, 1, 0, 0]
+
+
+@pytest.mark.parametrize("d", [3, 5, 7])
+def test_the_channel_equals_brute_force(d):
+    mech = load_spec(SPEC).bind(d=d, epsilon="log(3)")
+    Q = mech.materialize()
+    brute = brute_channel(d, F(3, 4))
+    assert len(Q.outputs) == 2 * K_of(d)
+    for x, row in zip(Q.inputs, Q.matrix):
+        for y, q in zip(Q.outputs, row):
+            assert q == sp.Rational(brute[(x, y)].numerator, brute[(x, y)].denominator)
+
+
+@pytest.mark.parametrize("d", [3, 5, 7])
+def test_derived_estimator_and_variance_equal_brute_force(d):
+    """The family's derivation (symbolic d, ε) at ε = log 3 against the exact moments of the
+    statistic T_i(j, b) = 1{b = H(i, j)} under the enumerated channel, at an uneven p."""
+    fam = load_spec(SPEC)
+    res = ldpaudit.derive(fam).results
+    eps, p_j, n = (sp.Symbol(s) for s in ("epsilon", "p_j", "n"))
+    syms = {s.name: s for s in res["variance"].free_symbols | res["estimator"].free_symbols}
+    keep = F(3, 4)
+    Q = brute_channel(d, keep)
+    K = K_of(d)
+    p = [F(2 * x + 1, d * d) for x in range(d)]      # sums to 1
+    outputs = [(j, b) for j in range(K) for b in (0, 1)]
+    for i in range(d):
+        T = {y: int(y[1] == H_bit(i, y[0])) for y in outputs}
+        g = sum(Q[(i, y)] * T[y] for y in outputs)
+        hs = {sum(Q[(x, y)] * T[y] for y in outputs) for x in range(d) if x != i}
+        assert hs == {F(1, 2)} and g == keep               # κ = 1/2 for every pair
+        mean = sum(p[x] * Q[(x, y)] * T[y] for x in range(d) for y in outputs)
+        var_T = mean - mean**2                             # T is an indicator
+        var_est = var_T / (g - F(1, 2)) ** 2               # one user; n users divide by n
+        at = {syms["epsilon"]: sp.log(3), syms["p_j"]: sp.Rational(p[i].numerator, p[i].denominator),
+              syms["n"]: 1}
+        assert sp.simplify(res["variance"].subs(at)) == sp.Rational(var_est.numerator, var_est.denominator)
+        # the estimator (f - h)/(g - h) at f = E[T] gives p_i back
+        f = sp.Rational(mean.numerator, mean.denominator)
+        assert sp.simplify(res["estimator"].subs({syms["epsilon"]: sp.log(3), syms["f_j"]: f})) == at[syms["p_j"]]
+
+
+def test_verify_proves_epsilon_for_every_d_and_refutes_just_below():
+    fam = load_spec(SPEC)
+    eps = fam.symbols["epsilon"]
+    v = ldpaudit.verify(fam)
+    assert v.status.name == "PROVED" and sp.simplify(v.tight_epsilon - eps) == 0
+    below = ldpaudit.verify(fam, epsilon=sp.Rational(999, 1000) * eps, tight=False)
+    assert below.status.name == "REFUTED"
+    w = below.witness
+    at = dict(w.params)                                    # the instance the witness was checked at
+    assert w.ratio == sp.exp(at["epsilon"]) and w.y[1] == H_bit(w.x, w.y[0]) != H_bit(w.x_prime, w.y[0])
+
+
+@pytest.mark.parametrize("d", [3, 5, 7, 1_000_000])
+def test_verify_bound_instances_on_both_sides(d):
+    mech = load_spec(SPEC).bind(d=d, epsilon="log(3)")
+    assert ldpaudit.verify(mech, epsilon="log(3)").status.name == "PROVED"
+    below = ldpaudit.verify(mech, epsilon="log(3) - 1/1000", tight=False)
+    assert below.status.name == "REFUTED"
+    w = below.witness
+    assert w.ratio == 3                                    # e^ε exactly: (hit, miss) against (miss, hit)
+    (j, b), x, xp = w.y, w.x, w.x_prime
+    assert b == H_bit(x, j) and b != H_bit(xp, j)          # checked here from the definition
+
+
+BAD = [
+    ('k = 2', 'k = 3', "hashes to one bit; use k = 2"),
+    ('cohorts = "2**(floor(log(d)/log(2)) + 1)"', 'cohorts = "2**d"', "smallest power of two greater than d"),
+]
+
+
+@pytest.mark.parametrize("old, new, message", BAD)
+def test_bad_hadamard_declarations_name_the_field(old, new, message):
+    text = SPEC.read_text()
+    assert old in text
+    with pytest.raises(InvalidSpec, match=message):
+        loads_spec(text.replace(old, new, 1))
+
+
+@pytest.mark.parametrize("cohorts", ["6", "4"])
+def test_numeric_cohorts_must_be_a_power_of_two_above_d(cohorts):
+    text = SPEC.read_text().replace('size = "d"', "size = 5")
+    text = text.replace('"2**(floor(log(d)/log(2)) + 1)', f'"{cohorts}')
+    with pytest.raises(InvalidSpec, match=r"channel.cohorts = %s .*power of two greater than d = 5.*use 8" % cohorts):
+        loads_spec(text)
+
+
+def test_the_reference_sampler_follows_the_channel():
+    from scipy.stats import chisquare
+
+    from ldpaudit.mechanism.randomizers import reference_for
+
+    mech = load_spec(SPEC).bind_example()
+    Q = mech.materialize()
+    sample = reference_for(mech)
+    rng = np.random.default_rng(4)
+    index = {y: j for j, y in enumerate(Q.outputs)}
+    for x in (0, 4):
+        draws = sample(x, 40_000, rng)
+        counts = np.bincount([index[(int(a), int(b))] for a, b in draws], minlength=len(Q.outputs))
+        probs = np.array([float(sp.N(e)) for e in Q.matrix[x]])
+        assert chisquare(counts, probs * 40_000).pvalue > 0.001
