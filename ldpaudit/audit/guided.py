@@ -34,6 +34,7 @@ import sympy as sp
 from ldpaudit.audit import binomial, bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.draws import Progress
+from ldpaudit.audit.draws import Positions
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, CodeSetEvent, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
@@ -1138,7 +1139,7 @@ def _pooled_wide_audit(sampler, ring, event, name, p, q, hit_test, what, *, epsi
     (relation, name, probability under x)."""
     from ldpaudit.audit import wide
 
-    index = {x: i for i, x in enumerate(ring.at(i) for i in range(ring.n))}
+    index = Positions(ring.values if ring.values is not None else range(ring.start, ring.start + ring.n))
     d = ring.n
     z = bounds.z_value(alpha / 2)
     c = wide.pooled_candidate(name, event, ring, float(bounds.predicted_bound(p, q, samples * d, z)), p, q)
@@ -1154,7 +1155,7 @@ def _pooled_wide_audit(sampler, ring, event, name, p, q, hit_test, what, *, epsi
     prog = Progress(progress)
     engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
-        done, best, k, alpha_each = confirm_counts(engine, prog, [c], used=list(index), index=index,
+        done, best, k, alpha_each = confirm_counts(engine, prog, [c], used=index.inputs, index=index,
                                                    view_of=lambda out, u: out, looks=looks or [(samples, alpha)],
                                                    phase=_PHASE_GUIDED, epsilon=epsilon, on_view=count_tests,
                                                    view_counts=test_hits, chunk=wide.chunk_size(d))

@@ -293,8 +293,9 @@ class WideCandidate(Candidate):
         return (0, 1)
 
     @property
-    def inputs(self) -> tuple:
-        return tuple(self.ring.at(i) for i in range(self.ring.n))
+    def inputs(self):
+        """Every input of the ring, in order (a range or the ring's list: nothing copied)."""
+        return range(self.ring.start, self.ring.start + self.ring.n) if self.ring.values is None else self.ring.values
 
     def trials(self, n: int) -> tuple[int, int]:
         return self.ring.n * n, self.ring.n * n
