@@ -171,3 +171,69 @@ def test_the_reference_sampler_follows_the_channel():
         counts = np.bincount([index[(int(a), int(b))] for a, b in draws], minlength=len(Q.outputs))
         probs = np.array([float(sp.N(e)) for e in Q.matrix[x]])
         assert chisquare(counts, probs * 40_000).pvalue > 0.001
+
+
+# -- spec-guided audits over a wide domain: the spec's family is the hash --------------------
+
+import wide_randomizers as wr  # noqa: E402
+
+from ldpaudit.audit import audit  # noqa: E402
+
+
+def _hr_spec(d):
+    return load_spec(SPEC).bind(d=d, epsilon=1)
+
+
+@pytest.mark.parametrize("flaw, verdict, conforms", [({}, "NO_EVIDENCE", True), ({"keep": 0.8}, "VIOLATION", False),
+                                                      ({"columns": "even"}, "NO_EVIDENCE", False)])
+def test_spec_guided_hr_counts_the_pooled_hadamard_event(flaw, verdict, conforms):
+    """d = 5000, 200 draws per input: P(S_x|x) = keep/2 and P(S_x|x') = (1 - keep)/2 exactly
+    (half the columns separate x from next(x)); keep = 0.8 makes the ratio 4 (ε 1.386 > 1);
+    only even columns j make x + 1 and x + 2 collide whenever x + 1 is even, so the pooled
+    event is half as frequent as the spec says (a nonconforming randomizer, flagged)."""
+    d = 5000
+    r = audit(wr.hr(d, 1.0, **flaw), domain=range(d), epsilon=1, samples=200, alpha=0.01, seed=2, batch=True,
+              spec=_hr_spec(d))
+    assert r.method.startswith("spec-guided, wide domain (5000 inputs") and "spec's hadamard family" in r.method
+    assert r.witness["event"].startswith("S_x = {value == h(seed, x) and value != h(seed, x')}")
+    keep = math.e / (math.e + 1)
+    assert r.witness["p_spec"] == pytest.approx(keep / 2) and r.witness["q_spec"] == pytest.approx((1 - keep) / 2)
+    assert r.witness["samples"] == [d * 200, d * 200]
+    assert r.verdict == verdict and r.conformance["passed"] is conforms and r.conformance["tests"] == 4
+    if flaw == {}:
+        assert 0.95 <= r.epsilon_lower_bound <= 1.0
+    elif "keep" in flaw:                              # ln 4 = 1.386
+        assert 1.3 < r.epsilon_lower_bound < math.log(4)
+    else:
+        assert r.conformance["discrepancy"]["observed_frequency"] < 0.6 * keep / 2
+
+
+def test_a_users_hash_for_hr_goes_through_the_hash_projection():
+    from ldpaudit.audit.projection import hash_support
+
+    d = 5000
+    r = audit(wr.hr(d, 1.0), domain=range(d), epsilon=1, samples=200, alpha=0.01, seed=2, batch=True,
+              spec=_hr_spec(d), feature=hash_support(wr.hr_hash, range(d)))
+    assert "the user's hash" in r.method and r.conformance["tests"] == 3
+    assert r.verdict == "NO_EVIDENCE" and r.conformance["passed"] and r.epsilon_lower_bound > 0.95
+
+
+def _cli(*args, cwd=Path(__file__).parent, timeout=600):
+    import os
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-m", "ldpaudit", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=timeout, env=env)
+
+
+def test_cli_hr_audit_needs_no_hash_function():
+    import json
+
+    proc = _cli("audit", "wide_randomizers:hr", "--target-arg", "d=5000", "--target-arg", "eps=1", "--batch",
+                "--spec", str(SPEC), "-p", "d=5000", "-p", "epsilon=1", "--samples", "200", "--json",
+                "--memory-mb", "512")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["verdict"] == "NO_EVIDENCE" and out["conformance"]["passed"] and out["epsilon_lower_bound"] > 0.95
+    assert out["memory"]["within_budget"] and out["memory"]["peak_mb"] < 512

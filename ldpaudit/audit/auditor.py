@@ -176,12 +176,23 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
                                f"events are chosen for pure ε); drop {given} or delta")
     hash_function = getattr(feature, "hash_function", None)
     if spec is not None and hash_function is not None and pairs is None and (
-            spec.parameters or len(inputs) * min(int(samples), CHUNK) > float(memory_mb) * 2**20 / 8):
+            spec.parameters or len(inputs) > wide.GUIDED_INPUTS
+            or len(inputs) * min(int(samples), CHUNK) > float(memory_mb) * 2**20 / 8):
         from ldpaudit.audit.guided import hashed_wide_audit   # d-long support rows would not fit
 
         return hashed_wide_audit(Sampler(randomizer, batch=batch, output_space=output_space), hash_function,
                                  inputs=inputs, epsilon=eps, samples=int(samples), alpha=float(alpha), seed=seed,
                                  spec=spec, workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)
+    if spec is not None and feature is None and events is None and pairs is None and (
+            spec.parameters or len(inputs) > wide.GUIDED_INPUTS):
+        from ldpaudit.audit.guided import family_hash, hashed_wide_audit
+
+        own = family_hash(spec)     # HR: the spec's Hadamard family is the hash; no --hash needed
+        if own is not None:
+            return hashed_wide_audit(Sampler(randomizer, batch=batch, output_space=output_space), own,
+                                     inputs=inputs, epsilon=eps, samples=int(samples), alpha=float(alpha), seed=seed,
+                                     spec=spec, workers=workers, progress=progress, t0=t0, looks=looks,
+                                     cluster=cluster, from_spec=True)
     if feature is not None:
         from ldpaudit.audit.projection import project
 

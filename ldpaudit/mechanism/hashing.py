@@ -50,7 +50,7 @@ from dataclasses import dataclass, replace
 
 import sympy as sp
 
-from ldpaudit.errors import InvalidParameter, InvalidSpec, NotMaterializable
+from ldpaudit.errors import InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.checks import _require_nonnegative, is_zero, require_numeric_sizes
 from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.expr import eval_condition
@@ -90,9 +90,10 @@ def parity(a):
     (numpy >= 2), else a 256-entry byte table over the array's bytes."""
     import numpy as np
 
-    a = np.ascontiguousarray(a, dtype=np.uint64)
+    if not (isinstance(a, np.ndarray) and a.dtype == np.uint64):
+        a = np.asarray(a, dtype=np.uint64)
     if hasattr(np, "bitwise_count"):
-        return (np.bitwise_count(a) & 1).astype(np.uint8)
+        return np.bitwise_count(a) & np.uint8(1)
     return _parity_by_bytes(a)
 
 
@@ -110,24 +111,17 @@ def _parity_by_bytes(a):
 
 def hadamard_hash(seeds, x):
     """The Hadamard family's h(j, x) = popcount((x + 1) & j) mod 2 for an array of cohorts j
-    (or one j): the hash a spec-guided audit of HR uses when the user gives none."""
+    (uint8 0/1), or for one j (an int): the hash a spec-guided audit of HR uses when the user
+    gives none. Cohorts are read as unsigned 64-bit integers."""
     import numpy as np
 
     j = np.asarray(seeds)
-    if j.dtype.kind not in "iu":
-        j = j.astype(np.int64)
-    if j.dtype.kind == "i" and j.size and int(j.min()) < 0:
-        raise InvalidParameter(f"hadamard hash: cohort {int(j.min())} is negative; cohorts are 0..K-1")
-    bits = parity(j.astype(np.uint64) & np.uint64(int(x) + 1))
-    return bits.astype(np.int64) if bits.ndim else int(bits)
-
-
-def carter_wegman_key(seed: int, c: int, i: int) -> tuple[int, int]:
-    """(a, b) of hash i of cohort c: a in [1, p-1], b in [0, p-1]."""
-    base = splitmix64(splitmix64(seed & _MASK) ^ c)
-    a = 1 + splitmix64(base ^ (2 * i)) % (MERSENNE_31 - 1)
-    b = splitmix64(base ^ (2 * i + 1)) % MERSENNE_31
-    return a, b
+    if j.dtype == np.int64:
+        j = j.view(np.uint64)           # the same bits, no copy
+    elif j.dtype != np.uint64:
+        j = j.astype(np.uint64)
+    bits = parity(j & np.uint64(int(x) + 1))
+    return bits if bits.ndim else int(bits)
 
 
 @dataclass(frozen=True)
@@ -175,6 +169,11 @@ class HashFamily:
                         dtype=np.int64).reshape(cohorts, hashes, 2)
         a, b = keys[..., 0:1], keys[..., 1:2]
         return ((a * xs + b) % MERSENNE_31) % k  # a*x < 2^62: exact in int64
+
+    def vectorized(self):
+        """The family's own hash as h(seeds, x) over an array of cohorts (the form an audit
+        reads), or None where the cohorts cannot be held in 64 bits (all-functions: C = k^d)."""
+        return hadamard_hash if self.name == "hadamard" else None
 
     def describe(self) -> str:
         return self.name + (f" (seed {self.seed})" if self.name == "carter-wegman" else "")
