@@ -124,6 +124,14 @@ def hadamard_hash(seeds, x):
     return bits if bits.ndim else int(bits)
 
 
+def carter_wegman_key(seed: int, c: int, i: int) -> tuple[int, int]:
+    """(a, b) of hash i of cohort c: a in [1, p-1], b in [0, p-1]."""
+    base = splitmix64(splitmix64(seed & _MASK) ^ c)
+    a = 1 + splitmix64(base ^ (2 * i)) % (MERSENNE_31 - 1)
+    b = splitmix64(base ^ (2 * i + 1)) % MERSENNE_31
+    return a, b
+
+
 @dataclass(frozen=True)
 class HashFamily:
     """A named hash family (see the module docstring) with its seed."""
