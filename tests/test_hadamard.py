@@ -237,3 +237,21 @@ def test_cli_hr_audit_needs_no_hash_function():
     out = json.loads(proc.stdout)
     assert out["verdict"] == "NO_EVIDENCE" and out["conformance"]["passed"] and out["epsilon_lower_bound"] > 0.95
     assert out["memory"]["within_budget"] and out["memory"]["peak_mb"] < 512
+
+
+@pytest.mark.slow   # 10^8 draws through the isolated CLI: about 3 minutes on 2 shared cores
+def test_cli_hr_audit_at_a_million_inputs_stays_within_its_budget():
+    """The issue's HR row: d = 10^6, 100 draws per input, the spec's family as the hash; only
+    the pooled event is counted (no d-long row per output), the auditor under --memory-mb 1024,
+    and ε_lb/ε >= 0.9 (the oracle limit at 10^8 trials a side is 0.999)."""
+    import json
+
+    proc = _cli("audit", "wide_randomizers:hr", "--target-arg", "d=1000000", "--target-arg", "eps=1", "--batch",
+                "--spec", str(SPEC), "-p", "d=1000000", "-p", "epsilon=1", "--samples", "100", "--json",
+                "--memory-mb", "1024", timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout)
+    assert out["verdict"] == "NO_EVIDENCE" and out["conformance"]["passed"]
+    assert 0.9 <= out["epsilon_lower_bound"] <= 1.0
+    assert out["witness"]["samples"] == [10**8, 10**8]
+    assert out["memory"]["within_budget"] and out["memory"]["peak_mb"] < 1024
