@@ -33,8 +33,7 @@ import sympy as sp
 
 from ldpaudit.audit import binomial, bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
-from ldpaudit.audit.draws import Progress
-from ldpaudit.audit.draws import Positions
+from ldpaudit.audit.draws import Positions, Progress
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, CodeSetEvent, Event, choose
 from ldpaudit.errors import InvalidParameter, NotMaterializable, RandomizerError
