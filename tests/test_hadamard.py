@@ -185,12 +185,15 @@ def _hr_spec(d):
 
 
 @pytest.mark.parametrize("flaw, verdict, conforms", [({}, "NO_EVIDENCE", True), ({"keep": 0.8}, "VIOLATION", False),
-                                                      ({"columns": "even"}, "NO_EVIDENCE", False)])
+                                                      ({"columns": "even"}, "NO_EVIDENCE", False),
+                                                      ({"columns": "redraw"}, "NO_EVIDENCE", False)])
 def test_spec_guided_hr_counts_the_pooled_hadamard_event(flaw, verdict, conforms):
     """d = 5000, 200 draws per input: P(S_x|x) = keep/2 and P(S_x|x') = (1 - keep)/2 exactly
     (half the columns separate x from next(x)); keep = 0.8 makes the ratio 4 (ε 1.386 > 1);
     only even columns j make x + 1 and x + 2 collide whenever x + 1 is even, so the pooled
-    event is half as frequent as the spec says (a nonconforming randomizer, flagged)."""
+    event is half as frequent as the spec says (a nonconforming randomizer, flagged); a j
+    redrawn when H[x + 1, j] = -1 leaves the pooled event's rates unchanged (keep/2 and
+    (1 - keep)/2) but not value == 0: 1/4 + keep/2 = 0.62 instead of 1/2 (flagged)."""
     d = 5000
     r = audit(wr.hr(d, 1.0, **flaw), domain=range(d), epsilon=1, samples=200, alpha=0.01, seed=2, batch=True,
               spec=_hr_spec(d))
@@ -204,8 +207,11 @@ def test_spec_guided_hr_counts_the_pooled_hadamard_event(flaw, verdict, conforms
         assert 0.95 <= r.epsilon_lower_bound <= 1.0
     elif "keep" in flaw:                              # ln 4 = 1.386
         assert 1.3 < r.epsilon_lower_bound < math.log(4)
-    else:
+    elif flaw["columns"] == "even":
         assert r.conformance["discrepancy"]["observed_frequency"] < 0.6 * keep / 2
+    else:
+        assert r.conformance["discrepancy"]["event"] == "value == 0 under x (pooled)"
+        assert r.conformance["discrepancy"]["observed_frequency"] == pytest.approx(0.25 + keep / 2, abs=0.005)
 
 
 def test_a_users_hash_for_hr_goes_through_the_hash_projection():

@@ -56,7 +56,9 @@ def hr(d, eps, keep=None, columns: str = "uniform"):
     """Binary Hadamard response over 0..d-1 (batch): j uniform in [K], K the smallest power of two
     > d, and b = popcount((x + 1) & j) mod 2 kept with probability ``keep`` (e^ε/(e^ε + 1) by
     default), as an (n, 2) int64 array of (j, b). Planted flaws: ``keep`` too high; ``columns =
-    "even"`` draws only even j (bit 0 of j cleared: a j distribution that is not uniform)."""
+    "even"`` draws only even j (bit 0 of j cleared: a j distribution that is not uniform);
+    ``columns = "redraw"`` draws j again once when H[x + 1, j] is -1 (bit 1), so that j depends
+    on x: (j, 0) with H[x + 1, j] = +1 = -H[x' + 1, j] has ratio 3e^ε."""
     d, eps = int(d), float(eps)
     K = 1 << d.bit_length()
     keep = np.exp(eps) / (np.exp(eps) + 1) if keep is None else float(keep)
@@ -66,6 +68,10 @@ def hr(d, eps, keep=None, columns: str = "uniform"):
         if columns == "even":
             j &= ~1
         h = _parity(j.astype(np.uint64) & np.uint64(int(x) + 1))
+        if columns == "redraw":
+            again = rng.integers(0, K, size=n, dtype=np.int64)
+            j = np.where(h == 1, again, j)
+            h = _parity(j.astype(np.uint64) & np.uint64(int(x) + 1))
         b = np.where(rng.random(n) < keep, h, 1 - h)
         return np.stack([j, b], axis=1)
 
