@@ -261,3 +261,11 @@ def test_cli_hr_audit_at_a_million_inputs_stays_within_its_budget():
     assert 0.9 <= out["epsilon_lower_bound"] <= 1.0
     assert out["witness"]["samples"] == [10**8, 10**8]
     assert out["memory"]["within_budget"] and out["memory"]["peak_mb"] < 1024
+
+
+def test_the_spec_round_trips_through_the_writer():
+    from ldpaudit.mechanism import dumps_spec
+
+    mech = load_spec(SPEC)
+    text = dumps_spec(mech)
+    assert 'family = "hadamard"' in text and loads_spec(text) == mech
