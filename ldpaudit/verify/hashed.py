@@ -229,11 +229,13 @@ def cohort_entry(mech: Mechanism, x: int, y: tuple) -> sp.Basic:
 
 
 def family_witness(mech: Mechanism, claim) -> Witness | None:
-    """For a bound cohort channel of a named family whose table is too large to list (HR at
-    d = 10^6, OLH at d = 40): the first two inputs, a cohort that separates them and one that
-    joins them (searched among the first cohorts), every output (c, v) of those cohorts with
-    v one of the two hashes or another value, and each output's exact ratio from the class
-    conditions (cohort_entry). None if the channel is listable, or no output exceeds e^claim."""
+    """A witness for a bound cohort channel of a family whose pairs all collide in exactly 1/k
+    of the cohorts, found without listing the channel (HR at d = 10^6 has 10^6 × 2^21 entries):
+    the first two inputs, a cohort that separates them and one that joins them (searched among
+    the first cohorts), every output (c, v) of those cohorts with v one of the two hashes or
+    another value, and each output's exact ratio from the class conditions (cohort_entry). Any
+    pair of inputs shows the same hit/miss patterns in such a family, so the first pair is as
+    good as any. None if the channel is not of that kind, or no such output exceeds e^claim."""
     ch = mech.channel
     space = ch.outputs
     if space.hash_table is None and space.family is not None and mech.parameters == () \
