@@ -1195,9 +1195,10 @@ def _pooled_wide_audit(sampler, ring, event, name, p, q, hit_test, what, *, epsi
     engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
         done, best, k, alpha_each = confirm_counts(engine, prog, [c], used=index.inputs, index=index,
-                                                   view_of=view_of or (lambda out, u: out), looks=looks or [(samples, alpha)],
-                                                   phase=_PHASE_GUIDED, epsilon=epsilon, on_view=count_tests,
-                                                   view_counts=test_hits, chunk=wide.chunk_size(d if width is None else width))
+                                                   view_of=view_of or (lambda out, u: out),
+                                                   looks=looks or [(samples, alpha)], phase=_PHASE_GUIDED,
+                                                   epsilon=epsilon, on_view=count_tests, view_counts=test_hits,
+                                                   chunk=wide.chunk_size(d if width is None else width))
     finally:
         engine.close()
         prog.close()
