@@ -1,12 +1,13 @@
-"""Audits at deployment scale (issue 21): black-box k-RR at d = 10^4 and 10^5 and OUE bit
-vectors at d = 2,000, each in a fresh process, with time, peak memory (ru_maxrss), the certified
-ε_lb beside the statistical limit (the bound an oracle that knew the best event in advance would
-certify from every draw: exact Clopper-Pearson at α/2 on the expected counts), and the throughput
-ratio raw/audit against the obvious baseline in the same run: the same randomizer called for every
+"""Audits at deployment scale (issue 21): black-box k-RR at d = 10^4, 10^5 and 10^6, OUE bit
+vectors at d = 2,000 and spec-guided Hadamard response (specs/hadamard.toml) at d = 10^6, each
+in a fresh process, with time, peak memory (ru_maxrss), the certified ε_lb beside the
+statistical limit (the bound an oracle that knew the best event in advance would certify from
+every draw: exact Clopper-Pearson at α/2 on the expected counts), and the throughput ratio
+raw/audit against the obvious baseline in the same run: the same randomizer called for every
 input with the same number of draws and nothing counted.
 
     python benchmarks/bench_scale.py            # all rows
-    python benchmarks/bench_scale.py krr4       # one row: krr4, krr5, oue, cli4, cluster9
+    python benchmarks/bench_scale.py krr4       # one row: krr4, krr5, oue, krr6, hr6, cli4, cluster9
 """
 from __future__ import annotations
 
@@ -20,11 +21,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent / "tests"
 
-CASES = {   # name: (randomizer factory, d, draws per input, ε)
+CASES = {   # name: (randomizer factory, d, draws per input, ε[, spec file: a spec-guided audit])
     "krr4": ("krr", 10_000, 10_000, 1.0),
     "krr5": ("krr", 100_000, 1_000, 1.0),
     "oue": ("oue", 2_000, 5_000, 1.0),
+    "krr6": ("krr", 1_000_000, 100, 1.0),
+    "hr6": ("hr", 1_000_000, 100, 1.0, "hadamard.toml"),
 }
+SPECS = HERE.parent / "specs"
 
 CHILD = r"""
 import json, resource, sys, time
@@ -40,16 +44,24 @@ if {raw}:
         f(x, {n}, rng)
     out = {{}}
 else:
-    r = audit(f, domain=range({d}), epsilon={eps}, samples={n}, batch=True, alpha=0.01, seed=1)
-    out = {{"lb": r.epsilon_lower_bound, "verdict": r.verdict, "event": r.witness and r.witness["event"]}}
+    spec = None
+    if {spec!r}:
+        from ldpaudit.mechanism.loader import load_bound
+        spec = load_bound({spec!r}, ["d={d}", "epsilon={eps_exact}"])
+    r = audit(f, domain=range({d}), epsilon={eps}, samples={n}, batch=True, alpha=0.01, seed=1, spec=spec)
+    out = {{"lb": r.epsilon_lower_bound, "verdict": r.verdict, "event": r.witness and r.witness["event"],
+            "conformance": r.conformance and r.conformance["passed"]}}
 out["seconds"] = time.perf_counter() - t
 out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
 
 
-def run_child(kind, d, n, eps, raw):
-    code = CHILD.format(tests=str(TESTS), kind=kind, d=d, n=n, eps=eps, raw=raw)
+def run_child(kind, d, n, eps, raw, spec=""):
+    from fractions import Fraction
+
+    code = CHILD.format(tests=str(TESTS), kind=kind, d=d, n=n, eps=eps, raw=raw, spec=spec,
+                        eps_exact=Fraction(eps).limit_denominator())
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
 
@@ -60,6 +72,9 @@ def limit(kind, d, n, eps, alpha=0.01):
     if kind == "krr":
         p = math.exp(eps) / (math.exp(eps) + d - 1)
         q = p / math.exp(eps)
+    elif kind == "hr":  # HR's pooled event {b = h(j, x) != h(j, x')}: half the columns separate x, x'
+        p = 0.5 * math.exp(eps) / (math.exp(eps) + 1)
+        q = 0.5 / (math.exp(eps) + 1)
     else:   # OUE's tight event {y[x] = 1, y[x'] = 0}
         p = 0.5 * math.exp(eps) / (math.exp(eps) + 1)
         q = 0.5 / (math.exp(eps) + 1)
@@ -126,15 +141,16 @@ def main(names):
         if name == "cli4":
             print("cli4", json.dumps(cli_row()))
             continue
-        kind, d, n, eps = CASES[name]
+        kind, d, n, eps, *spec = CASES[name]
+        spec = str(SPECS / spec[0]) if spec else ""
         raw = run_child(kind, d, n, eps, True)
-        aud = run_child(kind, d, n, eps, False)
+        aud = run_child(kind, d, n, eps, False, spec)
         print(name, json.dumps({"d": d, "n": n, "eps_lb": round(aud["lb"], 4), "limit": round(limit(kind, d, n, eps), 4),
                                 "audit_s": round(aud["seconds"], 2), "raw_s": round(raw["seconds"], 2),
                                 "ratio_raw_over_audit": round(raw["seconds"] / aud["seconds"], 2),
                                 "peak_mb": round(aud["peak_mb"]), "raw_peak_mb": round(raw["peak_mb"]),
-                                "event": aud["event"]}), flush=True)
+                                "event": aud["event"], "conformance": aud["conformance"]}), flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["krr4", "krr5", "oue", "cli4", "cluster9"])
+    main(sys.argv[1:] or ["krr4", "krr5", "oue", "krr6", "hr6", "cli4", "cluster9"])

@@ -35,7 +35,7 @@ import numpy as np
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit import wide
-from ldpaudit.audit.draws import CHUNK, Draws, Progress, chunks
+from ldpaudit.audit.draws import CHUNK, Draws, Positions, Progress, chunks
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, compact, concat_views
@@ -176,12 +176,23 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
                                f"events are chosen for pure ε); drop {given} or delta")
     hash_function = getattr(feature, "hash_function", None)
     if spec is not None and hash_function is not None and pairs is None and (
-            spec.parameters or len(inputs) * min(int(samples), CHUNK) > float(memory_mb) * 2**20 / 8):
+            spec.parameters or len(inputs) > wide.GUIDED_INPUTS
+            or len(inputs) * min(int(samples), CHUNK) > float(memory_mb) * 2**20 / 8):
         from ldpaudit.audit.guided import hashed_wide_audit   # d-long support rows would not fit
 
         return hashed_wide_audit(Sampler(randomizer, batch=batch, output_space=output_space), hash_function,
                                  inputs=inputs, epsilon=eps, samples=int(samples), alpha=float(alpha), seed=seed,
                                  spec=spec, workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)
+    if spec is not None and feature is None and events is None and pairs is None and (
+            spec.parameters or len(inputs) > wide.GUIDED_INPUTS):
+        from ldpaudit.audit.guided import family_hash, hashed_wide_audit
+
+        own = family_hash(spec)     # HR: the spec's Hadamard family is the hash; no --hash needed
+        if own is not None:
+            return hashed_wide_audit(Sampler(randomizer, batch=batch, output_space=output_space), own,
+                                     inputs=inputs, epsilon=eps, samples=int(samples), alpha=float(alpha), seed=seed,
+                                     spec=spec, workers=workers, progress=progress, t0=t0, looks=looks,
+                                     cluster=cluster, from_spec=True)
     if feature is not None:
         from ldpaudit.audit.projection import project
 
@@ -215,8 +226,8 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
                             alpha=alpha, seed=seed, spec=spec, events=events, workers=workers,
                             progress=progress, max_confirm=max_confirm, t0=t0, looks=looks, cluster=cluster,
                             supports=bool(getattr(feature, "hash_support", False)))
-    used = list(inputs) if ordered is None else sorted({i for p in ordered for i in p}, key=inputs.index)
-    index = {x: i for i, x in enumerate(inputs)}
+    index = Positions(inputs)        # a range's positions are arithmetic: nothing per input at 10^6
+    used = index.inputs if ordered is None else sorted({i for p in ordered for i in p}, key=index.__getitem__)
     prog = Progress(progress)
     engine = make_draws(sampler, seed, int(workers), prog, cluster)
     try:
@@ -413,7 +424,10 @@ def _confirm(engine: Draws, prog: Progress, transform, chosen: list[Candidate], 
     if not chosen:
         return AuditResult("NO_EVIDENCE", epsilon, 0.0, 1 - alpha, None, samples,
                            time.perf_counter() - t0, detectable, None, method, delta)
-    used = sorted({u for c in chosen for u in c.inputs}, key=lambda u: index[u])
+    if any(getattr(c, "ring", None) is not None for c in chosen):
+        used = index.inputs                 # a relation pooled over every input: all of them, in order
+    else:
+        used = sorted({u for c in chosen for u in c.inputs}, key=lambda u: index[u])
     view_of = transform if callable(transform) else transform.transform
     done, best, k, _ = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
                                       looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon, delta=delta, chunk=chunk)

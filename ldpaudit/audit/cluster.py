@@ -617,7 +617,7 @@ class ClusterDraws(Draws):
         that the scheduler's cost per task stays small beside the draws; each chunk keeps its
         own seed and journal entry, so the counts are those of one task per chunk."""
         queue = collections.deque()     # ([(input index, task, journal key)], future or None: replay)
-        source = iter(zip(jobs, self.tasks(jobs)))
+        source = ((job, self.task(job)) for job in jobs)     # lazy: jobs may be an iterator
         pending = None                  # an item read ahead that did not fit in the last group
         in_flight = 0
 

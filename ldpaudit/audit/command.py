@@ -144,7 +144,8 @@ def add_parser(subparsers) -> None:
                         "(seed, value) to the inputs it supports; runs in this process")
     p.add_argument("--hash", metavar="MODULE:FUNC",
                    help="local hashing: your hash h(seed, x); each output (seed, value) is projected to the inputs "
-                        "it supports (value == h(seed, x)); with --spec specs/olh.toml the audit is spec-guided")
+                        "it supports (value == h(seed, x)); with --spec specs/olh.toml the audit is spec-guided (not needed "
+                        "with --spec specs/hadamard.toml: HR's Hadamard family is the hash)")
     p.add_argument("--cluster", metavar="ADDRESS",
                    help="sample on a Dask cluster: a scheduler address (tcp://host:8786) or local:N for N local "
                         "worker processes (needs pip install 'ldpaudit[cluster]'); same result as without it")

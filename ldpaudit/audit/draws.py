@@ -8,6 +8,7 @@ The engine (engine.py) runs its audits on these; the Dask cluster (cluster.py) e
 """
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import time
 from typing import Iterator
@@ -18,6 +19,7 @@ from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.errors import RandomizerError
 
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
+_POOL_BLOCK = 4096              # jobs handed to a local pool at once
 
 
 def chunks(n: int, first: int | None = None, size: int = CHUNK) -> list[int]:
@@ -100,6 +102,61 @@ class Progress:
             self.bar.stop()
 
 
+class Positions:
+    """Each input's position in the domain (``positions[x]``) and back (``positions.at(i)``),
+    without a dict when the inputs are consecutive integers: 10^6 inputs cost nothing to keep,
+    nor to send to a cluster's workers. ``inputs`` is the domain in order (a range then)."""
+
+    def __init__(self, inputs):
+        self.n = len(inputs)
+        ints = self.n > 0 and all(isinstance(u, (int, np.integer)) and not isinstance(u, (bool, np.bool_))
+                                  for u in (inputs[0], inputs[-1]))
+        self.start = int(inputs[0]) if ints else None
+        if ints and (isinstance(inputs, range) and inputs.step == 1 or
+                     all(isinstance(u, (int, np.integer)) and not isinstance(u, (bool, np.bool_))
+                         and int(u) == self.start + i for i, u in enumerate(inputs))):
+            self.values = None
+            self.inputs = range(self.start, self.start + self.n)
+        else:
+            self.values = list(inputs)
+            self.position = {u: i for i, u in enumerate(self.values)}
+            self.inputs = self.values
+
+    def __getitem__(self, u) -> int:
+        if self.values is not None:
+            return self.position[u]
+        i = int(u) - self.start
+        if not 0 <= i < self.n:
+            raise KeyError(u)
+        return i
+
+    def __len__(self) -> int:
+        return self.n
+
+    def at(self, i: int):
+        return self.start + int(i) if self.values is None else self.values[i]
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("position", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if self.values is not None:
+            self.position = {u: i for i, u in enumerate(self.values)}
+
+
+class ByPosition:
+    """position -> input of a :class:`Positions` (``by_index[i]``), for the tallies."""
+
+    def __init__(self, positions: Positions):
+        self.positions = positions
+
+    def __getitem__(self, i: int):
+        return self.positions.at(i)
+
+
 class Draws:
     """Runs draws in the calling process or in a pool, in a fixed order, from per-chunk seeds
     keyed by (phase, input index, chunk number): the same seed gives the same draws whatever
@@ -110,33 +167,49 @@ class Draws:
         self.entropy = np.random.SeedSequence().entropy if seed is None else int(seed)
         self.progress = progress
         self.pool = None
-        self.chunk_no: dict = {}
+        self.chunk_no: dict = {}      # phase -> chunks drawn so far, a list by input position
         self.digests: set = set()
         if workers > 1:
             ctx = multiprocessing.get_context("fork")
             sampler.digest = True
             self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
 
-    def tasks(self, jobs: list[tuple[int, object, int, int]]) -> list[tuple]:
-        """(input, draws, entropy, spawn key) of each job: the chunk's seed is
-        SeedSequence(entropy, spawn_key=(phase, input index, chunk number))."""
-        tasks = []
-        for index, x, n, phase in jobs:
-            k = self.chunk_no.get((index, phase), 0)
-            self.chunk_no[(index, phase)] = k + 1
-            tasks.append((x, n, self.entropy, (phase, index, k)))
-        return tasks
+    def task(self, job: tuple[int, object, int, int]) -> tuple:
+        """(input, draws, entropy, spawn key) of a job (input index, input, draws, phase): the
+        chunk's seed is SeedSequence(entropy, spawn_key=(phase, input index, chunk number)), the
+        chunk number counting the input's earlier chunks of that phase (a list of small ints by
+        input position: 8 MB per phase at 10^6 inputs, where a dict of tuples took ~150 MB)."""
+        index, x, n, phase = job
+        counts = self.chunk_no.get(phase)
+        if counts is None:
+            counts = self.chunk_no[phase] = []
+        if index >= len(counts):
+            counts.extend([0] * max(int(index) + 1 - len(counts), len(counts), 64))
+        k = counts[index]
+        counts[index] = k + 1
+        return x, n, self.entropy, (phase, index, k)
 
-    def draw(self, jobs: list[tuple[int, object, int, int]]) -> Iterator[tuple[int, Outputs]]:
-        """jobs: (input index, input, draws, phase) chunks; yields (input index, Outputs) in order."""
-        tasks = self.tasks(jobs)
+    def tasks(self, jobs) -> list[tuple]:
+        """The tasks of a list of jobs (see :meth:`task`)."""
+        return [self.task(job) for job in jobs]
+
+    def draw(self, jobs) -> Iterator[tuple[int, Outputs]]:
+        """jobs: (input index, input, draws, phase) chunks, a list or an iterator (read as it
+        goes, so that 10^6 inputs' jobs are never listed at once); yields (input index,
+        Outputs) in order."""
         if self.pool is None:
-            for (index, *_), task in zip(jobs, tasks):
+            for job in jobs:
+                task = self.task(job)
                 out = _local_draw(self.sampler, task)
                 self.progress.advance(task[1])
-                yield index, out
-        else:
-            for (index, x, *_), out in zip(jobs, self.pool.imap(_worker_draw, tasks)):
+                yield job[0], out
+            return
+        jobs = iter(jobs)
+        while True:
+            block = list(itertools.islice(jobs, _POOL_BLOCK))
+            if not block:
+                return
+            for (index, x, *_), out in zip(block, self.pool.imap(_worker_draw, self.tasks(block))):
                 self._check_duplicate(x, out)
                 self.progress.advance(out.n)
                 yield index, out

@@ -25,6 +25,7 @@ import numpy as np
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.draws import CHUNK, Draws, Progress, chunks, repeat_digest  # CHUNK, repeat_digest: re-exported
+from ldpaudit.audit.draws import ByPosition, Positions
 from ldpaudit.audit.events import Candidate
 from ldpaudit.errors import InvalidParameter
 
@@ -157,15 +158,18 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
     None, k, α/(2k) of the last look)."""
     k = max(1, len(chosen))
     hits = {(ci, role): 0 for ci in range(len(chosen)) for role in (0, 1)}
-    by_index = {index[u]: u for u in used}
+    # every input of a wide domain (used is index.inputs): position -> input by arithmetic, no dict
+    by_index = ByPosition(index) if isinstance(index, Positions) and used is index.inputs else \
+        {index[u]: u for u in used}
     tally = Tally(chosen, by_index, view_of, on_view)
     looks = looks or []
     done = 0
     best = None
     alpha_each = 0.0
     for n_look, alpha_look in looks:
-        jobs = [(index[u], u, m, phase) for u in used for m in chunks(n_look - done, size=chunk)]
-        prog.add_total(sum(j[2] for j in jobs))
+        sizes = chunks(n_look - done, size=chunk)
+        prog.add_total(len(used) * sum(sizes))
+        jobs = ((index[u], u, m, phase) for u in used for m in sizes)    # generated as they are drawn
         for i, row in draws.tally(jobs, tally):
             for ci in range(len(chosen)):
                 hits[(ci, 0)] += int(row[2 * ci])

@@ -127,7 +127,6 @@ def hash_column(hash_function: Callable, seeds, x):
     (and returns one integer per seed), else one call per seed."""
     import numpy as np
 
-    name = getattr(hash_function, "__name__", repr(hash_function))
     try:
         out = np.asarray(hash_function(seeds, x))
         if out.shape == seeds.shape and out.dtype.kind in "iu":
@@ -136,6 +135,7 @@ def hash_column(hash_function: Callable, seeds, x):
         raise
     except Exception:  # noqa: BLE001 - not vectorized: call it once per seed below
         pass
+    name = getattr(hash_function, "__name__", None) or repr(hash_function)
     values = np.empty(len(seeds), dtype=np.int64)
     for r, s in enumerate(seeds.tolist()):
         try:

@@ -208,11 +208,43 @@ class WideRelation(Event):
         return total
 
     def hits(self, view, u, role: int) -> int:
+        x = u if role == 0 else self.ring.pred(u)
+        if isinstance(view, HashedChunk) and self.kind == "hash" and view.h is self.hash_function:
+            m = view.column(x) == view.values
+            if self.exclude:
+                m &= view.column(self.ring.succ(x)) != view.values
+            return int(np.count_nonzero(m))
         out = view.out if hasattr(view, "out") else view
-        return self.count(out, u if role == 0 else self.ring.pred(u))
+        return self.count(out, x)
 
     def mask(self, view):
         raise TypeError("a relation event depends on the input; count it with hits(view, u, role)")
+
+
+class HashedChunk:
+    """A chunk of (seed, value) outputs read through the hash ``h``: its seeds and values split
+    once, and h(seed, x) computed once for each x asked (x, next(x), prev(x)), shared by every
+    hashed relation and conformance test counting the chunk (the view of a hashed wide audit)."""
+
+    __slots__ = ("out", "h", "seeds", "values", "_columns")
+
+    def __init__(self, out: Outputs, h):
+        from ldpaudit.audit.projection import seeds_and_values
+
+        self.out, self.h, self._columns = out, h, {}
+        if out.n == 0:
+            self.seeds = self.values = np.zeros(0, dtype=np.int64)
+            return
+        pairs = out.values if out.kind == "array" else np.repeat(np.array(out.values, dtype=object), out.counts, axis=0)
+        self.seeds, self.values = seeds_and_values(pairs)
+
+    def column(self, x):
+        col = self._columns.get(x)
+        if col is None:
+            from ldpaudit.audit.projection import hash_column
+
+            col = self._columns[x] = hash_column(self.h, self.seeds, x)
+        return col
 
 
 _HASHED: dict = {}       # (id(outputs), hash, x) -> (outputs, value): a chunk's seeds and hashes, computed once
@@ -293,8 +325,9 @@ class WideCandidate(Candidate):
         return (0, 1)
 
     @property
-    def inputs(self) -> tuple:
-        return tuple(self.ring.at(i) for i in range(self.ring.n))
+    def inputs(self):
+        """Every input of the ring, in order (a range or the ring's list: nothing copied)."""
+        return range(self.ring.start, self.ring.start + self.ring.n) if self.ring.values is None else self.ring.values
 
     def trials(self, n: int) -> tuple[int, int]:
         return self.ring.n * n, self.ring.n * n

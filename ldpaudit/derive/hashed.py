@@ -11,7 +11,7 @@ bits); given x ≠ j it fires with
 the collision rate of the pair. The empirical estimator (f_j - h)/(g - h) is unbiased only
 when κ is the same for every pair x ≠ j: a permutation table (κ = 0, closed alphabets:
 O-RR becomes k-RR and O-RAPPOR k-RAPPOR, up to relabelling), the all-functions family
-(κ = 1/k exactly: OLH/BLH), or an explicit table whose pairs all collide equally often.
+(κ = 1/k exactly: OLH/BLH), the Hadamard family (κ = 1/2 exactly: HR), or an explicit table whose pairs all collide equally often.
 Otherwise the rates differ between pairs and :mod:`ldpaudit.derive.leastsquares` decodes.
 """
 
@@ -39,7 +39,7 @@ def collision_rate(mech: Mechanism, table, family, permutation: bool, k, C) -> s
     """κ, the same for every pair of distinct inputs, or NotDerivable."""
     if permutation:
         return sp.Integer(0)
-    if family is not None and family.name == "all-functions":
+    if family is not None and family.name in ("all-functions", "hadamard"):
         return 1 / sp.sympify(k)
     if family is not None:
         raise NotDerivable(
@@ -93,6 +93,9 @@ def hashed_statistic(mech: Mechanism) -> ItemStatistic:
 def _kappa_reason(family, permutation) -> str:
     if permutation:
         return "a permutation in every cohort"
+    if family is not None and family.name == "hadamard":
+        return ("the Hadamard family: the rows x + 1 and j + 1 of a Sylvester Hadamard matrix are distinct and "
+                "non-zero, so they agree in exactly half of the columns")
     if family is not None:
         return "the all-functions family"
     return "counted from the table"

@@ -21,7 +21,16 @@ number h of hashes per cohort and the hash family, which is one of
   ``all-functions`` -- cohort c in [k^d] *is* the function x -> digit x of c in base k, so
   C = k^d and any two distinct inputs collide in exactly a fraction 1/k of the cohorts. This
   is the ideal universal family that the analysis of local hashing assumes (Wang et al.'s
-  OLH/BLH); its reference sampler draws the d digits of c.
+  OLH/BLH); its reference sampler draws the d digits of c;
+
+  ``hadamard`` -- binary Hadamard response (Cormode, Kulkarni & Srivastava, VLDB 2018; Apple's
+  "HRR", 2017): cohort j in [K], K a power of two greater than d (the spec gives the smallest,
+  ``2**(floor(log(d)/log(2)) + 1)``), and ``hash_j(x) = popcount((x + 1) & j) mod 2``, the
+  entry of row x + 1, column j of the K × K Sylvester Hadamard matrix as a bit (0 for +1). The
+  rows x + 1 of two distinct inputs are distinct and non-zero, so ``hash_j(x) xor hash_j(x') =
+  popcount(((x + 1) xor (x' + 1)) & j) mod 2`` is a non-zero linear form of j over GF(2): it
+  is 1 for exactly half of the K cohorts, and two inputs collide with probability exactly 1/2
+  = 1/k, as with the all-functions family, in K <= 2d cohorts instead of 2^d.
 
 Outputs are ``(c, v)`` for O-RR / local hashing (a structured channel with
 :class:`~ldpaudit.mechanism.spaces.CohortSpace` outputs) and the flat tuple ``(c, b_0, ...,
@@ -51,7 +60,7 @@ from ldpaudit.mechanism.spaces import FiniteDomain
 #: the Mersenne prime of the Carter-Wegman family
 MERSENNE_31 = 2**31 - 1
 _MASK = 2**64 - 1
-FAMILIES = ("carter-wegman", "all-functions")
+FAMILIES = ("carter-wegman", "all-functions", "hadamard")
 #: an explicit table or generated family is listed only up to this many hash values
 MAX_TABLE_VALUES = 4_000_000
 
@@ -62,6 +71,57 @@ def splitmix64(z: int) -> int:
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
     return z ^ (z >> 31)
+
+
+def hadamard_cohorts(d) -> sp.Basic:
+    """K, the smallest power of two greater than d: ``2**(floor(log2(d)) + 1)`` (an integer for
+    a numeric d, the spec's expression for a symbolic one)."""
+    d = sp.sympify(d)
+    if d.is_Integer:
+        return sp.Integer(1 << int(d).bit_length())
+    return 2 ** (sp.floor(sp.log(d) / sp.log(2)) + 1)
+
+
+_PARITY_BYTES = None
+
+
+def parity(a):
+    """popcount(a) mod 2 of a numpy unsigned array, elementwise, as uint8: ``np.bitwise_count``
+    (numpy >= 2), else a 256-entry byte table over the array's bytes."""
+    import numpy as np
+
+    if not (isinstance(a, np.ndarray) and a.dtype == np.uint64):
+        a = np.asarray(a, dtype=np.uint64)
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(a) & np.uint8(1)
+    return _parity_by_bytes(a)
+
+
+def _parity_by_bytes(a):
+    """popcount(a) mod 2 through a 256-entry table of byte parities (numpy < 2)."""
+    import numpy as np
+
+    global _PARITY_BYTES
+    a = np.ascontiguousarray(a, dtype=np.uint64)
+    if _PARITY_BYTES is None:
+        _PARITY_BYTES = np.array([bin(b).count("1") & 1 for b in range(256)], dtype=np.uint8)
+    by = _PARITY_BYTES[a.view(np.uint8)].reshape(a.shape + (8,))
+    return np.bitwise_xor.reduce(by, axis=-1).astype(np.uint8)
+
+
+def hadamard_hash(seeds, x):
+    """The Hadamard family's h(j, x) = popcount((x + 1) & j) mod 2 for an array of cohorts j
+    (uint8 0/1), or for one j (an int): the hash a spec-guided audit of HR uses when the user
+    gives none. Cohorts are read as unsigned 64-bit integers."""
+    import numpy as np
+
+    j = np.asarray(seeds)
+    if j.dtype == np.int64:
+        j = j.view(np.uint64)           # the same bits, no copy
+    elif j.dtype != np.uint64:
+        j = j.astype(np.uint64)
+    bits = parity(j & np.uint64(int(x) + 1))
+    return bits if bits.ndim else int(bits)
 
 
 def carter_wegman_key(seed: int, c: int, i: int) -> tuple[int, int]:
@@ -89,6 +149,8 @@ class HashFamily:
         """hash_{c,i}(x) in [0, k)."""
         if self.name == "all-functions":
             return (c // k**x) % k
+        if self.name == "hadamard":
+            return bin((x + 1) & c).count("1") % 2
         if not 0 <= x < MERSENNE_31:
             raise InvalidSpec(f"input {x} is outside the carter-wegman family's range 0..2**31-2")
         a, b = carter_wegman_key(self.seed, c, i)
@@ -106,12 +168,20 @@ class HashFamily:
         if self.name == "all-functions":
             cs = np.arange(cohorts, dtype=object)
             return np.array([[[(int(c) // k**x) % k for x in range(d)]] for c in cs], dtype=np.int64)
+        if self.name == "hadamard":
+            js = np.arange(cohorts, dtype=np.uint64)[:, None]
+            return parity(js & (xs.astype(np.uint64) + np.uint64(1))[None, :]).astype(np.int64)[:, None, :]
         if d > MERSENNE_31:
             raise NotMaterializable(f"carter-wegman hashes inputs below 2**31-1; d = {d}")
         keys = np.array([[carter_wegman_key(self.seed, c, i) for i in range(hashes)] for c in range(cohorts)],
                         dtype=np.int64).reshape(cohorts, hashes, 2)
         a, b = keys[..., 0:1], keys[..., 1:2]
         return ((a * xs + b) % MERSENNE_31) % k  # a*x < 2^62: exact in int64
+
+    def vectorized(self):
+        """The family's own hash as h(seeds, x) over an array of cohorts (the form an audit
+        reads), or None where the cohorts cannot be held in 64 bits (all-functions: C = k^d)."""
+        return hadamard_hash if self.name == "hadamard" else None
 
     def describe(self) -> str:
         return self.name + (f" (seed {self.seed})" if self.name == "carter-wegman" else "")
@@ -167,6 +237,8 @@ def check_hash_structure(*, table, family, cohorts, k, hashes, d, permutation: b
             if sp.simplify(sp.sympify(cohorts) - sp.sympify(k) ** sp.sympify(d)) != 0:
                 raise InvalidSpec(f"channel.cohorts = {cohorts} of {name!r}: the all-functions family has C = k**d = "
                                   f"{sp.sympify(k) ** sp.sympify(d)} cohorts (one per function)")
+        if family.name == "hadamard":
+            _check_hadamard(cohorts=cohorts, k=k, H=H, d=d, D=D, name=name)
         if permutation:
             raise InvalidSpec(f"channel.permutation = true of {name!r} needs an explicit table (channel.hash); "
                               f"the {family.name} family is not a permutation")
@@ -174,6 +246,25 @@ def check_hash_structure(*, table, family, cohorts, k, hashes, d, permutation: b
             raise InvalidSpec(f"inputs.size = {D} of {name!r}: the carter-wegman family hashes inputs below 2**31-1")
     if permutation and D is not None and K is not None and D != K:
         raise InvalidSpec(f"channel.permutation = true of {name!r} needs d = k; inputs.size = {D}, channel.k = {K}")
+
+
+def _check_hadamard(*, cohorts, k, H, d, D, name: str) -> None:
+    """The Hadamard family: one bit per cohort (k = 2, h = 1) and C a power of two greater than
+    d (symbolically: the spec's smallest one, 2**(floor(log(d)/log(2)) + 1))."""
+    if H is not None and H != 1:
+        raise InvalidSpec(f"channel.hashes = {H} of {name!r}: the hadamard family has one hash per cohort")
+    if sp.sympify(k) != 2:
+        raise InvalidSpec(f"channel.k = {k} of {name!r}: the hadamard family hashes to one bit; use k = 2")
+    C = _int_or_none(cohorts)
+    if C is not None and D is not None:
+        if C & (C - 1) or C <= D:
+            raise InvalidSpec(f"channel.cohorts = {C} of {name!r}: the hadamard family needs a power of two greater "
+                              f"than d = {D} cohorts (the rows x + 1 <= d must be distinct and non-zero); use "
+                              f"{1 << D.bit_length()}")
+        return
+    if sp.simplify(sp.sympify(cohorts) - hadamard_cohorts(d)) != 0:
+        raise InvalidSpec(f"channel.cohorts = {cohorts} of {name!r}: the hadamard family with a symbolic d has "
+                          f"K = 2**(floor(log(d)/log(2)) + 1) cohorts (the smallest power of two greater than d)")
 
 
 # --- O-RAPPOR: a Bloom filter with RAPPOR's flips -------------------------------------------
@@ -339,5 +430,5 @@ def cohort_representatives(ch) -> list:
 __all__ = [
     "HashFamily", "FAMILIES", "BloomChannel", "splitmix64", "carter_wegman_key", "check_hash_structure",
     "validate_bloom", "materialize_bloom", "cohort_class", "cohort_representatives", "cohort_literals",
-    "MERSENNE_31",
+    "MERSENNE_31", "hadamard_cohorts", "hadamard_hash", "parity",
 ]

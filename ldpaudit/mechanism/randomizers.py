@@ -243,6 +243,30 @@ def blh(*, d, epsilon) -> Sampler:
     return local_hashing(d=d, g=2, epsilon=epsilon)
 
 
+def hadamard(*, d, epsilon) -> Sampler:
+    """Binary Hadamard response (Cormode, Kulkarni & Srivastava 2018; Apple's HRR): a column j
+    uniform in [K], K the smallest power of two > d, and b = popcount((x + 1) & j) mod 2 (the
+    entry H[x + 1, j] as a bit) kept with probability e^ε/(e^ε + 1), flipped otherwise.
+
+    Returns an int array (n, 2) of (j, b)."""
+    from ldpaudit.mechanism.hashing import parity
+
+    d = _size("d", d, low=2, high=2**62 - 1)
+    K = 1 << d.bit_length()
+    t = math.exp(_epsilon(epsilon))
+    keep = t / (t + 1)
+
+    def sample(x, n, rng):
+        xi = _input(x, d, "Hadamard response")
+        n, rng = _n(n), _rng(rng)
+        j = rng.integers(0, K, size=n, dtype=np.int64)
+        h = parity(j.astype(np.uint64) & np.uint64(xi + 1)).astype(np.int64)
+        b = np.where(rng.random(n) < keep, h, 1 - h)
+        return np.stack([j, b], axis=1)
+
+    return sample
+
+
 def orappor(*, hash_table, k, epsilon) -> Sampler:
     """O-RAPPOR (Kairouz et al.): cohort c uniform, a k-bit Bloom filter with the bits
     hash_table[c][i][x] (i < h) set, then every bit kept w.p. s/(1+s), s = e^(ε/(2h)).
@@ -680,6 +704,7 @@ REFERENCE = {
     "orappor": orappor,
     "olh": local_hashing,
     "blh": blh,
+    "hadamard": hadamard,
     "rr_bit": rr_bit,
     "laplace_mean": laplace_mean,
     "laplace_histogram": laplace_histogram,
@@ -708,7 +733,7 @@ _BY_NAME = {
     "Piecewise mechanism": "piecewise", "Hybrid mechanism": "hybrid", "Square wave": "square_wave", "Gaussian mechanism": "gaussian",
     "Duchi multidimensional mean": "duchi_multidim", "Piecewise mechanism, d dimensions": "piecewise_multidim",
     "Hybrid mechanism, d dimensions": "hybrid_multidim",
-    "RAPPOR permanent": "rappor_permanent", "RAPPOR instantaneous": "rappor_instantaneous",
+    "RAPPOR permanent": "rappor_permanent", "RAPPOR instantaneous": "rappor_instantaneous", "HR": "hadamard",
 }
 
 

@@ -32,7 +32,8 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
 from ldpaudit.mechanism.core import Mechanism
-from ldpaudit.mechanism.hashing import BloomChannel, cohort_class, cohort_representatives
+from ldpaudit.mechanism.expr import eval_condition
+from ldpaudit.mechanism.hashing import BloomChannel, cohort_class, cohort_literals, cohort_representatives
 from ldpaudit.mechanism.spaces import CohortSpace
 from ldpaudit.mechanism.structured import StructuredChannel
 from ldpaudit.verify import exact, finite, smt
@@ -43,6 +44,10 @@ from ldpaudit.verify.smt import Unsupported
 from ldpaudit.verify.witness import candidate_points, instances, checked_witness, proof_of
 
 PATTERNS = ((True, True), (True, False), (False, True), (False, False))
+#: named families whose collision rate is exactly 1/k for every pair (hashing.py)
+_EXACT_FAMILIES = ("all-functions", "hadamard")
+#: cohorts searched for one that separates (and one that joins) the first two inputs
+_COHORT_SEARCH = 4096
 
 
 def applies(mech: Mechanism) -> bool:
@@ -110,6 +115,11 @@ def realized_patterns(mech: Mechanism) -> set[tuple[bool, bool]] | None:
     if mech.parameters:
         return None
     d, k = int(mech.inputs.size), int(space.k)
+    if space.hash_table is None and space.family.name in _EXACT_FAMILIES:
+        # any two inputs collide in exactly 1/k of the cohorts (hashing.py), so some cohort
+        # separates them ((hit, miss), (miss, hit), and (miss, miss) for k > 2) and some cohort
+        # joins them ((hit, hit), and (miss, miss) for k >= 2): no table to list
+        return set(PATTERNS) if d >= 2 else set()
     table = space.table(d)
     seen = set()
     for row in table:
@@ -192,11 +202,63 @@ def _cohort_tight(mech: Mechanism, pairs, *, timeout_ms):
 
 
 def _refute_cohort(mech: Mechanism, claim, decision, *, timeout_ms):
-    """An exact witness at an instance: the materialized channel's per-column check."""
+    """An exact witness at an instance: the materialized channel's per-column check, or for a
+    named family too large to list, outputs built from the family's hash (family_witness)."""
     if not mech.parameters:
+        found = family_witness(mech, claim)
+        if found is not None:
+            return Verdict(Status.REFUTED, mech.name, claim, witness=found, params=mech.bindings)
         v = finite.verify_finite(mech, claim, timeout_ms=timeout_ms, start=time.perf_counter(), tight=True)
         return v if v.status is Status.REFUTED else None
     return finite._refute_at_points(mech, claim, decision, timeout_ms=timeout_ms)
+
+
+def cohort_entry(mech: Mechanism, x: int, y: tuple) -> sp.Basic:
+    """Q((c, v) | x) of a bound cohort channel from its definition: the weight of the one class
+    whose condition (c, v, x and the family's or table's hash(c, x)) the output satisfies."""
+    ch = mech.channel
+    space = ch.outputs
+    env = {k: (int(val) if sp.sympify(val).is_Integer else val) for k, val in mech.bindings}
+    c, v = y
+    env.update(x=x, y=y, c=c, v=v, hash=space.hash, bit=lambda value, j: (int(value) >> int(j)) & 1)
+    hits = [cls for cls in ch.classes if eval_condition(cls.predicate, env)]
+    if len(hits) != 1:
+        raise InvalidSpec(f"output {y!r} for input {x} of {mech.name!r} falls in {len(hits)} classes; the class "
+                          "conditions must be exclusive and exhaustive")
+    return hits[0].weight
+
+
+def family_witness(mech: Mechanism, claim) -> Witness | None:
+    """A witness for a bound cohort channel of a family whose pairs all collide in exactly 1/k
+    of the cohorts, found without listing the channel (HR at d = 10^6 has 10^6 × 2^21 entries):
+    the first two inputs, a cohort that separates them and one that joins them (searched among
+    the first cohorts), every output (c, v) of those cohorts with v one of the two hashes or
+    another value, and each output's exact ratio from the class conditions (cohort_entry). Any
+    pair of inputs shows the same hit/miss patterns in such a family, so the first pair is as
+    good as any. None if the channel is not of that kind, or no such output exceeds e^claim."""
+    ch = mech.channel
+    space = ch.outputs
+    if space.hash_table is None and space.family is not None and mech.parameters == () \
+            and space.family.name in _EXACT_FAMILIES and not cohort_literals(ch):
+        d, k, C = int(mech.inputs.size), int(space.k), int(space.C)
+        if d < 2:
+            return None
+        x, xp = 0, 1
+        cohorts = {}
+        for c in range(min(C, _COHORT_SEARCH)):
+            cohorts.setdefault(space.hash(c, x) == space.hash(c, xp), c)
+            if len(cohorts) == 2:
+                break
+        for c in sorted(cohorts.values()):
+            hx, hxp = space.hash(c, x), space.hash(c, xp)
+            others = [v for v in range(min(k, 3)) if v not in (hx, hxp)][:1]
+            for v in dict.fromkeys([hx, hxp, *others]):
+                for a, b in ((x, xp), (xp, x)):
+                    w = checked_witness(mech, a, b, (c, v), cohort_entry(mech, a, (c, v)), cohort_entry(mech, b, (c, v)),
+                                        claim)
+                    if w is not None:
+                        return w
+    return None
 
 
 def _with_note(verdict: Verdict, note: str) -> Verdict:
