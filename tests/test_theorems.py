@@ -162,19 +162,29 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "ldpaudit", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 
-def test_cli_exit_codes_and_json(tmp_path):
-    ok = _cli("prove", "proofs/theorems/yebarg_l2.toml", "--json")
-    assert ok.returncode == 0, ok.stderr
-    body = json.loads(ok.stdout)
+def test_cli_exit_codes_and_json(tmp_path, capsys):
+    """In process (the subprocess route is test_startup's): PROVED 0 with the JSON envelope,
+    REFUTED 1 with the exact check, an empty region 2 in one line."""
+    from ldpaudit import cli
+
+    quick = tmp_path / "quick.toml"
+    quick.write_text('title = "quick"\nsource = "test"\n[specs]\nkrr = "krr"\n[region]\n'
+                     'parameters = { d = "integer", epsilon = "real" }\n'
+                     'where = ["d >= 2", "d <= 40", "epsilon >= 1", "epsilon <= 2"]\n'
+                     '[[claim]]\nname = "positive risk"\nstatement = "krr.l2_worst >= 0"\n')
+    assert cli.main(["prove", str(quick), "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
     assert body["command"] == "prove" and body["verdict"] == "PROVED"
-    bad = _cli("prove", str(false_variant(tmp_path)))
-    assert bad.returncode == 1 and "REFUTED" in bad.stdout and "checked exactly" in bad.stdout
+    assert cli.main(["prove", str(false_variant(tmp_path))]) == 1
+    out = capsys.readouterr().out
+    assert "REFUTED" in out and "checked exactly" in out
     empty = tmp_path / "empty.toml"
     empty.write_text('[specs]\nkrr = "krr"\n[region]\nparameters = { d = "integer", epsilon = "real" }\n'
                      'where = ["d >= 2", "epsilon > 0", "epsilon < log(d) - log(d) - 1"]\n'
                      '[[claim]]\nstatement = "krr.l2_worst >= 0"\n')
-    out = _cli("prove", str(empty))
-    assert out.returncode == 2 and "region" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    assert cli.main(["prove", str(empty)]) == 2
+    err = capsys.readouterr().err
+    assert "region" in err and len(err.strip().splitlines()) == 1
 
 
 @pytest.mark.slow
