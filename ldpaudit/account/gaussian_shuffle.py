@@ -51,6 +51,7 @@ from dataclasses import asdict, dataclass, field
 import mpmath
 import sympy as sp
 
+from ldpaudit.account.blanket import _down, _up
 from ldpaudit.errors import InvalidParameter
 
 #: the shares of δ given to the truncation term (1 + e^ε0) TV; the best resulting ε is kept
@@ -178,16 +179,6 @@ class _Derived:
             else:
                 break
         return lo, hi
-
-
-def _up(x) -> float:
-    f = float(x)
-    return f if f >= x else math.nextafter(f, math.inf)
-
-
-def _down(x) -> float:
-    f = float(x)
-    return f if f <= x else math.nextafter(f, -math.inf)
 
 
 def truncated_epsilon(der: _Derived, n: int, delta: float) -> tuple[float, dict]:

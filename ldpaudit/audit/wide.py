@@ -32,7 +32,7 @@ import numpy as np
 
 from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Outputs
-from ldpaudit.audit.draws import CHUNK
+from ldpaudit.audit.draws import CHUNK, Positions
 from ldpaudit.audit.events import Candidate, Event
 
 WIDE_INPUTS = 4096              # more inputs than this: always a wide audit
@@ -124,41 +124,18 @@ class Shape:
 
 # -- relations on raw outputs ------------------------------------------------------------------
 
-class Ring:
+class Ring(Positions):
     """The inputs in domain order with the cyclic successor x' = next(x): positions only, so
     that a domain of 10^6 integers 0..d-1 costs nothing to keep or to send to a worker."""
 
-    def __init__(self, inputs: list):
-        self.n = len(inputs)
-        ints = all(isinstance(u, (int, np.integer)) and not isinstance(u, bool) for u in inputs)
-        self.start = int(inputs[0]) if ints else None
-        if ints and all(int(u) == self.start + i for i, u in enumerate(inputs)):
-            self.values = None                       # a range start..start+n-1
-        else:
-            self.values = list(inputs)
-            self.position = {u: i for i, u in enumerate(inputs)}
-
-    def at(self, i: int):
-        return self.start + i if self.values is None else self.values[i]
-
     def pos(self, u) -> int:
-        return int(u) - self.start if self.values is None else self.position[u]
+        return self[u]
 
     def pred(self, u):
         return self.at((self.pos(u) - 1) % self.n)
 
     def succ(self, u):
         return self.at((self.pos(u) + 1) % self.n)
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state.pop("position", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        if self.values is not None:
-            self.position = {u: i for i, u in enumerate(self.values)}
 
 
 @dataclass(eq=False)
