@@ -85,3 +85,24 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(args, message):
     assert message in proc.stderr
     assert "Traceback" not in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_check_jobs_gives_the_sequential_rows_in_file_order(tmp_path, capsys):
+    import shutil
+
+    for name in ("krr.toml", "wrr.toml", "oue.toml"):
+        shutil.copy(Path(__file__).resolve().parents[1] / "specs" / name, tmp_path / name)
+
+    def rows(jobs):
+        assert main(["check", str(tmp_path), "--json", "--audit-samples", "500", "--jobs", jobs]) == 0
+        out = json.loads(capsys.readouterr().out)["specs"]
+        for r in out:                                    # timings are the only thing allowed to differ
+            for stage in r["stages"].values():
+                stage.pop("seconds", None)
+        return out
+
+    sequential, parallel = rows("1"), rows("3")
+    assert [r["spec"] for r in parallel] == sorted(str(p) for p in tmp_path.glob("*.toml"))
+    assert parallel == sequential
+    assert main(["check", str(tmp_path), "--jobs", "0"]) == 2
+    assert "--jobs '0' is not a whole number >= 1" in capsys.readouterr().err
