@@ -45,14 +45,16 @@ def is_zero(expr) -> bool | None:
 UNDECIDED_SUM = " (sympy could not prove it: not shown wrong, undecided; write it so that it simplifies to 1)"
 
 
-def require_sum_one(mech, total, message: str) -> None:
+def require_sum_one(mech, total, message) -> None:
     """``total`` (a row sum, a sum of weights) must be exactly 1 for every admissible parameter.
     Raises InvalidSpec(``message`` + where it is not 1) when sympy shows it different from 1,
     symbolically or at a sample point of the parameters, and Undecided(``message`` + why) when it
-    can do neither: refuse only what is shown wrong."""
+    can do neither: refuse only what is shown wrong. ``message`` is a function returning the
+    text, called only on failure (the text simplifies the sum, which costs)."""
     verdict = is_zero(total - 1)
     if verdict is True:
         return
+    message = message()
     if verdict is False:
         raise InvalidSpec(message)
     for point in sample_points(mech):

@@ -83,5 +83,5 @@ def _validate_explicit(mech, ch: ExplicitChannel) -> None:
         if mech.identities_proved:
             continue
         total = sp.Add(*row)
-        require_sum_one(mech, total, f"row x={x} of channel {mech.name!r} sums to "
-                                     f"{sp.simplify(total) if total.is_number else total}; each row must sum to 1")
+        require_sum_one(mech, total, lambda: f"row x={x} of channel {mech.name!r} sums to "
+                                             f"{sp.simplify(total) if total.is_number else total}; each row must sum to 1")

@@ -128,8 +128,8 @@ def _validate_mixture(mech, ch: MixtureChannel) -> list[str]:
                               "the parameters only (the component is chosen before the input is seen)")
         _require_nonnegative(mech, c.weight, where)
     total = sp.Add(*[c.weight for c in ch.components])
-    require_sum_one(mech, total, f"channel.components weights sum to {shown(sp.simplify(total))}; the weights of a "
-                                 "mixture must sum to 1 (e.g. beta and 1 - beta)")
+    require_sum_one(mech, total, lambda: f"channel.components weights sum to {shown(sp.simplify(total))}; the "
+                                         "weights of a mixture must sum to 1 (e.g. beta and 1 - beta)")
     notes.append("mixture weights are free of x, non-negative and sum to 1 (exactly)")
     for i, c in enumerate(ch.components):
         where = f"channel.components[{i}]"

@@ -106,8 +106,8 @@ def _validate_structured(mech, ch: StructuredChannel) -> list[str]:
     if mech.identities_proved:
         return ["row sums proved symbolically from the output classes"]
     total = sp.Add(*(c.count * c.weight for c in ch.classes))
-    require_sum_one(mech, total, f"rows of channel {mech.name!r} sum to {sp.simplify(total)} (sum over classes of "
-                                 "count*weight); each row must sum to 1")
+    require_sum_one(mech, total, lambda: f"rows of channel {mech.name!r} sum to {sp.simplify(total)} (sum over "
+                                         "classes of count*weight); each row must sum to 1")
     covered = sp.Add(*(c.count for c in ch.classes))
     if is_zero(covered - ch.outputs.count()) is not True:
         raise InvalidSpec(

@@ -192,8 +192,8 @@ def _validate_signs(mech, ch: SignVectorChannel) -> list[str]:
         raise InvalidSpec(f"channel.form = \"signs\" of {mech.name!r} needs vector inputs: set inputs.dimension, "
                           "inputs.low and inputs.high")
     latent = ch.latent_law(1, X) + ch.latent_law(-1, X)
-    require_sum_one(mech, latent, f"channel.latent of {mech.name!r}: P(v=1|x) + P(v=-1|x) = {sp.simplify(latent)}, "
-                                  "not 1")
+    require_sum_one(mech, latent, lambda: f"channel.latent of {mech.name!r}: P(v=1|x) + P(v=-1|x) = "
+                                          f"{sp.simplify(latent)}, not 1")
     for v in (-1, 1):
         for end in (box.low, box.high):
             _require_nonnegative(mech, ch.latent_law(v, end), f"channel.latent P(v={v}|x={end})")
@@ -221,8 +221,8 @@ def _validate_signs(mech, ch: SignVectorChannel) -> list[str]:
             g = _subs(ch.given_latent(t), at)
             _require_nonnegative(mech, g, f"channel.entry at t = {t} (d = {d})")
             total += math.comb(d, (d + t) // 2) * g
-        require_sum_one(mech, total, f"channel.entry of {mech.name!r} sums to {sp.simplify(total)} over the 2^{d} "
-                                     f"sign vectors at d = {d}; P(s | v) must sum to 1")
+        require_sum_one(mech, total, lambda: f"channel.entry of {mech.name!r} sums to {sp.simplify(total)} over the "
+                                             f"2^{d} sign vectors at d = {d}; P(s | v) must sum to 1")
     if dims:
         notes.append(f"P(s | v) sums to 1 over the sign vectors {where}: exact sums, sympy")
     return notes
