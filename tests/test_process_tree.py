@@ -268,9 +268,9 @@ def test_no_process_outlives_a_call_that_fails_or_times_out(run, method, functio
     most, left = _finish(proc, marker)
     stderr = _output(proc)[1]
     assert proc.returncode == 2 and message in stderr, stderr
-    # the target forked (sleepers seen while it ran: how many depends on the machine's load,
-    # 11 of 60 seen once at load 9), and none of them is left
-    assert most >= 5 and left == 0
+    # the target forked (sleepers seen while it ran: how many depends on the machine's load and
+    # speed, 11 of 60 seen once at load 9 and 4 on a quiet machine), and none of them is left
+    assert most >= 1 and left == 0
 
 
 @pytest.mark.parametrize("method", METHODS)
