@@ -47,12 +47,18 @@ class Amplification:
         return math.isfinite(self.epsilon_upper)
 
     def to_json(self) -> dict:
-        out = asdict(self)
-        out["notes"] = list(self.notes)
-        for key in ("epsilon_generic", "epsilon_channel", "epsilon_blanket", "epsilon_upper"):
-            if out[key] is not None and not math.isfinite(out[key]):
-                out[key] = None
-        return out
+        return result_json(self, ("epsilon_generic", "epsilon_channel", "epsilon_blanket", "epsilon_upper"))
+
+
+def result_json(result, bounds) -> dict:
+    """A shuffling result (a dataclass with ``notes``) as JSON: its fields, the notes as a list,
+    and each of ``bounds`` that is infinite (no proved bound) as null."""
+    out = asdict(result)
+    out["notes"] = list(result.notes)
+    for key in bounds:
+        if out[key] is not None and not math.isfinite(out[key]):
+            out[key] = None
+    return out
 
 
 def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0, alpha: float = 0.05,

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import mpmath
 import sympy as sp
@@ -87,13 +87,9 @@ class GaussianAmplification:
         return math.isfinite(self.epsilon_upper)
 
     def to_json(self) -> dict:
-        out = asdict(self)
-        out["kind"] = "gaussian"
-        out["notes"] = list(self.notes)
-        for key in ("epsilon_upper", "epsilon_truncated"):
-            if out[key] is not None and not math.isfinite(out[key]):
-                out[key] = None
-        return out
+        from ldpaudit.account.amplify import result_json
+
+        return {**result_json(self, ("epsilon_upper", "epsilon_truncated")), "kind": "gaussian"}
 
 
 class _Derived:
