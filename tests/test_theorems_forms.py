@@ -181,3 +181,44 @@ def test_kairouz_crossing_both_sides_are_proved():
     assert sign(krr - krappor) == 1
     krr, krappor = reference_l2(d, hi)
     assert sign(krappor - krr) == 1
+
+
+# --- the MRR condition: logarithms bounded by log y >= 1 - 1/y, an 'or' with mixed strictness ---
+
+def reference_information(d, k, eps):
+    """I_k of the k-subset mechanism under the uniform prior, from Wang et al. (not the derivation)."""
+    t = sp.exp(eps)
+    return (k * t * sp.log(d * t / (k * t + d - k)) + (d - k) * sp.log(sp.Integer(d) / (k * t + d - k))) / (k * t + d - k)
+
+
+def test_log_relaxed_is_a_lower_bound_exact_to_first_order():
+    a, e = sp.symbols("a e", positive=True)
+    g = a * e / ((a + 1) * (2 * a + 1)) + sp.log(a + 1) - sp.log(2 * a + 1)
+    low = prover._log_relaxed(g)
+    assert not low.has(sp.log)
+    assert sp.simplify(low - (a * e / ((a + 1) * (2 * a + 1)) - a / (a + 1))) == 0   # log(y) -> 1 - 1/y, y = (a+1)/(2a+1)
+    for av in (sp.Rational(1, 1000), sp.Rational(1, 3), 5):
+        for ev in (sp.Rational(1, 7), 2):
+            assert sign(g.subs({a: av, e: ev}) - low.subs({a: av, e: ev})) == 1          # strictly below off y = 1
+    assert prover._log_relaxed(a * sp.log(a + 1)) is None                              # a symbolic coefficient: no bound
+
+
+def test_mrr_condition_is_proved_in_the_papers_direction():
+    cf = load_claims(THEOREMS / "wang_mrr.toml")
+    r = prove_claim(cf, cf.claims[0], seconds=60)
+    assert r.status == PROVED, r.left
+    assert "log y >= 1 - 1/y" in r.method and r.seconds < 60
+
+
+def test_a_weaker_mrr_condition_is_refuted_with_an_exact_witness(tmp_path):
+    text = (THEOREMS / "wang_mrr_converse.toml").read_text()
+    text = text[:text.index("[[claim]]")] + (
+        '[[claim]]\nstatement = "(exp(epsilon) - 1)**2/(epsilon*exp(epsilon) - exp(epsilon) + 1) > 5*d/6 '
+        'or ss1.mutual_information <= ss2.mutual_information"\n')
+    cf = loads_claims(text, source=str(THEOREMS / "weaker.toml"))
+    r = prove_claim(cf, cf.claims[0], seconds=60)
+    assert r.status == REFUTED
+    d, eps = int(r.witness.point["d"]), sp.Rational(r.witness.point["epsilon"])
+    t = sp.exp(eps)
+    assert sign((t - 1) ** 2 / (eps * t - t + 1) - sp.Rational(5 * d, 6)) <= 0          # beta >= 6/5 there
+    assert sign(reference_information(d, 1, eps) - reference_information(d, 2, eps)) == 1  # yet I_1 > I_2

@@ -177,6 +177,39 @@ def _log_expand(e: sp.Basic) -> sp.Basic:
     return e.replace(lambda n: isinstance(n, sp.log), inner)
 
 
+def _log_collected(e: sp.Basic) -> sp.Basic:
+    """The sum over the distinct logarithms of (coefficient, cancelled) * log, plus the rest
+    cancelled: terms whose poles cancel between them (a (t - 1) in each denominator, as in
+    differences of mutual informations) become one finite coefficient."""
+    if isinstance(e, sp.Max | sp.Min):
+        return e.func(*[_log_collected(a) for a in e.args], evaluate=False)
+    h = sp.expand(_log_expand(e))
+    logs = sorted(h.atoms(sp.log), key=sp.default_sort_key)
+    parts = sp.collect(h, logs, evaluate=False)
+    return sp.Add(*[sp.factor(sp.cancel(sp.together(c))) * k for k, c in parts.items()])
+
+
+def _log_relaxed(e: sp.Basic) -> sp.Basic | None:
+    """A lower bound of e without logarithms, or None: when the logarithms of e (collected,
+    :func:`_log_collected`) have rational coefficients, they are one c * log(Y) with c > 0 and Y
+    the product of their arguments to the coefficients' powers over c, and log Y >= 1 - 1/Y
+    (Y > 0, equality at Y = 1) bounds it below. Exact where the two sides meet to first order."""
+    try:
+        h = sp.expand(_log_expand(e))
+        logs = sorted(h.atoms(sp.log), key=sp.default_sort_key)
+        if not logs:
+            return None
+        parts = {k: sp.cancel(sp.together(v)) for k, v in sp.collect(h, logs, evaluate=False).items()}
+        rest = parts.pop(sp.S.One, sp.S.Zero)
+        if set(parts) != set(logs) or not all(c.is_Rational and c != 0 for c in parts.values()):
+            return None
+        c = max(abs(v) for v in parts.values())
+        y = sp.Mul(*[k.args[0] ** (v / c) for k, v in parts.items()])
+        return sp.cancel(sp.together(rest + c * (1 - 1 / y)))
+    except (sp.PolynomialError, ValueError, TypeError, NotImplementedError, RecursionError):
+        return None
+
+
 def _forms(g: sp.Basic) -> list:
     """Several expressions of the same function (their enclosures are intersected)."""
     forms = [g]
@@ -189,6 +222,12 @@ def _forms(g: sp.Basic) -> list:
             forms.append(sp.Add(*[sp.cancel(sp.together(t)) for t in sp.Add.make_args(sp.expand(h))]))
     except (sp.PolynomialError, ValueError, TypeError):
         pass
+    if g.has(sp.log):
+        try:
+            with _cpu_limit(IMPLIED_SECONDS):
+                forms.append(_log_collected(g))
+        except (sp.PolynomialError, ValueError, TypeError, NotImplementedError, RecursionError):
+            pass
     out = []
     for f in forms:
         if f not in out:
@@ -203,6 +242,7 @@ class Goal:
     strict: bool
     compiled: list = field(default_factory=list)
     implied: list = field(default_factory=list)
+    arg_strict: tuple = ()    # for an 'or' (max(h1, h2, ...)): whether each h_i must be > 0
 
     def __post_init__(self):
         self.compiled = []
@@ -251,11 +291,18 @@ class Problem:
         for part in _parts(claim.statement):
             lhs_rhs = part
             for alt in ([part] if isinstance(part, sp.Or) else _without_min_max(lhs_rhs)):
+                label = sp.sstr(alt)
+                if isinstance(alt, sp.Or):  # each side simplified on its own, its strictness kept
+                    sides = [_difference(a) for a in alt.args]
+                    exprs = [_simplified(to_prover(g)) for g, _ in sides]
+                    goal = Goal(label, sp.Max(*exprs, evaluate=False), any(st for _, st in sides))
+                    goal.arg_strict = tuple(st for _, st in sides)
+                    self.goals.append(goal)
+                    continue
                 g, strict = _difference(alt)
                 g = to_prover(g)
                 g = _simplified(g)
                 sq = _square_form(g)
-                label = sp.sstr(alt)
                 self.goals.append(Goal(label, sq if sq is not None else g, strict))
         self.identity = all(g.expr == 0 and not g.strict for g in self.goals)
         active = set().union(*(g.expr.free_symbols for g in self.goals)) if self.goals else set()
@@ -294,19 +341,33 @@ class Problem:
         pairs = []
         for rel in self.relations:
             if rel.strict or not goal.strict:
-                pairs.append((goal.expr, rel.expr, f"{goal.label} = q * ({rel.label})"))
-        if isinstance(goal.expr, sp.Max) and not goal.strict:
+                pairs.append((goal.expr, rel.expr, f"{goal.label} = q * ({rel.label})", goal.strict))
+        if isinstance(goal.expr, sp.Max):
+            strict_of = dict(zip(goal.expr.args, goal.arg_strict or (goal.strict,) * len(goal.expr.args)))
             for a, b in itertools.permutations(goal.expr.args, 2):
-                pairs.append((b, -a, f"one side of the 'or' is a multiple of the other's negation"))
+                # where a's side fails (a <= 0, or a < 0 when a's side is not strict), b = q * (-a)
+                # with q >= 0 gives b >= 0: enough when b's side is not strict, or when a's side is
+                # not strict and q > 0 (then -a > 0)
+                if strict_of[b] and strict_of[a]:
+                    continue
+                q_strict = strict_of[b]
+                pairs.append((b, -a, "one side of the 'or' is a multiple of the other's negation", q_strict))
+                low = None
+                if b.has(sp.log):
+                    with _cpu_limit(IMPLIED_SECONDS):
+                        low = _log_relaxed(b)
+                if low is not None:
+                    pairs.append((low, -a, "one side of the 'or', its logarithms bounded below by "
+                                  "log y >= 1 - 1/y, is a multiple of the other's negation", q_strict))
         out = []
-        for g, h, why in pairs:
+        for g, h, why, q_strict in pairs:
             if not (h.free_symbols & g.free_symbols) or sp.count_ops(g) > forms.MAX_OPS:
                 continue
             with _cpu_limit(IMPLIED_SECONDS):
                 q = _ratio(g, h)
                 if q is not None:
                     try:
-                        out.append(Goal(why, q, goal.strict))
+                        out.append(Goal(why, q, q_strict))
                     except intervals.Unsupported:
                         pass
         return out
@@ -469,8 +530,11 @@ class _cpu_limit:
             def fire(signum, frame):
                 raise _OutOfTime()
 
+            # nested in another limit: never outlive it, and hand back what is left of it on exit
+            self.outer = signal.getitimer(signal.ITIMER_PROF)[0]
+            self.start = time.process_time()
             self.old = signal.signal(signal.SIGPROF, fire)
-            signal.setitimer(signal.ITIMER_PROF, self.seconds)
+            signal.setitimer(signal.ITIMER_PROF, min(self.seconds, self.outer) if self.outer > 0 else self.seconds)
         return self
 
     def __exit__(self, *exc):
@@ -479,6 +543,8 @@ class _cpu_limit:
 
             signal.setitimer(signal.ITIMER_PROF, 0)
             signal.signal(signal.SIGPROF, self.old)
+            if self.outer > 0:
+                signal.setitimer(signal.ITIMER_PROF, max(self.outer - (time.process_time() - self.start), 0.001))
         return exc[0] is _OutOfTime
 
 
@@ -648,11 +714,15 @@ class Search:
         alternatives = _alternatives(goal)
         if any(self._refined(alt, box) for alt in alternatives):
             return True
+        # each q of goal.implied is sufficient too (q >= 0 on the box gives the goal there): the
+        # methods below (factor signs, ends of the range) may show it where its enclosure cannot
+        alternatives = alternatives + [q for q in goal.implied if q not in alternatives]
         if not all(mpmath.isfinite(_f(box[s].b)) for s in self.p.variables):
             touching = [s for s in self.p.variables
                         if mpmath.isfinite(_f(self.p.ranges[s].a)) and _f(box[s].a) == _f(self.p.ranges[s].a)]
-            if any(self._signed_factors(alt, box, x) for alt in alternatives for x in [None] + touching[:1]):
-                return True
+            for alt in alternatives:
+                if any(self._signed_factors(alt, box, x) for x in [None] + touching[:1]):
+                    return self._via(alt, goal)
         if depth > MAX_DERIVATIVE_DEPTH or time.process_time() > self.deadline:
             return False
         for alt in alternatives:
@@ -660,7 +730,7 @@ class Search:
                 v, full = box[x], self.p.ranges_all.get(x, box[x])
                 if not mpmath.isfinite(_f(v.b)) and mpmath.isfinite(_f(v.a)) and len(self.p.variables) == 1:
                     if self._tail(alt, box, x, depth):
-                        return True
+                        return self._via(alt, goal)
                     continue
                 a, b = _f(v.a), _f(v.b)
                 if not (mpmath.isfinite(_f(full.a)) and mpmath.isfinite(b)) or a - _f(full.a) > WIDEN * (b - a):
@@ -671,12 +741,17 @@ class Search:
                 wide = dict(box)
                 wide[x] = iv.mpf([full.a, v.b])
                 if self._signed_factors(alt, wide, x):
-                    return True
+                    return self._via(alt, goal)
                 if self._end_expansion(alt, wide, x, end):
-                    return True
+                    return self._via(alt, goal)
                 if self._monotone(alt, wide, x, end, depth):
-                    return True
+                    return self._via(alt, goal)
         return False
+
+    def _via(self, alt: Goal, goal: Goal) -> bool:
+        if any(alt is q for q in goal.implied):
+            self.methods.add(f"a sufficient goal q >= 0: {alt.label}")
+        return True
 
     def _by_relation(self, goal: Goal, box, refine: bool = False) -> bool:
         for q in goal.implied:
@@ -871,9 +946,9 @@ def _alternatives(goal: Goal) -> list:
     """The goal, or for max(h1, h2, ...) >= 0 each h_i (one of them >= 0 on the box suffices)."""
     if isinstance(goal.expr, sp.Max):
         out = []
-        for a in goal.expr.args:
+        for a, strict in zip(goal.expr.args, goal.arg_strict or (goal.strict,) * len(goal.expr.args)):
             try:
-                out.append(Goal(goal.label, a, goal.strict))
+                out.append(Goal(goal.label, a, strict))
             except intervals.Unsupported:
                 continue
         return out
@@ -892,9 +967,12 @@ def _ratio(g: sp.Basic, h: sp.Basic) -> sp.Basic | None:
     except (sp.PolynomialError, ValueError, TypeError, NotImplementedError, RecursionError):
         return None
     qn, qd = sp.fraction(q)
-    if sp.count_ops(q) >= sp.count_ops(g) or qd.has(hn) and hn.free_symbols:
+    if qd.has(hn) and hn.free_symbols:
         return None
-    return forms.nested(sp.factor(q))
+    f = sp.factor(q)
+    if min(sp.count_ops(q), sp.count_ops(f)) >= sp.count_ops(g):
+        return None
+    return forms.nested(f)
 
 
 def _exact_end(a) -> sp.Rational | None:
@@ -970,12 +1048,18 @@ def _f(x):
     return mpmath.mpf(x)
 
 
+#: a non-negative range [a, b] with b > WIDE * max(a, 1) is split at sqrt(max(a, 1) b), not (a + b)/2
+WIDE = 2**10
+
+
 def _mid(v):
     a, b = _f(v.a), _f(v.b)
     if not mpmath.isfinite(a):
         return b - 1 if mpmath.isfinite(b) else mpmath.mpf(0)
     if not mpmath.isfinite(b):
         return max(2 * a, a + 1)
+    if a >= 0 and b > WIDE * max(a, 1):  # a range over many orders of magnitude: split geometrically
+        return mpmath.sqrt(max(a, 1) * b)
     return (a + b) / 2
 
 
