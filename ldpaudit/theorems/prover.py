@@ -341,7 +341,7 @@ class Problem:
         pairs = []
         for rel in self.relations:
             if rel.strict or not goal.strict:
-                pairs.append((goal.expr, rel.expr, f"{goal.label} = q * ({rel.label})", goal.strict))
+                pairs.append((goal.expr, rel.expr, f"{goal.label} = q * ({rel.label})", goal.strict, False))
         if isinstance(goal.expr, sp.Max):
             strict_of = dict(zip(goal.expr.args, goal.arg_strict or (goal.strict,) * len(goal.expr.args)))
             for a, b in itertools.permutations(goal.expr.args, 2):
@@ -351,20 +351,20 @@ class Problem:
                 if strict_of[b] and strict_of[a]:
                     continue
                 q_strict = strict_of[b]
-                pairs.append((b, -a, "one side of the 'or' is a multiple of the other's negation", q_strict))
+                pairs.append((b, -a, "one side of the 'or' is a multiple of the other's negation", q_strict, False))
                 low = None
                 if b.has(sp.log):
                     with _cpu_limit(IMPLIED_SECONDS):
                         low = _log_relaxed(b)
                 if low is not None:
                     pairs.append((low, -a, "one side of the 'or', its logarithms bounded below by "
-                                  "log y >= 1 - 1/y, is a multiple of the other's negation", q_strict))
+                                  "log y >= 1 - 1/y, is a multiple of the other's negation", q_strict, True))
         out = []
-        for g, h, why, q_strict in pairs:
+        for g, h, why, q_strict, factored in pairs:
             if not (h.free_symbols & g.free_symbols) or sp.count_ops(g) > forms.MAX_OPS:
                 continue
             with _cpu_limit(IMPLIED_SECONDS):
-                q = _ratio(g, h)
+                q = _ratio(g, h, factored)
                 if q is not None:
                     try:
                         out.append(Goal(why, q, q_strict))
@@ -955,7 +955,7 @@ def _alternatives(goal: Goal) -> list:
     return [goal]
 
 
-def _ratio(g: sp.Basic, h: sp.Basic) -> sp.Basic | None:
+def _ratio(g: sp.Basic, h: sp.Basic, factored: bool = False) -> sp.Basic | None:
     """g/h as one cancelled fraction when that is simpler than g (a common factor went away),
     logs expanded first so that log terms cancel; None otherwise."""
     try:
@@ -969,10 +969,13 @@ def _ratio(g: sp.Basic, h: sp.Basic) -> sp.Basic | None:
     qn, qd = sp.fraction(q)
     if qd.has(hn) and hn.free_symbols:
         return None
-    f = sp.factor(q)
-    if min(sp.count_ops(q), sp.count_ops(f)) >= sp.count_ops(g):
-        return None
-    return forms.nested(f)
+    if sp.count_ops(q) < sp.count_ops(g):
+        return forms.nested(sp.factor(q))
+    if factored:  # simpler once factored (a bound whose terms share the other side's factor)
+        f = sp.factor(q)
+        if sp.count_ops(f) < sp.count_ops(g):
+            return forms.nested(f)
+    return None
 
 
 def _exact_end(a) -> sp.Rational | None:
