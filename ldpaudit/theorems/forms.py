@@ -226,12 +226,27 @@ def factor_sign(f: sp.Basic, box: dict, x=None) -> int | None:
     return None
 
 
-def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False) -> sp.Basic | None:
+def _region_sign(f: sp.Basic, positive) -> int | None:
+    """+1 / -1 when f is (minus) a positive multiple of an expression known > 0 on the region."""
+    for r in positive:
+        for sign in (1, -1):
+            try:
+                q = sp.cancel(f / (sign * r))
+            except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
+                continue
+            if q.is_number and q > 0:
+                return sign
+    return None
+
+
+def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False, positive=()) -> sp.Basic | None:
     """An expression with the sign of ``expr`` on the box (off the lower face in x): the
     numerator of one fraction, with every factor of known sign (numerator or denominator)
     removed and the sign put in front; None when the denominator's sign is not shown. With
     ``weak`` (for a goal ``>= 0``) a numerator factor shown >= 0 or <= 0 is removed too, even if it
-    vanishes somewhere: it cannot turn a value >= 0 negative."""
+    vanishes somewhere: it cannot turn a value >= 0 negative. A factor that is a positive multiple of an
+    expression in ``positive`` (a strict relation of the region, > 0 wherever the claim is
+    asked) has its sign there, even where the box reaches past the region's open boundary."""
     try:
         num, den = sp.fraction(sp.together(expr))
     except (sp.PolynomialError, ValueError, TypeError):
@@ -239,6 +254,8 @@ def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False) -> sp.Ba
     sign = 1
     for base, power in _factors(den):
         s = factor_sign(base, box, x)
+        if s is None:
+            s = _region_sign(base, positive)
         if s is None:
             return None
         if s < 0 and power % 2:
@@ -252,8 +269,10 @@ def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False) -> sp.Ba
         pass
     for base, power in _factors(num):
         s = factor_sign(base, box, x) if base.free_symbols else (1 if base > 0 else -1 if base < 0 else None)
+        if s is None and base.free_symbols:
+            s = _region_sign(base, positive)
         if s is None and weak and base.free_symbols:
-            s = _weak_sign(base, box)
+            s = 1 if power % 2 == 0 else _weak_sign(base, box)  # an even power is >= 0 wherever it is defined
         if s is None:
             kept.append(base**power)
         elif s < 0 and power % 2:

@@ -333,6 +333,8 @@ class Problem:
             self.dropped = []
         for goal in self.goals:
             goal.implied = self._implied(goal)
+        # strict relations: > 0 at every point of the region, whatever a box around it reaches
+        self.positive = [rel.expr for rel in self.relations if rel.strict and not rel.expr.is_number]
 
     def _implied(self, goal: Goal) -> list:
         """Goals q >= 0 that imply this one on the region because g = q * h symbolically, h >= 0
@@ -801,7 +803,8 @@ class Search:
         if key not in self._derivatives:
             self._derivatives[key] = False
             with _cpu_limit(max(self.deadline - time.process_time(), 0.01)):
-                form = forms.sign_form(goal.expr, box, None if goal.strict else x, weak=not goal.strict)
+                form = forms.sign_form(goal.expr, box, None if goal.strict else x, weak=not goal.strict,
+                                       positive=self.p.positive)
                 if form is not None and form.is_number:
                     self._derivatives[key] = bool(form > 0)
         if self._derivatives[key]:
