@@ -223,17 +223,20 @@ class ChannelMoments:
     x_squared: sp.Basic
     constant: sp.Basic
     bound: sp.Basic
-    worst_variance: sp.Basic
+    worst_variance: sp.Basic | None  # None when derived with worst_case=False
     weight: sp.Symbol | None = None
     optimum: MixtureOptimum | None = None
     optimum_note: str = ""
 
 
-def channel_moments(mech, family=None) -> ChannelMoments:
+def channel_moments(mech, family=None, *, worst_case: bool = True) -> ChannelMoments:
     """Derive the moments of a mixture channel from its components: densities cell by cell
     (:func:`ldpaudit.derive.piecewise.piecewise_moments`), atoms as sums over their positions.
     ``family`` (the unbound mechanism) supplies the free weight and ε for the optimal weight when
-    ``mech`` has them bound."""
+    ``mech`` has them bound. With ``worst_case=False`` (a coordinate of a vector mechanism, whose
+    worst case is taken over the vector report) the same checks are made but the sup over x and
+    the optimal weight are not derived: ``worst_variance`` is None and ``x_squared``, ``constant``
+    are as :func:`even_quadratic` gives them."""
     from ldpaudit.derive.piecewise import _tidy, piecewise_moments
     from ldpaudit.mechanism.mixture import MixtureChannel, component_mechanism
     from ldpaudit.mechanism.params import X, Z
@@ -266,8 +269,11 @@ def channel_moments(mech, family=None) -> ChannelMoments:
     variance = _tidy(second - mean**2)
     report_variance = _tidy(variance / slope**2)
     a, c = even_quadratic(report_variance, X)
-    a, c = _tidy(a), _tidy(c)
     bound = sp.sympify(dom.high)
+    if not worst_case:
+        return ChannelMoments(tuple(parts), mean, second, variance, slope, intercept, (Z - intercept) / slope,
+                              report_variance, a, c, bound, None)
+    a, c = _tidy(a), _tidy(c)
     worst = sp.Max(c, _tidy(c + a * bound**2))
     out = ChannelMoments(tuple(parts), mean, second, variance, slope, intercept, (Z - intercept) / slope,
                          report_variance, a, c, bound, worst)
