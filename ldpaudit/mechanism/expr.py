@@ -340,6 +340,9 @@ def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
                 raise BudgetExceeded(f"{what}: arguments that are not rational are limited to 2^{MAX_INTEGER_PART_BITS}")
         if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS // 50:  # a product of k irrational factors
             raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS // 50} when n is irrational")
+        if not k.is_Integer:  # sympy writes gamma(n + 1)/(gamma(k + 1) gamma(n - k + 1)) and evaluates each
+            for a in (n + 1, k + 1, n - k + 1):
+                _gamma_check(a)
         return
     if not k.is_Integer:  # sympy goes through gamma(n + 1), a factorial for integer n
         if abs(n) > MAX_BINOMIAL_TERMS:
@@ -375,6 +378,19 @@ def _log2_binomial(n: int, m: int) -> float:
     return m * (math.log2(n) - math.log2(m))  # C(n, m) >= (n/m)**m
 
 
+def _gamma_check(a: sp.Basic) -> None:
+    """gamma of an integer or half-integer a is exact, (|a| - 1)! or a rational multiple of √π
+    with about as many bits: sympy multiplies it out (binomial(n, k) with an irrational k is
+    written with gamma, so binding n = 10**6 asked for 10**6!). Other arguments stay unevaluated."""
+    if not a.is_Rational or a.q > 2:
+        return
+    bits = math.lgamma(float(abs(a)) + 1) / math.log(2)
+    if bits > MAX_INT_BITS:
+        raise BudgetExceeded(
+            f"gamma({shown(a, 30)}) has about {_approx(bits)} bits; exact numbers are limited to {MAX_INT_BITS} bits"
+        )
+
+
 def _bit_check(x: sp.Basic, j: sp.Basic) -> None:
     if j.is_number:
         if not j.is_Integer or j < 0:
@@ -392,6 +408,7 @@ _PRECHECKS: dict[object, Callable[..., None]] = {
     sp.Pow: _pow_check,
     sp.exp: _exp_check,
     sp.binomial: _binomial_check,
+    sp.gamma: _gamma_check,
     sp.floor: lambda a: _integer_part_check(a, "floor"),
     sp.ceiling: lambda a: _integer_part_check(a, "ceiling"),
     sp.Mod: _mod_check,
