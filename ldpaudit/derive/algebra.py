@@ -197,6 +197,8 @@ def cancel(expr: sp.Basic) -> sp.Basic:
 
 def _cancelled(expr: sp.Basic, together: bool):
     """``(ring, P, Q)`` with P/Q = expr in lowest terms, normalized as sympy's cancel does."""
+    if expr.has(sp.Max, sp.Min):
+        return None  # a Max or Min would be a generator of the ring, not a Symbol: refused below, after sring
     fraction = _fraction(expr)
     if fraction is not None:
         ring, (F, G) = fraction

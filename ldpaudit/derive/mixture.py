@@ -85,8 +85,7 @@ def optimal_mixture(second_a: sp.Basic, second_b: sp.Basic, x: sp.Symbol, bound:
     (see the module doc). The second moments are E[z²|x] of the two unbiased reports."""
     variance = mixture_variance(second_a, second_b, x, alpha)
     a, c = even_quadratic(variance, x)
-    kinks = sp.solve(a, alpha) if a.has(alpha) else []
-    kink = simplify(kinks[0]) if len(kinks) == 1 else None
+    kink = _kink(a, alpha)
     options = {"second": sp.Integer(0), "first": sp.Integer(1)}
     if kink is not None:
         options["kink"] = kink
@@ -127,6 +126,24 @@ def optimal_mixture(second_a: sp.Basic, second_b: sp.Basic, x: sp.Symbol, bound:
         else:
             pieces.append(piece)
     return MixtureOptimum(variance, a, c, kink, sp.sympify(bound), tuple(pieces))
+
+
+def _kink(a: sp.Basic, alpha: sp.Symbol) -> sp.Basic | None:
+    """The one α where a(α) = 0, or None. a is affine in α (the variance is), a1 α + a0, so the
+    root is -a0/a1, read off the coefficients (sp.solve took a tenth of a derivation's CPU for
+    it); anything else goes to sp.solve."""
+    if not a.has(alpha):
+        return None
+    try:
+        poly = sp.Poly(a, alpha)
+    except sp.PolynomialError:
+        poly = None
+    if poly is not None and poly.degree() == 1:
+        a1, a0 = poly.all_coeffs()
+        if simplify(a1) != 0:
+            return simplify(-a0 / a1)
+    kinks = sp.solve(a, alpha)
+    return simplify(kinks[0]) if len(kinks) == 1 else None
 
 
 def _merged_roots(roots: list[ExactRoot]) -> list[ExactRoot]:
@@ -206,17 +223,20 @@ class ChannelMoments:
     x_squared: sp.Basic
     constant: sp.Basic
     bound: sp.Basic
-    worst_variance: sp.Basic
+    worst_variance: sp.Basic | None  # None when derived with worst_case=False
     weight: sp.Symbol | None = None
     optimum: MixtureOptimum | None = None
     optimum_note: str = ""
 
 
-def channel_moments(mech, family=None) -> ChannelMoments:
+def channel_moments(mech, family=None, *, worst_case: bool = True) -> ChannelMoments:
     """Derive the moments of a mixture channel from its components: densities cell by cell
     (:func:`ldpaudit.derive.piecewise.piecewise_moments`), atoms as sums over their positions.
     ``family`` (the unbound mechanism) supplies the free weight and ε for the optimal weight when
-    ``mech`` has them bound."""
+    ``mech`` has them bound. With ``worst_case=False`` (a coordinate of a vector mechanism, whose
+    worst case is taken over the vector report) the same checks are made but the sup over x and
+    the optimal weight are not derived: ``worst_variance`` is None and ``x_squared``, ``constant``
+    are as :func:`even_quadratic` gives them."""
     from ldpaudit.derive.piecewise import _tidy, piecewise_moments
     from ldpaudit.mechanism.mixture import MixtureChannel, component_mechanism
     from ldpaudit.mechanism.params import X, Z
@@ -249,8 +269,11 @@ def channel_moments(mech, family=None) -> ChannelMoments:
     variance = _tidy(second - mean**2)
     report_variance = _tidy(variance / slope**2)
     a, c = even_quadratic(report_variance, X)
-    a, c = _tidy(a), _tidy(c)
     bound = sp.sympify(dom.high)
+    if not worst_case:
+        return ChannelMoments(tuple(parts), mean, second, variance, slope, intercept, (Z - intercept) / slope,
+                              report_variance, a, c, bound, None)
+    a, c = _tidy(a), _tidy(c)
     worst = sp.Max(c, _tidy(c + a * bound**2))
     out = ChannelMoments(tuple(parts), mean, second, variance, slope, intercept, (Z - intercept) / slope,
                          report_variance, a, c, bound, worst)

@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from ldpaudit.derive.algebra import simplify
+from ldpaudit.derive.algebra import cancel, simplify
 from ldpaudit.errors import NotDerivable
 from ldpaudit.mechanism.checks import sample_points
 from ldpaudit.mechanism.core import Mechanism
@@ -96,7 +96,7 @@ def piecewise_moments(mech: Mechanism) -> PiecewiseMoments:
 def _tidy(expr: sp.Basic) -> sp.Basic:
     """A short exact form: collected in x, each coefficient factored (in e^(ε/L))."""
     w_expr, back = in_exp_base(sp.expand(expr))
-    w_expr = sp.cancel(sp.together(w_expr))
+    w_expr = cancel(w_expr)  # sp.cancel(sp.together(w_expr)), from the polynomial ring when it applies
     num, den = sp.fraction(w_expr)
     if not den.has(X) and num.is_polynomial(X):
         terms = [sp.factor(c / den) * X**k for (k,), c in sp.Poly(sp.expand(num), X).terms()]

@@ -60,7 +60,7 @@ def _coordinates(mech: Mechanism) -> CoordinateMoments:
     if getattr(sub.channel, "form", None) == "mixture":
         from ldpaudit.derive.mixture import channel_moments
 
-        moments = channel_moments(sub)
+        moments = channel_moments(sub, worst_case=False)  # the worst case is the vector report's, below
         mean_1, second_1 = moments.mean, moments.second_moment
         how = "the coordinate's mixture components (densities cell by cell, atoms summed)"
     elif isinstance(sub.channel, DensityChannel):

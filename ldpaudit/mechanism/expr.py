@@ -20,6 +20,7 @@ memory (powers, ``exp`` of a number, ``binomial``, ``floor``, ``%``, ``bit``) is
 from __future__ import annotations
 
 import ast
+import itertools
 import math
 import re
 import reprlib
@@ -41,6 +42,7 @@ MAX_ROOT_BITS = 2048  # bits of a rational whose fractional power sympy would si
 MAX_EXP_ARGUMENT = 10**5  # |a| in exp(a), and |b*log(a)| in a**b, for numbers a, b
 MAX_INTEGER_PART_BITS = 60  # log2 |a| for an irrational number a given to floor, ceiling, %, bit
 MAX_BINOMIAL_TERMS = 1000  # k in binomial(n, k) when sympy would expand it into k factors
+MAX_PIECES = 64  # pieces of a Piecewise folded out of a condition (each 'a if c else b' in it doubles them)
 SHOWN_CHARS = 60  # values are shortened to this many characters in messages
 
 
@@ -338,6 +340,9 @@ def _binomial_check(n: sp.Basic, k: sp.Basic) -> None:
                 raise BudgetExceeded(f"{what}: arguments that are not rational are limited to 2^{MAX_INTEGER_PART_BITS}")
         if k.is_Integer and abs(k) > MAX_BINOMIAL_TERMS // 50:  # a product of k irrational factors
             raise BudgetExceeded(f"{what}: k is limited to {MAX_BINOMIAL_TERMS // 50} when n is irrational")
+        if not k.is_Integer:  # sympy writes gamma(n + 1)/(gamma(k + 1) gamma(n - k + 1)) and evaluates each
+            for a in (n + 1, k + 1, n - k + 1):
+                _gamma_check(a)
         return
     if not k.is_Integer:  # sympy goes through gamma(n + 1), a factorial for integer n
         if abs(n) > MAX_BINOMIAL_TERMS:
@@ -373,6 +378,19 @@ def _log2_binomial(n: int, m: int) -> float:
     return m * (math.log2(n) - math.log2(m))  # C(n, m) >= (n/m)**m
 
 
+def _gamma_check(a: sp.Basic) -> None:
+    """gamma of an integer or half-integer a is exact, (|a| - 1)! or a rational multiple of √π
+    with about as many bits: sympy multiplies it out (binomial(n, k) with an irrational k is
+    written with gamma, so binding n = 10**6 asked for 10**6!). Other arguments stay unevaluated."""
+    if not a.is_Rational or a.q > 2:
+        return
+    bits = math.lgamma(float(abs(a)) + 1) / math.log(2)
+    if bits > MAX_INT_BITS:
+        raise BudgetExceeded(
+            f"gamma({shown(a, 30)}) has about {_approx(bits)} bits; exact numbers are limited to {MAX_INT_BITS} bits"
+        )
+
+
 def _bit_check(x: sp.Basic, j: sp.Basic) -> None:
     if j.is_number:
         if not j.is_Integer or j < 0:
@@ -390,6 +408,7 @@ _PRECHECKS: dict[object, Callable[..., None]] = {
     sp.Pow: _pow_check,
     sp.exp: _exp_check,
     sp.binomial: _binomial_check,
+    sp.gamma: _gamma_check,
     sp.floor: lambda a: _integer_part_check(a, "floor"),
     sp.ceiling: lambda a: _integer_part_check(a, "ceiling"),
     sp.Mod: _mod_check,
@@ -422,6 +441,85 @@ def apply_guarded(func, args) -> sp.Basic:
         raise BudgetExceeded(f"cannot be evaluated ({type(exc).__name__}: {shown(str(exc).splitlines()[0] if str(exc) else '', 80)})") from None
     _check_numbers(result)
     return result
+
+
+def piecewise_fold(expr: sp.Basic) -> sp.Basic:
+    """``sympy.piecewise_fold(expr)`` (the same result) with every node it rebuilds built by
+    :func:`apply_guarded`, and at most :data:`MAX_PIECES` pieces per fold.
+
+    sympy folds ``f(Piecewise((a, c), (b, True)))`` into ``Piecewise((f(a), c), (f(b), True))``,
+    evaluating ``f(a)`` unguarded: ``2**64 ** (2**64 if epsilon > 10 else 1)`` is harmless
+    unevaluated but folds into a number of 2**70 bits; and the pieces multiply, so ``n`` of
+    ``a if c else b`` added in one comparison fold into 2**n pieces. sympy folds every condition
+    that contains a Piecewise when it builds a Piecewise, so the parser folds conditions here first.
+    """
+    from sympy.functions.elementary.piecewise import ExprCondPair
+    from sympy.logic.boolalg import ITE, simplify_logic
+    from sympy.utilities.iterables import common_prefix, sift
+
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Piecewise):
+        return expr
+    pieces = []
+    if isinstance(expr, ExprCondPair | sp.Piecewise):
+        for e, c in expr.args:
+            if not isinstance(e, sp.Piecewise):
+                e = piecewise_fold(e)
+            if isinstance(c, ITE):
+                c = simplify_logic(c.to_nnf(), form="cnf")
+            if isinstance(e, sp.Piecewise):
+                pieces.extend((piecewise_fold(ei), sp.And(ci, c)) for ei, ci in e.args)
+            else:
+                pieces.append((e, c))
+            _count_pieces(len(pieces))
+    else:
+        if expr.is_Add or expr.is_Mul and expr.is_commutative:
+            # Piecewise terms with the same conditions are combined piece by piece (as sympy does)
+            p, args = sift(expr.args, lambda x: x.is_Piecewise, binary=True)
+            pc = sift(p, lambda x: tuple(c for e, c in x.args))
+            for c in list(sp.ordered(pc)):
+                if len(pc[c]) > 1:
+                    pargs = [list(i.args) for i in pc[c]]
+                    com = common_prefix(*[[i.cond for i in j] for j in pargs])
+                    n = len(com)
+                    collected = [(apply_guarded(expr.func, tuple(ai[i].expr for ai in pargs)), com[i]) for i in range(n)]
+                    remains = []
+                    for a in pargs:
+                        if n == len(a):
+                            continue
+                        remains.append(a[n].expr if a[n].cond == True else sp.Piecewise(*a[n:], evaluate=False))  # noqa: E712
+                    if remains:
+                        collected.append((apply_guarded(expr.func, tuple(remains)), True))
+                    args.append(sp.Piecewise(*collected, evaluate=False))
+                    continue
+                args.extend(pc[c])
+        else:
+            args = expr.args
+        folded = [piecewise_fold(a) for a in args]
+        choices = [a.args if isinstance(a, sp.Piecewise) else [(a, sp.true)] for a in folded]
+        _count_pieces(math.prod(len(c) for c in choices))
+        for ec in itertools.product(*choices):
+            e, c = zip(*ec)
+            pieces.append((apply_guarded(expr.func, e), sp.And(*c)))
+    out = sp.Piecewise(*pieces)
+    if any(s.expr.has(sp.Piecewise) for q in out.atoms(sp.Piecewise) for s in q.args):
+        return piecewise_fold(out)
+    return out
+
+
+def fold(expr: sp.Basic, *, field: str = "expression", error: type = InvalidSpec) -> sp.Basic:
+    """:func:`piecewise_fold` for the loader: a refusal is ``error`` naming ``field``."""
+    try:
+        return piecewise_fold(expr)
+    except BudgetExceeded as exc:
+        raise error(f"{field} = {shown(expr)}: {exc}") from None
+
+
+def _count_pieces(n: int) -> None:
+    if n > MAX_PIECES:
+        raise BudgetExceeded(
+            f"folding the conditional expressions ('a if c else b') in a condition gives more than {MAX_PIECES} "
+            "cases; use fewer conditional expressions inside conditions"
+        )
 
 
 def substitute(
@@ -693,7 +791,50 @@ class _Translator:
     def visit_IfExp(self, node: ast.IfExp, depth: int):
         cond = self.condition(self.visit(node.test, depth), node.test)
         body, orelse = self.visit(node.body, depth), self.visit(node.orelse, depth)
+        if cond.has(sp.Piecewise):  # sympy would fold it, unguarded, as it builds the Piecewise
+            cond = self.apply(_folded_condition, (cond,), node)
         return self.apply(lambda *a: sp.Piecewise((a[0], a[1]), (a[2], True)), (body, cond, orelse), node)
+
+
+def _folded_condition(cond: sp.Basic) -> sp.Basic:
+    """What sympy's ExprCondPair makes of a condition containing a Piecewise (the Piecewise
+    folded out of it and rewritten as ITE), within the budgets."""
+    folded = piecewise_fold(cond)
+    return _as_ite(folded) if isinstance(folded, sp.Piecewise) else folded
+
+
+def _as_ite(pw: sp.Piecewise) -> sp.Basic:
+    """``pw.rewrite(ITE)`` for a Piecewise of conditions that ends in ``(b, True)``.
+
+    sympy's rewrite also stops early where the conditions so far cover every real value of
+    their variable, found by solving each condition as an inequality (``as_set``): unbounded
+    work (``binomial(1, d) < 2**64`` factors a polynomial for minutes). Here only conditions
+    ``symbol <op> number`` are solved; other conditions are kept, which gives the same truth
+    values."""
+    from sympy.core.relational import _canonical
+
+    args = [list(a) for a in pw.args]
+    covered: dict = {}
+    i, c = 0, sp.false
+    for i, (b, c) in enumerate(args):
+        if c == True:  # noqa: E712
+            break
+        for part in c.args if isinstance(c, sp.Or) else [c]:
+            if not (isinstance(part, sp.core.relational.Relational) and part.lhs.is_Symbol and part.rhs.is_Rational):
+                continue
+            x = part.lhs
+            covered[x] = covered.get(x, sp.S.EmptySet).union(part.as_set())
+            if covered[x] in (sp.S.UniversalSet, sp.S.Reals):
+                c = args[i][1] = sp.true
+                break
+        if c == True:  # noqa: E712
+            break
+    if c != True:  # noqa: E712
+        raise BudgetExceeded("a condition's cases do not end in a default case")  # the parser always writes one
+    last = args[i][0]
+    for a, cond in reversed(args[:i]):
+        last = sp.ITE(cond, a, last)
+    return _canonical(last)
 
 
 # --- conditions over concrete values (for structured channels' output classes) ------------

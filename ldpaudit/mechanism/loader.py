@@ -53,7 +53,7 @@ from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.expr import (
-    CONSTANTS, FUNCTIONS, BudgetExceeded, exact_decimal, parse_expression, parse_predicate, shown, substitute,
+    CONSTANTS, FUNCTIONS, BudgetExceeded, exact_decimal, fold, parse_expression, parse_predicate, shown, substitute,
 )
 from ldpaudit.mechanism.params import X, Y, Z, Parameter
 from ldpaudit.mechanism.product import CoordinateLaw, ProductChannel
@@ -620,7 +620,7 @@ def _signs(raw, symbols, definitions) -> SignVectorChannel:
     scope = dict(symbols, **definitions)
     return SignVectorChannel(
         latent=parse_expression(raw["latent"], dict(scope, x=X, v=V), field="channel.latent"),
-        entry=sp.piecewise_fold(parse_expression(raw["entry"], dict(scope, t=T), field="channel.entry")),
+        entry=fold(parse_expression(raw["entry"], dict(scope, t=T), field="channel.entry"), field="channel.entry"),
         scale=parse_expression(raw["scale"], scope, field="channel.scale"),
     )
 
@@ -695,7 +695,7 @@ def _mixture(raw, symbols, definitions, where: str = "channel"):
             raise InvalidSpec(f"{where}.outputs must be integers (y in {where}.entry and .at is a number)")
         entry = parse_expression(ct["entry"], dict(names, x=X, y=Y), field=f"{where}.entry")
         at = parse_expression(ct["at"], dict(names, y=Y), field=f"{where}.at")
-        components.append(Component(weight, outputs=tuple(outputs), entry=sp.piecewise_fold(entry), at=at))
+        components.append(Component(weight, outputs=tuple(outputs), entry=fold(entry, field=f"{where}.entry"), at=at))
     return MixtureChannel(tuple(components))
 
 
@@ -759,8 +759,9 @@ def _explicit(raw, symbols, inputs):
             )
         matrix = tuple(
             tuple(
-                sp.piecewise_fold(
-                    substitute(entry, {xs: sp.Integer(x), ys: sp.Integer(y)}, field="channel.entry", error=InvalidSpec)
+                fold(
+                    substitute(entry, {xs: sp.Integer(x), ys: sp.Integer(y)}, field="channel.entry", error=InvalidSpec),
+                    field=f"channel.entry at x={x}, y={y}",
                 )
                 for y in outputs
             )
@@ -779,7 +780,7 @@ def _real_explicit(raw, symbols, where: str = "channel") -> RealInputChannel:
         raise InvalidSpec(f"an explicit channel with real inputs needs {where}.entry (Q(y|x) as an expression in x and y); "
                           "channel.rows lists finite inputs")
     entry = parse_expression(raw["entry"], dict(symbols, x=X, y=Y), field=f"{where}.entry")
-    return RealInputChannel(tuple(outputs), sp.piecewise_fold(entry), "explicit")
+    return RealInputChannel(tuple(outputs), fold(entry, field=f"{where}.entry"), "explicit")
 
 
 def _real_structured(raw, symbols) -> RealInputChannel:
