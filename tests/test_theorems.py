@@ -208,3 +208,61 @@ def test_concavity_of_i_k_is_refuted_with_an_exact_witness():
     assert 0 <= a <= d and 0 <= b <= d and eps > 0
     mid = reference_information(d, (a + b) / 2, eps)
     assert sign(reference_information(d, a, eps) + reference_information(d, b, eps) - 2 * mid) == 1
+
+
+# --- Prop. III.3: the risks at k near d/(e^eps + 1) (proofs/theorems/yebarg_prop33.toml) ---
+
+def reference_subset_l2(d: int, k, eps) -> sp.Basic:
+    """k-subset's i.i.d. worst-case l2^2 risk at real k from the reference formulas (fixed-population
+    total + (1 - 1/d)), not the derivation."""
+    t = sp.exp(eps)
+    g = k * t / (k * t + d - k)
+    h = g * (k - 1) / (d - 1) + ((d - k) / (k * t + d - k)) * k / (d - 1)
+    return (g * (1 - g) + (d - 1) * h * (1 - h)) / (g - h) ** 2 + (1 - sp.Rational(1, d))
+
+
+def prop33_bounds(d, eps):
+    t = sp.exp(eps)
+    low = 4 * t * (d - 1) ** 2 / (d * (t - 1) ** 2)
+    return low, low * (1 + (t + 1) ** 4 / (4 * t * (d + t + 1) * (d * t - t - 1)))
+
+
+def test_prop33_l2_bounds_are_proved_for_every_d_and_epsilon():
+    cf = load_claims(THEOREMS / "yebarg_prop33.toml")
+    for claim in cf.claims[:2]:
+        r = prove_claim(cf, claim, seconds=60)
+        assert r.status == PROVED, (claim.name, r.left)
+    # both bounds are attained: the lower where d/(t + 1) is an integer, the upper one step above it
+    d, eps = 12, sp.log(3)                    # d/(t + 1) = 3
+    low, up = prop33_bounds(d, eps)
+    assert sp.simplify(reference_subset_l2(d, 3, eps) - low) == 0
+    assert sp.simplify(reference_subset_l2(d, 4, eps) - up) == 0
+    low, up = prop33_bounds(13, eps)         # k = ceiling(13/4) = 4, strictly inside
+    assert sign(reference_subset_l2(13, 4, eps) - low) == 1 and sign(up - reference_subset_l2(13, 4, eps)) == 1
+
+
+@pytest.mark.slow
+def test_prop33_l1_bounds_are_proved():
+    cf = load_claims(THEOREMS / "yebarg_prop33.toml")
+    for claim in cf.claims[2:]:
+        assert prove_claim(cf, claim, seconds=60).status == PROVED
+
+
+def test_prop33_with_half_the_excess_is_refuted_with_a_witness_recomputed_exactly(tmp_path):
+    text = (THEOREMS / "yebarg_prop33.toml").read_text()
+    head = text[:text.index("[[claim]]")]
+    claim = text[text.index("[[claim]]"):].split("[[claim]]")[1]
+    claim = claim.replace("(4*exp(epsilon)*(d + exp", "(8*exp(epsilon)*(d + exp")
+    assert "(8*exp(epsilon)" in claim
+    path = tmp_path / "half.toml"
+    path.write_text(head + "[[claim]]" + claim)
+    cf = load_claims(path)
+    r = prove_claim(cf, cf.claims[0], seconds=60)
+    assert r.status == REFUTED
+    pt = {k: sp.Rational(v) for k, v in r.witness.point.items()}
+    d, k, eps = int(pt["d"]), pt["k"], pt["epsilon"]
+    t = sp.exp(eps)
+    assert d >= 3 and sign(k - d / (t + 1)) >= 0 and sign(d / (t + 1) + 1 - k) >= 0   # inside the region
+    low, _ = prop33_bounds(d, eps)
+    half = low * (1 + (t + 1) ** 4 / (8 * t * (d + t + 1) * (d * t - t - 1)))
+    assert sign(reference_subset_l2(d, k, eps) - half) == 1

@@ -20,6 +20,7 @@ validated functional inclusion methods* (2003).
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath
@@ -226,16 +227,22 @@ def factor_sign(f: sp.Basic, box: dict, x=None) -> int | None:
     return None
 
 
-def _region_sign(f: sp.Basic, positive) -> int | None:
-    """+1 / -1 when f is (minus) a positive multiple of an expression known > 0 on the region."""
+def _region_sign(f: sp.Basic, positive, box=None) -> int | None:
+    """+1 / -1 when f = q * r with r an expression known > 0 on the region and q of known sign
+    (a number, or a factor shown > 0 or < 0 on the box)."""
     for r in positive:
-        for sign in (1, -1):
-            try:
-                q = sp.cancel(f / (sign * r))
-            except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
-                continue
-            if q.is_number and q > 0:
-                return sign
+        try:
+            q = sp.cancel(f / r)
+        except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
+            continue
+        if q.is_number:
+            if q != 0:
+                return 1 if q > 0 else -1
+            continue
+        if box is not None and sp.count_ops(q) <= sp.count_ops(f):
+            s = factor_sign(q, box)
+            if s is not None:
+                return s
     return None
 
 
@@ -255,7 +262,7 @@ def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False, positive
     for base, power in _factors(den):
         s = factor_sign(base, box, x)
         if s is None:
-            s = _region_sign(base, positive)
+            s = _region_sign(base, positive, box)
         if s is None:
             return None
         if s < 0 and power % 2:
@@ -270,7 +277,7 @@ def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False, positive
     for base, power in _factors(num):
         s = factor_sign(base, box, x) if base.free_symbols else (1 if base > 0 else -1 if base < 0 else None)
         if s is None and base.free_symbols:
-            s = _region_sign(base, positive)
+            s = _region_sign(base, positive, box)
         if s is None and weak and base.free_symbols:
             s = 1 if power % 2 == 0 else _weak_sign(base, box)  # an even power is >= 0 wherever it is defined
         if s is None:
@@ -284,11 +291,36 @@ def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False, positive
 
 
 def _weak_sign(f: sp.Basic, box: dict) -> int | None:
-    c = _compile(f)
-    if c is None:
-        return None
-    v = c(box)
-    return 1 if _f(v.a) >= 0 else -1 if _f(v.b) <= 0 else None
+    for c in [_compile(f)] + _horner_forms(f):
+        if c is None:
+            continue
+        v = c(box)
+        if _f(v.a) >= 0:
+            return 1
+        if _f(v.b) <= 0:
+            return -1
+    return None
+
+
+_HORNER: dict = {}
+
+
+def _horner_forms(f: sp.Basic) -> list:
+    """Compiled Horner forms of a small polynomial factor, one per order of its variables (at
+    most 6): h*(v*(1 - w**2) + w) + w shows a sign that -h*v*w**2 + h*v + h*w + w hides."""
+    if f not in _HORNER:
+        out = []
+        gens = sorted(f.free_symbols, key=str)
+        if f.is_Add and 1 < len(gens) <= 3 and _small(f) and f.is_polynomial(*gens):
+            try:
+                for order in itertools.permutations(gens):
+                    c = _compile(sp.horner(f, *order))
+                    if c is not None:
+                        out.append(c)
+            except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
+                out = []
+        _HORNER[f] = out
+    return _HORNER[f]
 
 
 def nested(e: sp.Basic) -> sp.Basic:

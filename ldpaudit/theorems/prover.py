@@ -974,9 +974,11 @@ def _ratio(g: sp.Basic, h: sp.Basic, factored: bool = False) -> sp.Basic | None:
         return None
     if sp.count_ops(q) < sp.count_ops(g):
         return forms.nested(sp.factor(q))
-    if factored:  # simpler once factored (a bound whose terms share the other side's factor)
+    if factored or sp.gcd(sp.expand(num), sp.expand(hn)).free_symbols:
+        # simpler once factored (a bound whose terms share the other side's factor), or h's
+        # numerator divides g's: g vanishes where h does, and q is what is left
         f = sp.factor(q)
-        if sp.count_ops(f) < sp.count_ops(g):
+        if factored and sp.count_ops(f) < sp.count_ops(g) or not factored:
             return forms.nested(f)
     return None
 
