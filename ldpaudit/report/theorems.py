@@ -1,7 +1,7 @@
 """``ldpaudit reproduce theorems``: every claims file under proofs/theorems/ decided over its
 region (``ldpaudit prove``), written as proofs/theorems/theorems.{md,tex,json}.
 
-The claims are the seed papers' inequalities (Ye & Barg Prop. III.5; Wang et al.'s ε²/8
+The claims are the seed papers' inequalities (Ye & Barg Prop. III.5 and the bounds of III.3; Wang et al.'s ε²/8
 bounds, the MRR condition, the concavity of I_k); the verdicts are whatever the prover
 decides, with the exact witness of every refutation and the pieces left by every UNKNOWN."""
 

@@ -974,13 +974,23 @@ def _ratio(g: sp.Basic, h: sp.Basic, factored: bool = False) -> sp.Basic | None:
         return None
     if sp.count_ops(q) < sp.count_ops(g):
         return forms.nested(sp.factor(q))
-    if factored or sp.gcd(sp.expand(num), sp.expand(hn)).free_symbols:
+    if factored or _divides(hn, num):
         # simpler once factored (a bound whose terms share the other side's factor), or h's
         # numerator divides g's: g vanishes where h does, and q is what is left
         f = sp.factor(q)
         if factored and sp.count_ops(f) < sp.count_ops(g) or not factored:
             return forms.nested(f)
     return None
+
+
+def _divides(hn: sp.Basic, num: sp.Basic) -> bool:
+    """h's numerator (not a constant) divides g's: g vanishes wherever h does."""
+    if not hn.free_symbols:
+        return False
+    try:
+        return sp.cancel(hn / sp.gcd(sp.expand(num), sp.expand(hn))).is_number
+    except (sp.PolynomialError, ValueError, TypeError, NotImplementedError, ZeroDivisionError):
+        return False
 
 
 def _exact_end(a) -> sp.Rational | None:
