@@ -718,7 +718,7 @@ class Search:
             return True
         # each q of goal.implied is sufficient too (q >= 0 on the box gives the goal there): the
         # methods below (factor signs, ends of the range) may show it where its enclosure cannot
-        alternatives = alternatives + [q for q in goal.implied if q not in alternatives]
+        alternatives = [q for q in goal.implied if q not in alternatives] + alternatives  # the simpler first
         if not all(mpmath.isfinite(_f(box[s].b)) for s in self.p.variables):
             touching = [s for s in self.p.variables
                         if mpmath.isfinite(_f(self.p.ranges[s].a)) and _f(box[s].a) == _f(self.p.ranges[s].a)]
