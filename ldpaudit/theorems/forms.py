@@ -20,6 +20,7 @@ validated functional inclusion methods* (2003).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -291,7 +292,7 @@ def sign_form(expr: sp.Basic, box: dict, x=None, *, weak: bool = False, positive
 
 
 def _weak_sign(f: sp.Basic, box: dict) -> int | None:
-    for c in [_compile(f)] + _horner_forms(f):
+    for c in (_compile(f), *_horner_forms(f)):
         if c is None:
             continue
         v = c(box)
@@ -302,25 +303,18 @@ def _weak_sign(f: sp.Basic, box: dict) -> int | None:
     return None
 
 
-_HORNER: dict = {}
-
-
-def _horner_forms(f: sp.Basic) -> list:
+@functools.lru_cache(maxsize=4096)
+def _horner_forms(f: sp.Basic) -> tuple:
     """Compiled Horner forms of a small polynomial factor, one per order of its variables (at
     most 6): h*(v*(1 - w**2) + w) + w shows a sign that -h*v*w**2 + h*v + h*w + w hides."""
-    if f not in _HORNER:
-        out = []
-        gens = sorted(f.free_symbols, key=str)
-        if f.is_Add and 1 < len(gens) <= 3 and _small(f) and f.is_polynomial(*gens):
-            try:
-                for order in itertools.permutations(gens):
-                    c = _compile(sp.horner(f, *order))
-                    if c is not None:
-                        out.append(c)
-            except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
-                out = []
-        _HORNER[f] = out
-    return _HORNER[f]
+    gens = sorted(f.free_symbols, key=str)
+    if not (f.is_Add and 1 < len(gens) <= 3 and _small(f) and f.is_polynomial(*gens)):
+        return ()
+    try:
+        return tuple(c for c in (_compile(sp.horner(f, *order)) for order in itertools.permutations(gens))
+                     if c is not None)
+    except (sp.PolynomialError, ValueError, TypeError, NotImplementedError):
+        return ()
 
 
 def nested(e: sp.Basic) -> sp.Basic:

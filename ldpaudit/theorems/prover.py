@@ -177,31 +177,34 @@ def _log_expand(e: sp.Basic) -> sp.Basic:
     return e.replace(lambda n: isinstance(n, sp.log), inner)
 
 
-def _log_collected(e: sp.Basic) -> sp.Basic:
-    """The sum over the distinct logarithms of (coefficient, cancelled) * log, plus the rest
-    cancelled: terms whose poles cancel between them (a (t - 1) in each denominator, as in
-    differences of mutual informations) become one finite coefficient."""
-    if isinstance(e, sp.Max | sp.Min):
-        return e.func(*[_log_collected(a) for a in e.args], evaluate=False)
+def _log_parts(e: sp.Basic) -> tuple[sp.Basic, dict]:
+    """e = rest + sum of c * log(A) over its distinct logarithms (logs expanded first), each
+    coefficient c and the rest as one cancelled fraction."""
     h = sp.expand(_log_expand(e))
     logs = sorted(h.atoms(sp.log), key=sp.default_sort_key)
-    parts = sp.collect(h, logs, evaluate=False)
-    return sp.Add(*[sp.factor(sp.cancel(sp.together(c))) * k for k, c in parts.items()])
+    parts = {k: sp.cancel(sp.together(v)) for k, v in sp.collect(h, logs, evaluate=False).items()}
+    return parts.pop(sp.S.One, sp.S.Zero), parts
+
+
+def _log_collected(e: sp.Basic) -> sp.Basic:
+    """e with its logarithms collected and each coefficient cancelled: terms whose poles cancel
+    between them (a (t - 1) in each denominator, as in differences of mutual informations)
+    become one finite coefficient."""
+    if isinstance(e, sp.Max | sp.Min):
+        return e.func(*[_log_collected(a) for a in e.args], evaluate=False)
+    rest, parts = _log_parts(e)
+    return sp.factor(rest) + sp.Add(*[sp.factor(c) * k for k, c in parts.items()])
 
 
 def _log_relaxed(e: sp.Basic) -> sp.Basic | None:
     """A lower bound of e without logarithms, or None: when the logarithms of e (collected,
-    :func:`_log_collected`) have rational coefficients, they are one c * log(Y) with c > 0 and Y
+    :func:`_log_parts`) have rational coefficients, they are one c * log(Y) with c > 0 and Y
     the product of their arguments to the coefficients' powers over c, and log Y >= 1 - 1/Y
     (Y > 0, equality at Y = 1) bounds it below. Exact where the two sides meet to first order."""
     try:
-        h = sp.expand(_log_expand(e))
-        logs = sorted(h.atoms(sp.log), key=sp.default_sort_key)
-        if not logs:
-            return None
-        parts = {k: sp.cancel(sp.together(v)) for k, v in sp.collect(h, logs, evaluate=False).items()}
-        rest = parts.pop(sp.S.One, sp.S.Zero)
-        if set(parts) != set(logs) or not all(c.is_Rational and c != 0 for c in parts.values()):
+        rest, parts = _log_parts(e)
+        if not parts or rest.has(sp.log) or not all(isinstance(k, sp.log) and c.is_Rational and c != 0
+                                                    for k, c in parts.items()):
             return None
         c = max(abs(v) for v in parts.values())
         y = sp.Mul(*[k.args[0] ** (v / c) for k, v in parts.items()])
@@ -243,6 +246,12 @@ class Goal:
     compiled: list = field(default_factory=list)
     implied: list = field(default_factory=list)
     arg_strict: tuple = ()    # for an 'or' (max(h1, h2, ...)): whether each h_i must be > 0
+
+    def sides(self) -> list:
+        """(h_i, strict_i) for an 'or' max(h1, h2, ...) >= 0, else [(expr, strict)]."""
+        if not isinstance(self.expr, sp.Max):
+            return [(self.expr, self.strict)]
+        return list(zip(self.expr.args, self.arg_strict or (self.strict,) * len(self.expr.args)))
 
     def __post_init__(self):
         self.compiled = []
@@ -345,7 +354,7 @@ class Problem:
             if rel.strict or not goal.strict:
                 pairs.append((goal.expr, rel.expr, f"{goal.label} = q * ({rel.label})", goal.strict, False))
         if isinstance(goal.expr, sp.Max):
-            strict_of = dict(zip(goal.expr.args, goal.arg_strict or (goal.strict,) * len(goal.expr.args)))
+            strict_of = dict(goal.sides())
             for a, b in itertools.permutations(goal.expr.args, 2):
                 # where a's side fails (a <= 0, or a < 0 when a's side is not strict), b = q * (-a)
                 # with q >= 0 gives b >= 0: enough when b's side is not strict, or when a's side is
@@ -949,7 +958,7 @@ def _alternatives(goal: Goal) -> list:
     """The goal, or for max(h1, h2, ...) >= 0 each h_i (one of them >= 0 on the box suffices)."""
     if isinstance(goal.expr, sp.Max):
         out = []
-        for a, strict in zip(goal.expr.args, goal.arg_strict or (goal.strict,) * len(goal.expr.args)):
+        for a, strict in goal.sides():
             try:
                 out.append(Goal(goal.label, a, strict))
             except intervals.Unsupported:
@@ -974,12 +983,11 @@ def _ratio(g: sp.Basic, h: sp.Basic, factored: bool = False) -> sp.Basic | None:
         return None
     if sp.count_ops(q) < sp.count_ops(g):
         return forms.nested(sp.factor(q))
-    if factored or _divides(hn, num):
-        # simpler once factored (a bound whose terms share the other side's factor), or h's
-        # numerator divides g's: g vanishes where h does, and q is what is left
+    if factored:  # simpler once factored: a bound whose terms share the other side's factor
         f = sp.factor(q)
-        if factored and sp.count_ops(f) < sp.count_ops(g) or not factored:
-            return forms.nested(f)
+        return forms.nested(f) if sp.count_ops(f) < sp.count_ops(g) else None
+    if _divides(hn, num):  # g vanishes where h does, and q is what is left
+        return forms.nested(sp.factor(q))
     return None
 
 
