@@ -115,7 +115,8 @@ def test_truncation_facts_recomputed(gaussian, sigma):
     assert tr["tv_term"] >= (1 + mpmath.exp(tr["epsilon0"])) * tv
     assert tr["tv_term"] + tr["delta_clone"] <= delta
     assert tr["epsilon"] == clone_epsilon(tr["epsilon0"], n, tr["delta_clone"], math.exp(-tr["epsilon0"]))
-    assert r.epsilon_truncated == tr["epsilon"] == r.epsilon_upper
+    assert r.epsilon_truncated == tr["epsilon"]
+    assert r.epsilon_upper == min(r.epsilon_truncated, r.epsilon_blanket, r.epsilon_local)
 
 
 def test_count_lower_bound_is_below_one_report_at_two_users(gaussian):
@@ -129,8 +130,11 @@ def test_cli_gaussian_json_and_bad_input(capsys):
                  "--delta", "1e-6", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and data["command"] == "amplify" and data["verdict"] == "OK"
-    assert data["epsilon_generic"] is None and data["epsilon_blanket"] is None
+    assert data["epsilon_generic"] is None
+    # the privacy blanket is the best upper bound here, well inside the truncation bound
+    assert data["epsilon_upper"] == data["epsilon_blanket"] < data["epsilon_truncated"] / 5
     assert 0.02 < data["epsilon_lower"] < data["epsilon_upper"] < 0.4
+    assert data["blanket"]["epsilon_end"] <= data["epsilon_blanket"]
     code = main(["amplify", "specs/laplace_mean.toml", "-p", "M=1", "-p", "epsilon=1", "--n", "100", "--delta", "1e-6"])
     err = capsys.readouterr().err
     assert code == 2 and "not Gaussian" in err and err.count("\n") == 1

@@ -78,6 +78,7 @@ class GaussianAmplification:
     count_witness: dict = field(default_factory=dict)
     epsilon_generic: float | None = None
     epsilon_blanket: float | None = None
+    blanket: dict = field(default_factory=dict)
     epsilon0: float | None = None
     seconds: dict = field(default_factory=dict)
     notes: tuple = ()
@@ -266,10 +267,7 @@ def gaussian_amplify(mech, n: int, delta) -> GaussianAmplification:
     clock["local"] = time.perf_counter() - t
     notes = ["epsilon_generic is not defined: the Gaussian mechanism is not ε0-LDP for any finite ε0 (Feldman, "
              "McMillan & Talwar's generic bound needs one); epsilon_truncated applies it to the report clipped to "
-             "[low - T, high + T] and charges the clipping's total variation to δ",
-             "epsilon_blanket is not computed: the privacy-blanket divergence's maximum over target pairs in "
-             "[low, high] is not shown here to be at the ends, so its value for the end pair would not be a bound "
-             "proved for every neighbouring pair"]
+             "[low - T, high + T] and charges the clipping's total variation to δ"]
     if n == 1:
         return GaussianAmplification(mech.name, n, d, str(der.s), local_up, local_low, local_up, None, local_low,
                                      local_low, notes=tuple(notes + ["n = 1: the shuffled view is the report itself; "
@@ -285,7 +283,11 @@ def gaussian_amplify(mech, n: int, delta) -> GaussianAmplification:
     t = time.perf_counter()
     count_low, witness = count_lower(der, n, d)
     clock["count_lower"] = time.perf_counter() - t
-    upper = min(local_up, trunc)
+    t = time.perf_counter()
+    blanket = blanket_epsilon(der, n, d, local_up)
+    clock["blanket"] = time.perf_counter() - t
+    notes += list(blanket.notes)
+    upper = min(local_up, trunc, blanket.epsilon if blanket.epsilon is not None else math.inf)
     if not math.isfinite(trunc):
         notes.append("epsilon_truncated: no truncation leaves part of δ to the clone bound at this n and δ")
     return GaussianAmplification(
@@ -293,8 +295,33 @@ def gaussian_amplify(mech, n: int, delta) -> GaussianAmplification:
         epsilon_lower=max(sum_low, count_low), epsilon_local=local_up,
         epsilon_truncated=trunc if math.isfinite(trunc) else None, epsilon_sum_lower=sum_low,
         epsilon_count_lower=count_low, truncation=facts, count_witness=witness,
+        epsilon_blanket=blanket.epsilon, blanket=blanket.to_json(),
         epsilon0=facts.get("epsilon0"), seconds=clock, notes=tuple(notes),
     )
+
+
+def blanket_epsilon(der: _Derived, n: int, delta: float, cap: float):
+    """The privacy-blanket bound of :mod:`ldpaudit.account.gaussian_blanket` for this
+    mechanism: the half-width a = (high - low)/(2 s) in noise scales, one report's exact δ and ε
+    at a distance d (noise scales) from the derived profile (the end pair with the noise scaled
+    by r = 2a/d has distance d)."""
+    from ldpaudit.account.gaussian_blanket import blanket_bound
+
+    with mpmath.workdps(DIGITS):
+        a_mp = der.width_mp / (2 * der.s_mp)
+
+    def scale(d):
+        with mpmath.workdps(DIGITS):
+            return (2 * a_mp / mpmath.mpf(d)) ** 2
+
+    def one_delta(d, eps):
+        return _up(der.delta(eps, scale(d)) * (1 + mpmath.mpf(10) ** -40))
+
+    def one_epsilon(d):
+        return _up(der.epsilon_bracket(scale(d), delta)[1])
+
+    return blanket_bound(float(a_mp), n, delta, epsilon_cap=cap, one_report_delta=one_delta,
+                         one_report_epsilon=one_epsilon)
 
 
 def render(r: GaussianAmplification) -> str:
@@ -310,6 +337,14 @@ def render(r: GaussianAmplification) -> str:
         lines.append(f"  epsilon_truncated   {fmt(r.epsilon_truncated)}   clip to [{tr['interval'][0]:.4g}, "
                      f"{tr['interval'][1]:.4g}]: ε0 = {tr['epsilon0']:.6g}, TV term {tr['tv_term']:.3g}, "
                      f"clone bound at δ = {tr['delta_clone']:.3g}")
+    if r.blanket:
+        b = r.blanket
+        if r.epsilon_blanket is not None:
+            lines.append(f"  epsilon_blanket     {fmt(r.epsilon_blanket)}   privacy blanket, every target pair: end pair "
+                         f"{b['epsilon_end']:.6g}, pairs closer than {b['d_monotone']:.3g} noise scales "
+                         f"{b['epsilon_near']:.6g}")
+        else:
+            lines.append("  epsilon_blanket     not computed (see the note)")
     lines += [f"  epsilon_generic     {'none' if r.epsilon_generic is None else fmt(r.epsilon_generic)}   "
               "not defined: no pure ε0 (see the note)",
               f"  epsilon_lower       {fmt(r.epsilon_lower)}   best rigorous lower bound (sum of reports: "
