@@ -14,22 +14,21 @@ l(z) = (φ(z - x) - e^ε φ(z - x'))/ω(z), l(⊥) = 0,
 
 (Balle, Bell, Gascón & Nissim, CRYPTO 2019; the same argument as :mod:`.blanket`).
 
-**Every target pair, not only the end pair.** The bound must hold for every (x, x') in
-[-a, a]². The pairs are covered by boxes X × X'. For a box, every bin B of z gets the range
-[m_B, M_B] of l over B × X × X' and the largest mean of l on B over the box (closed forms:
-l = e^{r(z,x)} - e^ε e^{r(z,x')}, r(z, x) = (a + t)(|z| + (a - t)/2), t = ±x, is monotone in |z|
-and concave in x; the mass of B under φ(· - x) is unimodal in x). The two-point law on
-{m_B, M_B} with that mean dominates l(Z) given Z ∈ B in the increasing convex order for every
-pair of the box; so does the mixture over bins (same bin masses ω(B)), the n-fold sum, and
-(·)_+ of it. A box is shown when its bound is at most δ; a box that is not is split in four
-(quadtree), down to a smallest width. Mirror symmetry (z -> -z) maps (x, x') to (-x, -x') with
-the same D, so only boxes meeting x + x' >= 0 are evaluated.
+**One pair's dominating law.** Every bin B of z gets the range [m_B, M_B] of l over B (closed
+forms: l = e^{r(z,x)} - e^ε e^{r(z,x')}, r(z, x) = (a + t)(|z| + (a - t)/2), t = ±x, is monotone
+in |z|) and the mean of l on B (from Φ). The two-point law on {m_B, M_B} with that mean
+dominates l(Z) given Z ∈ B in the convex order; so does the mixture over bins (same bin masses
+ω(B)), the n-fold sum, and (·)_+ of it. (The code takes input intervals, so that rounding can
+only widen them; a pair is the degenerate interval.)
+
+**Every target pair** (:func:`pairs_covered`, :func:`blanket_bound`): the end pair (low, high)
+bounds every pair of a monotone region by an increasing-convex-order path argument; the pairs
+outside it are close, and one report's exact profile bounds them.
 
 **Computing E[(S)_+] for the dominating law.** Bins whose top M_B exceeds a cap, and |z| beyond
 a range, are left out: (S)_+ <= (Σ_in l_j)_+ + Σ_out (l_j)_+, so they count as 0 in the sum and
 their E[(l)_+] <= ∫_B max_x φ(z - x)dz is added to D (at most a small share of δ). The points
-are spread onto the lattice hZ by mean-preserving splits (convex order up again) after values
-below L_min are raised to L_min. Then, for the lattice law P and any θ > 0 (exactly),
+are spread onto the lattice hZ by mean-preserving splits (convex order up again). Then, for the lattice law P and any θ > 0 (exactly),
 
     E[(S)_+] = Λ(θ)^n Σ_{k > 0} kh e^{-θkh} P_θ^{*n}(k),   P_θ = P e^{θkh}/Λ(θ),
 
@@ -127,7 +126,7 @@ def _side(v0, v1, T, Tp, a, e_eps, e_eps_err):
     (W_lo, W_up, m_lo, M_up, N_up, charge_up) elementwise."""
     t1, t2 = T
     s1, s2 = Tp
-    # l's range over the bin and the box: r is increasing in v, concave in t
+    # l's range over the bin and the input intervals: r is increasing in v, concave in t
     tsup = np.clip(v1, t1, t2)
     r_sup = _r(v1, tsup, a)
     r_inf = np.minimum(_r(v0, t1, a), _r(v0, t2, a))
@@ -148,7 +147,7 @@ def _side(v0, v1, T, Tp, a, e_eps, e_eps_err):
     # bin mass under ω: ∫ φ(v + a)
     W, W_err = _mass(v0, v1, -a)
     W_lo, W_up = np.maximum(W - W_err, 0.0), W + W_err
-    # the largest mean numerator over the box: max_t ∫φ(v - t) - e^ε min_t' ∫φ(v - t')
+    # the largest mean numerator over the intervals: max_t ∫φ(v - t) - e^ε min_t' ∫φ(v - t')
     G_max, G_err = _mass(v0, v1, np.clip(0.5 * (v0 + v1), t1, t2))
     g1, e1 = _mass(v0, v1, s1)
     g2, e2 = _mass(v0, v1, s2)
@@ -160,15 +159,15 @@ def _side(v0, v1, T, Tp, a, e_eps, e_eps_err):
     return W_lo, W_up, m_lo, M_up, N_up, charge
 
 
-def dominating_law(geo: Geometry, eps: float, box, *, bins_per_unit: int = BINS_PER_UNIT,
-                   h: float | None = None, L_min: float | None = None) -> LatticeLaw | None:
-    """The lattice law dominating l(Z) (increasing convex order) for every pair of the box
-    ((x1, x2), (x1', x2')) in units of the noise, centred inputs; None when the lattice would
-    exceed :data:`MAX_SUPPORT`."""
+def dominating_law(geo: Geometry, eps: float, pair, *, bins_per_unit: int = BINS_PER_UNIT,
+                   h: float | None = None) -> LatticeLaw | None:
+    """The lattice law dominating l(Z) (increasing convex order) for the target pair (x, x') in
+    noise scales, centred inputs (x, x' in [-a, a]); None when the lattice would exceed
+    :data:`MAX_SUPPORT`."""
     from scipy.special import ndtri
 
     a = geo.a
-    (x1, x2), (y1, y2) = box
+    (x1, x2), (y1, y2) = (pair[0], pair[0]), (pair[1], pair[1])
     budget = OUT_SHARE * geo.delta
     # the z range: beyond ±zmax, ∫ max_x φ(z - x) <= budget/4 on both sides together
     zmax = a + float(-ndtri(budget / 8)) + 0.5
@@ -217,9 +216,6 @@ def dominating_law(geo: Geometry, eps: float, box, *, bins_per_unit: int = BINS_
     sd = math.sqrt(max(float(np.sum(values * values * masses)) - mean * mean, 0.0)) or 1.0
     if h is None:
         h = sd / POINTS_PER_SD
-    if L_min is None:
-        L_min = -math.inf
-    values = np.maximum(values, L_min)
     lo_v = min(float(values.min()), 0.0)
     hi_v = max(float(values.max()), 0.0)
     kmin = int(math.floor(lo_v / h)) - 1
@@ -411,9 +407,9 @@ class BlanketBound:
 
 
 def end_pair_divergence(geo: Geometry, eps: float) -> Evaluation:
-    """The bound on D(a, -a) at ε (a degenerate box)."""
+    """The bound on D(a, -a) at ε."""
     a = geo.a
-    law = dominating_law(geo, eps, ((a, a), (-a, -a)))
+    law = dominating_law(geo, eps, (a, -a))
     if law is None:
         return Evaluation(math.inf, details={"reason": f"the lattice would exceed {MAX_SUPPORT} points"})
     return divergence(law, geo.n)
