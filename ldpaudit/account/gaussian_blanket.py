@@ -21,20 +21,23 @@ dominates l(Z) given Z ∈ B in the convex order; so does the mixture over bins 
 ω(B)), the n-fold sum, and (·)_+ of it. (The code takes input intervals, so that rounding can
 only widen them; a pair is the degenerate interval.)
 
-**Every target pair** (:func:`pairs_covered`, :func:`blanket_bound`): the end pair (low, high)
+**Every target pair** (:func:`monotone_distance`, :func:`blanket_bound`): the end pair (low, high)
 bounds every pair of a monotone region by an increasing-convex-order path argument; the pairs
 outside it are close, and one report's exact profile bounds them.
 
 **Computing E[(S)_+] for the dominating law.** Bins whose top M_B exceeds a cap, and |z| beyond
 a range, are left out: (S)_+ <= (Σ_in l_j)_+ + Σ_out (l_j)_+, so they count as 0 in the sum and
 their E[(l)_+] <= ∫_B max_x φ(z - x)dz is added to D (at most a small share of δ). The points
-are spread onto the lattice hZ by mean-preserving splits (convex order up again). Then, for the lattice law P and any θ > 0 (exactly),
+are spread onto the lattice hZ by mean-preserving splits (convex order up again). Then, for
+the lattice law P and any θ > 0 (exactly),
 
     E[(S)_+] = Λ(θ)^n Σ_{k > 0} kh e^{-θkh} P_θ^{*n}(k),   P_θ = P e^{θkh}/Λ(θ),
 
 with θ at the saddle point (P_θ centred at 0). P_θ^{*n} is computed by FFT on a cyclic
 lattice of N points: the wrap-around only adds mass, so it can only raise the sum (valid).
-The terms k > K are at most max_{t > Kh} t e^{-θt}.
+The terms k > K are at most max_{t > Kh} t e^{-θt} times the tilted mass beyond Kh (1, or a
+Chernoff bound (Λ(θ + λ)/Λ(θ))^n e^{-λKh} when the window is cut at TAIL_SDS standard
+deviations of the tilted sum).
 
 **Numerical control.** Every lattice mass is an upper bound of the exact construction's (bin
 masses and means from scipy's ``ndtr`` with a relative error budget :data:`LIB_REL`, values
@@ -361,9 +364,24 @@ def divergence(law: LatticeLaw, n: int) -> Evaluation:
 
 
 def monotone_distance(a: float, eps: float):
-    """An upper end d_M (mpmath, 50 digits) of the distance below which a pair x >= y can lie
-    outside the monotone region M (module doc of :func:`pairs_covered`): C(d_M) >= ε for
-    C(d) = log(2a/(2a - d)) - d(2a - d)/2, increasing on (0, 2a)."""
+    """d_M (mpmath, 50 digits, rounded up): every pair x >= x' in [-a, a] with x - x' >= d_M
+    lies in the monotone region M, on which the end pair's divergence bounds the pair's.
+
+    * **The monotone region.** M = {x >= x': g(x) >= e^ε g(x'), g(-x) <= e^ε g(-x')},
+      g(x) = (a + x) e^{(a² - x²)/2}. On M, l(z) is non-decreasing in z: its derivative on
+      z > 0 is (a + x)e^{r(z,x)} - e^ε (a + x')e^{r(z,x')}, whose two terms have a ratio
+      non-decreasing in z, so its sign is that at z = 0; likewise on z < 0. So {l > c} is a
+      half-line (z*, ∞) for every c, and F(c) = ∫(φ(z - x) - e^ε φ(z - x') - cω(z))_+ dz has
+      ∂F/∂x = φ(z* - x) >= 0 and ∂F/∂x' = -e^ε φ(z* - x') <= 0. For a < 1/√2, g is increasing
+      on [-a, a], so M is closed under raising x and lowering x': the path
+      (x, x') -> (a, x') -> (a, -a) stays in M, and F(x, x'; c) <= F(a, -a; c) for every c.
+      That is the increasing convex order of l(Z) (E[(l(Z) - c)_+] = F(c) + (1 - γ)(-c)_+),
+      which sums of independent copies and (·)_+ keep: D(x, x') <= D(a, -a).
+    * **The distance.** At fixed distance d, log g(x) - log g(x - d) is decreasing in x
+      (derivative 1/(a + x) - 1/(a + x - d) - d < 0), so it is at least its value at x = a,
+      C(d) = log(2a/(2a - d)) - d(2a - d)/2, increasing in d; likewise for g(-x). A pair
+      x >= x' outside M has C(x - x') < ε, i.e. x - x' < d_M = the root of C(d) = ε.
+    """
     import mpmath
 
     with mpmath.workdps(50):
@@ -421,7 +439,7 @@ def blanket_bound(a: float, n: int, delta: float, *, epsilon_cap: float, one_rep
 
     1. **The end pair.** ε_end = the smallest ε (to a relative 1e-7, its upper end) with the
        certified D(a, -a; ε) <= δ (:func:`end_pair_divergence`, searched below ``epsilon_cap``).
-    2. **The monotone region at ε_end** (:func:`pairs_covered`'s first fact): every pair x >= x'
+    2. **The monotone region at ε_end** (:func:`monotone_distance`): every pair x >= x'
        in M(ε_end) has D(x, x'; ε_end) <= D(a, -a; ε_end) <= δ, and D is non-increasing in ε
        (l decreases pointwise), so it is covered at every ε >= ε_end.
     3. **Pairs near the diagonal**: outside M(ε_end), x - x' < d_M(ε_end); one report at that
@@ -455,9 +473,9 @@ def blanket_bound(a: float, n: int, delta: float, *, epsilon_cap: float, one_rep
     if not final.divergence <= delta:     # smallest_epsilon returns a point shown <= δ; checked again
         eps_end, final = epsilon_cap, top
     d_m = monotone_distance(a, eps_end)
-    eps_near = float(one_report_epsilon(d_m))
+    d_up = math.nextafter(float(d_m), math.inf)      # the distance reported, and used (>= d_M)
+    eps_near = float(one_report_epsilon(d_up))
     eps = max(eps_end, eps_near)
-    d_up = math.nextafter(float(d_m), math.inf)
     notes.append(f"every target pair: the end pair (low, high) bounds the pairs of the monotone region at ε_end = "
                  f"{eps_end:.6g}; the pairs outside it are closer than d_M = {d_up:.4g} noise scales, where one report "
                  f"reaches δ at ε_near = {eps_near:.6g}")
