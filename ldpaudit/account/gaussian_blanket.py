@@ -223,19 +223,25 @@ def dominating_law(geo: Geometry, eps: float, pair, *, bins_per_unit: int = BINS
     hi_v = max(float(values.max()), 0.0)
     kmin = int(math.floor(lo_v / h)) - 1
     kmax = int(math.ceil(hi_v / h)) + 1
-    if kmax - kmin + 1 > MAX_SUPPORT:
+    if kmax - kmin + 2 > MAX_SUPPORT:
         return None
     q = values / h
     k = np.floor(q)
     f = q - k
     f_err = 4 * U * (np.abs(q) + 1)
+    # the exact split of v = qh between kh and (k + 1)h has the fractions f, 1 - f within f_err
+    # of the computed ones; where rounding may have put v below kh the exact law moves that mass
+    # up to kh (still dominating), where above (k + 1)h it splits between k + 1 and k + 2 with at
+    # most f_err at k + 2 (added)
     w_hi = masses * np.minimum(f + f_err, 1.0) * (1 + 4 * U)
     w_lo = masses * np.minimum(1 - f + f_err, 1.0) * (1 + 4 * U)
+    w_top = np.where(f + f_err > 1, masses * f_err * (1 + 4 * U), 0.0)
     idx = (k.astype(np.int64) - kmin)
-    size = kmax - kmin + 1
-    P = np.bincount(idx, weights=w_lo, minlength=size) + np.bincount(idx + 1, weights=w_hi, minlength=size)
-    P = P[:size] * (1 + (len(values) + 2) * U * 2)
-    P[-kmin] += p0
+    size = kmax - kmin + 2     # k <= kmax - 1, so k + 2 <= kmax + 1
+    P = (np.bincount(idx, weights=w_lo, minlength=size) + np.bincount(idx + 1, weights=w_hi, minlength=size)
+         + np.bincount(idx + 2, weights=w_top, minlength=size))
+    P = P * (1 + (len(values) + 2) * U * 2)
+    P[-kmin] = (P[-kmin] + p0) * (1 + 2 * U)
     return LatticeLaw(h, kmin, P, charge_total, {"bins_in": int(inside.sum()), "bins_out": n_out,
                                                   "zmax": zmax, "sd": sd, "mean": mean})
 
@@ -277,6 +283,8 @@ def divergence(law: LatticeLaw, n: int) -> Evaluation:
         return Evaluation(law.charge, details={"reason": "no positive value"})
     logP = np.full_like(P, -np.inf)
     logP[nz] = np.log(P[nz])
+    logP_fin = np.where(nz, logP, 0.0)
+    log_err = LIB_REL + 8 * U * (float(np.max(np.abs(logP_fin))) + 4) + len(P) * U   # relative, of a sum of exps
 
     def moments(theta):
         e = logP + theta * x
@@ -312,7 +320,8 @@ def divergence(law: LatticeLaw, n: int) -> Evaluation:
     c, w, lam, mean = moments(theta)
     var = float(np.sum(w * x * x)) / lam - mean * mean
     # tilted masses as upper bounds of P e^{θkh}/Λ_f (Λ_f = λ e^c, any positive float)
-    tilt_err = (LIB_REL + 8 * U * (np.abs(theta * x - c) + 4))
+    # exp(log P + θx - c): the rounding of log P (|log P| u), of the sum and of exp
+    tilt_err = (LIB_REL + 8 * U * (np.abs(theta * x - c) + np.abs(logP_fin) + 4))
     qt = (w / lam) * (1 + tilt_err) * (1 + 4 * U)
     s = float(np.sum(qt)) * (1 + len(qt) * U)
     log_lam = c + math.log(lam)
@@ -348,14 +357,16 @@ def divergence(law: LatticeLaw, n: int) -> Evaluation:
             lam_c = scale * tK / (n * var)
             c2, w2, l2, _ = moments(theta + lam_c)
             log_ratio = (c2 + math.log(l2)) - log_lam
-            log_ratio += LIB_REL * (abs(c2) + abs(log_lam) + 1) + len(P) * U
+            # both sums' relative error (exponents up to |(θ + λ)x - c2|), the logs' rounding
+            spread_x = float(np.max(np.abs((theta + lam_c) * x[nz] - c2)))
+            log_ratio += 2 * (log_err + 8 * U * spread_x) + 4 * U * (abs(c2) + abs(log_lam) + 2)
             log_tail = min(log_tail, n * log_ratio - lam_c * tK + 1e-6)
         tail_mass = math.exp(log_tail)
     tail = peak * tail_mass * (1 + LIB_REL)
-    log_e = n * log_lam + math.log(inner + tail)
+    log_e = n * log_lam + math.log(inner + tail) + 4 * U
     # the rounding of n log Λ_f (Λ_f = λ e^c, the float the masses were divided by)
     log_e += 4 * n * U * (abs(c) + abs(math.log(lam)) + 1)
-    D = math.exp(log_e) / n * (1 + 8 * U) + law.charge
+    D = math.exp(log_e) / n * (1 + LIB_REL + 4 * U * (abs(log_e) + 4)) + law.charge
     return Evaluation(D, theta, N, {"K": K, "fft_error": err, "tail": tail, "inner": inner,
                                     "log_lambda": log_lam, "var": var})
 
