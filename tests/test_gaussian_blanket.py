@@ -164,8 +164,16 @@ def test_blanket_bound_takes_the_worse_of_its_two_parts():
         assert b.epsilon == max(b.epsilon_end, b.epsilon_near)
         assert gb.end_pair_divergence(gb.Geometry(a, n, 1e-8), b.epsilon_end).divergence <= 1e-8
         assert b.d_monotone >= float(gb.monotone_distance(a, b.epsilon_end))
-        assert balle_wang(b.d_monotone, b.epsilon_near) <= 1e-8 < balle_wang(b.d_monotone, b.epsilon_near * (1 - 1e-6))
-    assert b.epsilon == b.epsilon_near > 5 * b.epsilon_end        # a = 0.5: set by the near pairs
+        one = b.details["epsilon_near_one_report"]
+        assert balle_wang(b.d_monotone, one) <= 1e-8 < balle_wang(b.d_monotone, one * (1 - 1e-6))
+        assert b.epsilon_near <= one
+    # a = 0.5: the near pairs set the bound, by the chain (one report would be 8 times larger)
+    chain, level = b.details["epsilon_near_chain"], b.details["chain_level"]
+    assert b.epsilon == b.epsilon_near == chain == 2 * level > b.epsilon_end
+    assert b.details["epsilon_near_one_report"] > 4 * chain
+    end = gb.end_pair_divergence(gb.Geometry(0.5, 1_000_000, 1e-8), level).divergence
+    assert (1 + math.exp(level)) * end <= 1e-8
+    assert level >= b.epsilon_end and gb.monotone_distance(0.5, level) <= 2 * 0.5 / 3
     far = gb.blanket_bound(0.8, 1000, 1e-8, epsilon_cap=6.0, one_report_delta=one_delta, one_report_epsilon=one_eps)
     assert far.epsilon is None and "1/√2" in far.notes[0]
 

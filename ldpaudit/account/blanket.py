@@ -153,19 +153,21 @@ def check_inputs(n, delta) -> None:
 
 
 def smallest_epsilon(divergence, delta: float, upper: float,
-                     deadline: float | None = None) -> tuple[float, int, bool]:
-    """The smallest ε in [0, upper] (to EPS_RTOL) with divergence(ε) <= δ, for a certified
+                     deadline: float | None = None, rtol: float = EPS_RTOL,
+                     lower: float = 0.0) -> tuple[float, int, bool]:
+    """The smallest ε in [lower, upper] (to ``rtol``, relative) with divergence(ε) <= δ (``lower``
+    known to have divergence > δ, or 0), for a certified
     (upper-bound) divergence non-increasing in ε. Regula falsi on log D with
     the Illinois rule, a bisection step every eighth; (ε, evaluations, whether the bracket
     closed before the deadline). The bracket keeps D(lo) > δ >= D(hi) and
     its upper end is returned (ε = upper is valid by the caller's assumption). An evaluation
     may return inf (not computed): it counts as D > δ, so it can cost tightness, never validity."""
-    lo, hi = 0.0, upper
-    dlo = math.inf     # D(0) is not evaluated (the costliest point): treated as > δ
+    lo, hi = lower, upper
+    dlo = math.inf     # D(lower) is not evaluated (the costliest point): treated as > δ
     dhi = divergence(upper)
     calls, side, converged = 1, 0, True
     last = 0.0   # the duration of the last evaluation: one that would end past the deadline is not started
-    while hi - lo > EPS_RTOL * max(hi, 1e-12) and calls < 200:
+    while hi - lo > rtol * max(hi, 1e-12) and calls < 200:
         if deadline is not None and time.monotonic() + last > deadline:
             converged = False
             break   # hi is still shown: D(hi) <= δ
@@ -188,7 +190,7 @@ def smallest_epsilon(divergence, delta: float, upper: float,
         else:
             lo, dlo = mid, d
             side = 2 if side > 0 else 1
-    return hi, calls, converged and hi - lo <= EPS_RTOL * max(hi, 1e-12)
+    return hi, calls, converged and hi - lo <= rtol * max(hi, 1e-12)
 
 
 # --- classes ----------------------------------------------------------------------------------

@@ -62,6 +62,8 @@ U = 2.0 ** -53
 LIB_REL = 1e-14
 #: the share of δ given to left-out bins and the tails beyond the z range
 OUT_SHARE = 1e-3
+#: the relative width of the ε searches' final brackets (the upper end is returned)
+EPS_RTOL = 1e-5
 #: bins per unit of z (noise scale 1) on each side
 BINS_PER_UNIT = 2000
 #: the largest cyclic lattice (points) and single-report lattice (points)
@@ -333,15 +335,24 @@ def divergence(law: LatticeLaw, n: int) -> Evaluation:
         K = min(K, int(math.ceil((TAIL_SDS * sd_sum + 4 * h) / h)))
     spread = LEFT_SDS * sd_sum / h + 8
     N = 1 << int(math.ceil(math.log2(K + spread + 2)))
-    if N > MAX_FFT:
-        return Evaluation(math.inf, theta, N, {"reason": f"the cyclic lattice would need {N} points"})
     if s ** n > 2:
         return Evaluation(math.inf, theta, N, {"reason": "tilted mass rounding too large"})
+    if N > MAX_FFT:
+        # too wide for the FFT: the Chernoff form E[(S)_+] <= Λ_f^n s^n max_t t e^{-θt} = Λ_f^n s^n/(eθ)
+        log_e = n * (log_lam + math.log(s)) - 1 - math.log(theta) + 4 * n * U * (abs(c) + abs(math.log(lam)) + 2)
+        D = math.exp(log_e) / n * (1 + LIB_REL + 4 * U * (abs(log_e) + 4)) + law.charge
+        return Evaluation(D, theta, 0, {"method": "chernoff", "reason": f"the cyclic lattice would need {N} points"})
     cyc = np.bincount((np.arange(law.kmin, law.kmin + len(P)) % N), weights=qt, minlength=N)
     cyc *= (1 + (len(qt) // N + 2) * U * 2)
     y = np.fft.rfft(cyc)
-    conv = np.fft.irfft(y ** n, n=N)
-    err = fft_error(N, n, s)
+    # the n-th power only where it does not underflow (elsewhere |y|^n < e^-700, set to 0 and
+    # counted in the error below)
+    mag = np.abs(y)
+    live = n * np.log(np.maximum(mag, 1e-300)) > -700.0
+    yn = np.zeros_like(y)
+    yn[live] = y[live] ** n
+    conv = np.fft.irfft(yn, n=N)
+    err = fft_error(N, n, s) + 2 * math.exp(-700.0)
     ks = np.arange(1, K + 1)
     t = ks * h
     weight = t * np.exp(-theta * t) * (1 + LIB_REL + 8 * U * (theta * t + 2))
@@ -445,18 +456,30 @@ def end_pair_divergence(geo: Geometry, eps: float) -> Evaluation:
 
 
 def blanket_bound(a: float, n: int, delta: float, *, epsilon_cap: float, one_report_delta,
-                  one_report_epsilon) -> BlanketBound:
+                  one_report_epsilon, epsilon_hint: float = 0.0) -> BlanketBound:
     """ε with every neighbouring pair's shuffled divergence at most δ, by the privacy blanket:
 
-    1. **The end pair.** ε_end = the smallest ε (to a relative 1e-7, its upper end) with the
+    1. **The end pair.** ε_end = the smallest ε (to a relative :data:`EPS_RTOL`, its upper end) with the
        certified D(a, -a; ε) <= δ (:func:`end_pair_divergence`, searched below ``epsilon_cap``).
     2. **The monotone region at ε_end** (:func:`monotone_distance`): every pair x >= x'
        in M(ε_end) has D(x, x'; ε_end) <= D(a, -a; ε_end) <= δ, and D is non-increasing in ε
        (l decreases pointwise), so it is covered at every ε >= ε_end.
-    3. **Pairs near the diagonal**: outside M(ε_end), x - x' < d_M(ε_end); one report at that
-       distance reaches δ at ε_near = ``one_report_epsilon(d_M)`` (post-processing).
+    3. **Pairs near the diagonal**: outside M(ε_end), x - x' < d_M(ε_end). Two bounds, the
+       smaller kept:
 
-    ε = max(ε_end, ε_near), for a < 1/√2 (else not computed, with the reason)."""
+       * *one report*: at distance d_M it reaches δ at ``one_report_epsilon(d_M)``
+         (post-processing);
+       * *a chain through a far input* (when one report is worse than the end pair): with
+         w = x' - d_M(ε') (or x + d_M(ε') when that leaves [-a, a]), both (x, w) and (w, x')
+         are at least d_M(ε') apart, so both are in M(ε') (the second mirrored), and the
+         hockey-stick divergence's chain rule D_{e^{2ε'}}(P || R) <= D_{e^ε'}(P || Q) +
+         e^ε' D_{e^ε'}(Q || R) gives (1 + e^ε') D(a, -a; ε') <= δ at 2ε'. ε' is searched with
+         D(a, -a; ε') <= δ/2.5 and the product checked; it applies when d_M(ε') <= 2a/3 (then
+         every close pair has room for w on one side).
+
+    ε = max(ε_end, ε_near), for a < 1/√2 (else not computed, with the reason).
+    ``epsilon_hint`` (a lower bound on ε_end, e.g. a proved lower bound on the shuffled ε) only
+    starts the searches near the answer."""
     notes = []
     if not a < 1 / math.sqrt(2):
         return BlanketBound(None, None, None, notes=(
@@ -464,8 +487,6 @@ def blanket_bound(a: float, n: int, delta: float, *, epsilon_cap: float, one_rep
             "(a + x)e^((a² - x²)/2) is not increasing on [-a, a] and the monotone-region argument that extends the "
             "end pair's bound to every pair does not apply",))
     geo = Geometry(a, n, delta)
-    from ldpaudit.account.blanket import smallest_epsilon
-
     calls = [0]
 
     def div(eps):
@@ -478,21 +499,69 @@ def blanket_bound(a: float, n: int, delta: float, *, epsilon_cap: float, one_rep
         return BlanketBound(None, None, None, evaluations=calls[0], notes=(
             f"epsilon_blanket is not computed: the end pair's blanket bound is not below δ at ε = {epsilon_cap:.6g} "
             f"(the one-report bound){': ' + top.details['reason'] if 'reason' in top.details else ''}",))
-    eps_end, _, _ = smallest_epsilon(div, delta, epsilon_cap)
+    eps_end = _search(div, delta, epsilon_cap, epsilon_hint)
     final = end_pair_divergence(geo, eps_end)
     calls[0] += 1
     if not final.divergence <= delta:     # smallest_epsilon returns a point shown <= δ; checked again
         eps_end, final = epsilon_cap, top
     d_m = monotone_distance(a, eps_end)
     d_up = math.nextafter(float(d_m), math.inf)      # the distance reported, and used (>= d_M)
-    eps_near = float(one_report_epsilon(d_up))
+    eps_one = float(one_report_epsilon(d_up))
+    details = {"theta": final.theta, "fft_points": final.N, "epsilon_near_one_report": eps_one,
+               "epsilon_near_chain": None, **{k: v for k, v in final.details.items() if k in ("fft_error", "K")}}
+    eps_near, how = eps_one, f"one report at distance d_M reaches δ at {eps_one:.6g}"
+    if eps_one > eps_end:
+        chain = _chain_epsilon(geo, div, eps_end, epsilon_cap)
+        calls[0] += 1
+        if chain is not None:
+            details.update(epsilon_near_chain=chain["epsilon"], chain_level=chain["level"],
+                           chain_d_monotone=chain["d_monotone"], chain_delta=chain["delta"])
+            if chain["epsilon"] < eps_one:
+                eps_near = chain["epsilon"]
+                how = (f"a chain through an input w at least d_M({chain['level']:.6g}) = {chain['d_monotone']:.4g} "
+                       f"away (both legs in the monotone region) reaches δ at 2 × {chain['level']:.6g}; one report "
+                       f"would need {eps_one:.6g}")
     eps = max(eps_end, eps_near)
     notes.append(f"every target pair: the end pair (low, high) bounds the pairs of the monotone region at ε_end = "
-                 f"{eps_end:.6g}; the pairs outside it are closer than d_M = {d_up:.4g} noise scales, where one report "
-                 f"reaches δ at ε_near = {eps_near:.6g}")
+                 f"{eps_end:.6g}; the pairs outside it are closer than d_M = {d_up:.4g} noise scales: {how}")
     if eps_near > eps_end:
         notes.append("epsilon_blanket is set by the pairs near the diagonal (ε_near > ε_end): the end pair alone "
                      "would give a smaller ε, not proved here for those pairs")
-    details = {"theta": final.theta, "fft_points": final.N, **{k: v for k, v in final.details.items()
-                                                              if k in ("fft_error", "K")}}
     return BlanketBound(eps, eps_end, eps_near, d_up, final.divergence, calls[0], details, tuple(notes))
+
+
+def _search(div, delta: float, cap: float, hint: float) -> float:
+    """The smallest ε <= cap (to :data:`EPS_RTOL`, its upper end) with div(ε) <= δ, given
+    div(cap) <= δ: an upward geometric bracket from ``hint`` (a lower bound), then regula falsi
+    (:func:`ldpaudit.account.blanket.smallest_epsilon`)."""
+    from ldpaudit.account.blanket import smallest_epsilon
+
+    lo, hi = 0.0, cap
+    if 0 < hint < cap:
+        lo = hint * (1 - 1e-9)
+        step = hint * 1.25
+        while step < cap:
+            if div(step) <= delta:
+                hi = step
+                break
+            lo, step = step, step * 1.5
+    eps, _, _ = smallest_epsilon(div, delta, hi, rtol=EPS_RTOL, lower=lo)
+    return eps
+
+
+def _chain_epsilon(geo: Geometry, div, eps_end: float, cap: float) -> dict | None:
+    """The chain bound for the pairs near the diagonal (:func:`blanket_bound`, 3): ε' with
+    (1 + e^ε') D(a, -a; ε') <= δ, checked; None when the chain does not apply."""
+    target = geo.delta / 2.5
+    if not div(cap) <= target:
+        return None
+    level = _search(div, target, cap, eps_end)
+    value = end_pair_divergence(geo, level).divergence
+    total = value * (1 + math.exp(level)) * (1 + 4 * U)
+    if not total <= geo.delta:
+        return None
+    d_m = monotone_distance(geo.a, level)
+    if not d_m <= 2 * geo.a / 3:
+        return None
+    return {"epsilon": 2 * level, "level": level, "d_monotone": math.nextafter(float(d_m), math.inf),
+            "delta": total}

@@ -284,7 +284,7 @@ def gaussian_amplify(mech, n: int, delta) -> GaussianAmplification:
     count_low, witness = count_lower(der, n, d)
     clock["count_lower"] = time.perf_counter() - t
     t = time.perf_counter()
-    blanket = blanket_epsilon(der, n, d, local_up)
+    blanket = blanket_epsilon(der, n, d, local_up, max(sum_low, count_low))
     clock["blanket"] = time.perf_counter() - t
     notes += list(blanket.notes)
     upper = min(local_up, trunc, blanket.epsilon if blanket.epsilon is not None else math.inf)
@@ -300,7 +300,7 @@ def gaussian_amplify(mech, n: int, delta) -> GaussianAmplification:
     )
 
 
-def blanket_epsilon(der: _Derived, n: int, delta: float, cap: float):
+def blanket_epsilon(der: _Derived, n: int, delta: float, cap: float, hint: float = 0.0):
     """The privacy-blanket bound of :mod:`ldpaudit.account.gaussian_blanket` for this
     mechanism: the half-width a = (high - low)/(2 s) in noise scales, one report's exact δ and ε
     at a distance d (noise scales) from the derived profile (the end pair with the noise scaled
@@ -321,7 +321,7 @@ def blanket_epsilon(der: _Derived, n: int, delta: float, cap: float):
         return _up(der.epsilon_bracket(scale(d), delta)[1])
 
     return blanket_bound(float(a_mp), n, delta, epsilon_cap=cap, one_report_delta=one_delta,
-                         one_report_epsilon=one_epsilon)
+                         one_report_epsilon=one_epsilon, epsilon_hint=hint)
 
 
 def render(r: GaussianAmplification) -> str:
