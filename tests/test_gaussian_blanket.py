@@ -204,3 +204,15 @@ def test_cli_small_noise_reports_why(capsys):
     assert code == 0 and data["epsilon_blanket"] is None
     assert any("1/√2" in note for note in data["notes"])
     assert data["epsilon_upper"] == min(data["epsilon_local"], data["epsilon_truncated"])
+
+
+def test_chernoff_form_when_the_fft_is_too_wide(monkeypatch):
+    """With the cyclic lattice capped, the bound falls back to Λ^n s^n/(eθ): still above the
+    exact two-report value, and above the FFT's."""
+    a, eps = 0.5, 0.3
+    geo = gb.Geometry(a, 2, 1e-8)
+    fft = gb.end_pair_divergence(geo, eps)
+    monkeypatch.setattr(gb, "MAX_FFT", 16)
+    chern = gb.end_pair_divergence(geo, eps)
+    assert chern.details["method"] == "chernoff" and fft.details.get("method") is None
+    assert chern.divergence >= fft.divergence >= float(two_reports(a, eps))
