@@ -1,11 +1,13 @@
 """``ldpaudit amplify``: the central (ε, δ) after shuffling n users' reports of a spec.
 
 Exit codes: 0 bounds computed; 2 bad input (n < 2, δ outside (0, 1), an unknown spec, unbound
-parameters, a finite channel that is not pure LDP, a density channel whose noise is not
-Gaussian); 3 when no rigorous upper bound could be computed (the float error allowance exceeds δ).
-Density channels with Gaussian noise (specs/gaussian.toml) are handled by
-:mod:`ldpaudit.account.gaussian_shuffle` (one report's ε, truncation then clones; lower bounds
-from the sum and from a count).
+parameters, a finite channel that is not pure LDP); 3 when no rigorous upper bound could be
+computed (the float error allowance exceeds δ, or a density channel with no proved finite ε0
+that is not Gaussian). Density channels with Gaussian noise (specs/gaussian.toml) are handled
+by :mod:`ldpaudit.account.gaussian_shuffle` (one report's ε, truncation then clones, the privacy
+blanket; lower bounds from the sum and from a count); other density channels (Laplace,
+Piecewise, Square Wave) by :mod:`ldpaudit.account.density_shuffle` (ε0 proved by verify, the
+generic clone bound; a count lower bound).
 """
 
 from __future__ import annotations
@@ -34,7 +36,12 @@ Gaussian mechanism (a density spec with Gaussian noise, not pure LDP): epsilon_g
   epsilon_local      one report's exact ε at δ (shuffling is post-processing)
   epsilon_truncated  the report clipped to [low - T, high + T] is ε0(T)-LDP; FMT's clone bound for
                      it, with the clipping's total variation charged to δ
+  epsilon_blanket    the privacy blanket for every target pair: the end pair's divergence by FFT,
+                     the monotone region by the end pair, close pairs by one report or a chain
   epsilon_lower      the larger of the sum of the n reports' ε and a count above a threshold
+
+Other density specs (Laplace, Piecewise, Square Wave: pure ε0-LDP): epsilon_local = ε0 (proved by
+  verify), epsilon_generic from it, epsilon_lower a count above a threshold; no blanket bound.
 
 exit status: 0 ok; 2 bad input; 3 no rigorous upper bound at this δ.
 """
@@ -44,7 +51,8 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "amplify",
         help="the central (ε, δ) after shuffling n reports: generic FMT bound, channel bound, lower bounds",
-        description="Privacy amplification by shuffling for a finite spec (or a Gaussian-noise density spec): "
+        description="Privacy amplification by shuffling for a finite spec (or a density spec: Gaussian noise, or "
+                    "pure ε0-LDP such as Laplace and Piecewise): "
                     "upper bounds (generic and from the channel), the exact value at small n, and lower bounds, "
                     "side by side.",
         epilog=EPILOG,
@@ -104,8 +112,12 @@ def run(args) -> int:
     _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
     from ldpaudit.verify.density_delta import applies
 
-    if applies(mech):   # a density channel: the Gaussian mechanism (not pure LDP)
-        return _run_gaussian(args, mech, n, delta)
+    if applies(mech):   # a density channel: Gaussian noise (not pure LDP), or a pure ε0-LDP density
+        from ldpaudit.account.density import gaussian_scale
+
+        if not mech.parameters and gaussian_scale(mech) is not None:
+            return _run_gaussian(args, mech, n, delta)
+        return _run_density(args, mech, n, delta)
     samples = args.samples if args.samples is not None else (20_000 if n <= SMALL_N else 0)
     if samples < 0:
         raise InvalidParameter(f"--samples {samples} is negative; give a number of draws such as 20000, or 0")
@@ -128,6 +140,24 @@ def _run_gaussian(args, mech, n: int, delta: float) -> int:
         raise InvalidParameter("--exact and --samples apply to finite channels; the Gaussian mechanism has a "
                                "continuous output (drop them)")
     result = gaussian_amplify(mech, n, delta)
+    code = 0 if result.rigorous else 3
+    if args.json:
+        from ldpaudit.schema import envelope
+
+        print(json.dumps(envelope("amplify", "OK" if code == 0 else "UNKNOWN", result.to_json()), indent=2,
+                         ensure_ascii=False))
+        return code
+    print(render(result))
+    return code
+
+
+def _run_density(args, mech, n: int, delta: float) -> int:
+    from ldpaudit.account.density_shuffle import density_amplify, render
+
+    if args.exact or args.samples:
+        raise InvalidParameter("--exact and --samples apply to finite channels; a density channel has a "
+                               "continuous output (drop them)")
+    result = density_amplify(mech, n, delta)
     code = 0 if result.rigorous else 3
     if args.json:
         from ldpaudit.schema import envelope
