@@ -113,11 +113,11 @@ def run(args) -> int:
     from ldpaudit.verify.density_delta import applies
 
     if applies(mech):   # a density channel: Gaussian noise (not pure LDP), or a pure ε0-LDP density
+        from ldpaudit.account import density_shuffle, gaussian_shuffle
         from ldpaudit.account.density import gaussian_scale
 
-        if not mech.parameters and gaussian_scale(mech) is not None:
-            return _run_gaussian(args, mech, n, delta)
-        return _run_density(args, mech, n, delta)
+        gaussian = not mech.parameters and gaussian_scale(mech) is not None
+        return _run_continuous(args, gaussian_shuffle if gaussian else density_shuffle, mech, n, delta)
     samples = args.samples if args.samples is not None else (20_000 if n <= SMALL_N else 0)
     if samples < 0:
         raise InvalidParameter(f"--samples {samples} is negative; give a number of draws such as 20000, or 0")
@@ -133,31 +133,13 @@ def run(args) -> int:
     return code
 
 
-def _run_gaussian(args, mech, n: int, delta: float) -> int:
-    from ldpaudit.account.gaussian_shuffle import gaussian_amplify, render
-
-    if args.exact or args.samples:
-        raise InvalidParameter("--exact and --samples apply to finite channels; the Gaussian mechanism has a "
-                               "continuous output (drop them)")
-    result = gaussian_amplify(mech, n, delta)
-    code = 0 if result.rigorous else 3
-    if args.json:
-        from ldpaudit.schema import envelope
-
-        print(json.dumps(envelope("amplify", "OK" if code == 0 else "UNKNOWN", result.to_json()), indent=2,
-                         ensure_ascii=False))
-        return code
-    print(render(result))
-    return code
-
-
-def _run_density(args, mech, n: int, delta: float) -> int:
-    from ldpaudit.account.density_shuffle import density_amplify, render
-
+def _run_continuous(args, module, mech, n: int, delta: float) -> int:
+    """A density channel shuffled (``module``: gaussian_shuffle or density_shuffle, each with an
+    ``amplify`` and a ``render``): 0 with a proved upper bound, else 3."""
     if args.exact or args.samples:
         raise InvalidParameter("--exact and --samples apply to finite channels; a density channel has a "
                                "continuous output (drop them)")
-    result = density_amplify(mech, n, delta)
+    result = module.amplify(mech, n, delta)
     code = 0 if result.rigorous else 3
     if args.json:
         from ldpaudit.schema import envelope
@@ -165,7 +147,7 @@ def _run_density(args, mech, n: int, delta: float) -> int:
         print(json.dumps(envelope("amplify", "OK" if code == 0 else "UNKNOWN", result.to_json()), indent=2,
                          ensure_ascii=False))
         return code
-    print(render(result))
+    print(module.render(result))
     return code
 
 

@@ -53,14 +53,23 @@ class DensityAmplification:
     seconds: dict = field(default_factory=dict)
     notes: tuple = ()
 
-    @property
-    def rigorous(self) -> bool:
-        return math.isfinite(self.epsilon_upper)
+    rigorous = property(lambda self: math.isfinite(self.epsilon_upper))
 
     def to_json(self) -> dict:
         from ldpaudit.account.amplify import result_json
 
         return {**result_json(self, ("epsilon_upper", "epsilon_generic")), "kind": "density"}
+
+
+def check_n_delta(n, delta) -> float:
+    """n a whole number >= 1 (n = 1: the report itself) and δ in (0, 1), as a float; one-line
+    errors otherwise."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise InvalidParameter(f"--n {n!r} must be a whole number of users >= 1")
+    d = float(delta)
+    if not 0 < d < 1:
+        raise InvalidParameter(f"--delta {delta} is outside (0, 1); give a probability such as 1e-6")
+    return d
 
 
 def _tail_function(mech, value):
@@ -154,11 +163,7 @@ def density_amplify(mech, n: int, delta) -> DensityAmplification:
     from ldpaudit.verify.core import tight_epsilon
     from ldpaudit.verify.result import Status
 
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidParameter(f"--n {n!r} must be a whole number of users >= 1")
-    d = float(delta)
-    if not 0 < d < 1:
-        raise InvalidParameter(f"--delta {delta} is outside (0, 1); give a probability such as 1e-6")
+    d = check_n_delta(n, delta)
     if mech.parameters:
         raise InvalidParameter(f"amplify needs numeric parameters; bind {', '.join(mech.parameter_names)} "
                                f"(e.g. -p {mech.parameter_names[0]}=...)")
@@ -207,3 +212,7 @@ def render(r: DensityAmplification) -> str:
                             if r.count_witness else "") + ")"]
     lines += [f"  note: {note}" for note in r.notes]
     return "\n".join(lines)
+
+
+#: the entry point the amplify command calls (with :func:`render`)
+amplify = density_amplify

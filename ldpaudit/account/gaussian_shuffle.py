@@ -252,11 +252,9 @@ def count_lower(der: _Derived, n: int, delta: float) -> tuple[float, dict]:
 
 def gaussian_amplify(mech, n: int, delta) -> GaussianAmplification:
     """Every bound of the module doc for ``mech`` (a bound Gaussian-noise density channel)."""
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InvalidParameter(f"--n {n!r} must be a whole number of users >= 1")
-    d = float(delta)
-    if not 0 < d < 1:
-        raise InvalidParameter(f"--delta {delta} is outside (0, 1); give a probability such as 1e-6")
+    from ldpaudit.account.density_shuffle import check_n_delta
+
+    d = check_n_delta(n, delta)
     clock = {}
     t = time.perf_counter()
     der = _Derived(mech)
@@ -351,3 +349,7 @@ def render(r: GaussianAmplification) -> str:
               f"{fmt(r.epsilon_sum_lower)}; count above a threshold: {fmt(r.epsilon_count_lower)})"]
     lines += [f"  note: {note}" for note in r.notes]
     return "\n".join(lines)
+
+
+#: the entry point the amplify command calls (with :func:`render`)
+amplify = gaussian_amplify
