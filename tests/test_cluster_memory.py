@@ -7,6 +7,8 @@ on the full sample, checked here against the uncompacted views for real, float-l
 and rare-output randomizers."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -89,3 +91,21 @@ def test_compacted_rows_keep_the_first_draw_of_each_row():
     for r in range(len(a.codes)):
         counts[key(a, r)] += 1
     assert b.weights.tolist() == [counts[key(a, r)] for r in firsts]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmHWM is Linux's")
+def test_own_peak_ignores_the_launching_process():
+    """A process started from a large one: Linux carries the launcher's peak into ru_maxrss
+    across vfork/exec, so the auditor's own peak is read from VmHWM (its own address space)."""
+    import subprocess
+
+    big = np.ones(70_000_000)          # 560 MB resident in this process
+    big[::4096] = 2.0
+    code = ("import resource; from ldpaudit.audit.command import own_peak_mb, memory_report; "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, own_peak_mb(), "
+            "memory_report(512)['peak_mb'])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    del big
+    inherited, own, reported = map(float, out)
+    assert inherited > 500             # what ru_maxrss says: the launcher's peak
+    assert own < 200 and reported == round(own, 1)

@@ -383,7 +383,12 @@ def release(token: str) -> float:
     for key in [k for k in list(_TALLIES) if k[0] == token]:
         _TALLIES.pop(key, None)
     _PROBED.pop(token, None)
-    return max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
+    from ldpaudit.audit.command import own_peak_mb
+
+    own = own_peak_mb()
+    if own is None:
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return max(own, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 
 
 def _missing_module(text: str) -> str | None:
