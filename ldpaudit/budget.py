@@ -198,3 +198,18 @@ def _death(status: int, memory_mb: int | None, label: str) -> Exception:
             )
         return RuntimeError(f"the {label} process was killed by {name}")
     return RuntimeError(f"the {label} process exited with status {os.WEXITSTATUS(status)} and no result")
+
+
+def own_peak_mb() -> float | None:
+    """This process's peak resident set (MiB) from Linux's VmHWM, the high-water mark of its own
+    address space; None elsewhere. ru_maxrss is not used where VmHWM exists: Linux carries the
+    launching process's peak across fork/vfork and exec into it, so a small auditor started from
+    a large process (a notebook, a test runner) would report that process's peak."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

@@ -41,7 +41,8 @@ def test_count_lower_bound_recomputed_from_the_laplace_tail(laplace):
     assert 0.01 < laplace.epsilon_lower < laplace.epsilon_upper
 
 
-@pytest.mark.parametrize("spec,params", [("piecewise", ["epsilon=1"]), ("square_wave", ["epsilon=1", "b=1/2"])])
+@pytest.mark.parametrize("spec,params", [pytest.param("piecewise", ["epsilon=1"], marks=pytest.mark.slow),
+                                         ("square_wave", ["epsilon=1", "b=1/2"])])
 def test_piecewise_densities(spec, params, capsys):
     code = main(["amplify", f"specs/{spec}.toml", *sum((["-p", p] for p in params), []), "--n", "1000",
                  "--delta", "1e-6", "--json"])

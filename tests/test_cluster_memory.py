@@ -101,7 +101,7 @@ def test_own_peak_ignores_the_launching_process():
 
     big = np.ones(70_000_000)          # 560 MB resident in this process
     big[::4096] = 2.0
-    code = ("import resource; from ldpaudit.audit.command import own_peak_mb, memory_report; "
+    code = ("import resource; from ldpaudit.budget import own_peak_mb; from ldpaudit.audit.command import memory_report; "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, own_peak_mb(), "
             "memory_report(512)['peak_mb'])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

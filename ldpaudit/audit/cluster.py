@@ -383,7 +383,7 @@ def release(token: str) -> float:
     for key in [k for k in list(_TALLIES) if k[0] == token]:
         _TALLIES.pop(key, None)
     _PROBED.pop(token, None)
-    from ldpaudit.audit.command import own_peak_mb
+    from ldpaudit.budget import own_peak_mb
 
     own = own_peak_mb()
     if own is None:

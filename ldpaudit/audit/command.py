@@ -316,27 +316,14 @@ def execute(args, journal=None) -> tuple[dict, int]:
     return payload, code
 
 
-def own_peak_mb() -> float | None:
-    """This process's peak resident set (MiB) from Linux's VmHWM, the high-water mark of its own
-    address space; None elsewhere. ru_maxrss is not used where VmHWM exists: Linux carries the
-    launching process's peak across fork/vfork and exec into it, so a small auditor started from
-    a large process (a notebook, a test runner) would report that process's peak."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
 def memory_report(budget_mb: float) -> dict:
     """The budget and the peaks (resident set sizes, MiB) of the auditor and of the processes
     it started and has waited for (isolated randomizers, local worker processes)."""
     import resource
 
     scale = 1 / 1024 if sys.platform != "darwin" else 1 / 2**20       # ru_maxrss: KiB (bytes on macOS)
+    from ldpaudit.budget import own_peak_mb
+
     own = own_peak_mb()
     if own is None:
         own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
