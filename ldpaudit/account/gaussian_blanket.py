@@ -51,7 +51,6 @@ Assumed, not proved: that scipy's ``ndtr``, numpy's ``exp`` and pocketfft meet t
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -111,10 +110,6 @@ class Geometry:
     n: int
     delta: float
 
-    @property
-    def gamma(self) -> float:
-        return 2 * float(_ndtr(-self.a))
-
 
 @dataclass
 class LatticeLaw:
@@ -164,8 +159,7 @@ def _side(v0, v1, T, Tp, a, e_eps, e_eps_err):
     return W_lo, W_up, m_lo, M_up, N_up, charge
 
 
-def dominating_law(geo: Geometry, eps: float, pair, *, bins_per_unit: int = BINS_PER_UNIT,
-                   h: float | None = None) -> LatticeLaw | None:
+def dominating_law(geo: Geometry, eps: float, pair) -> LatticeLaw | None:
     """The lattice law dominating l(Z) (increasing convex order) for the target pair (x, x') in
     noise scales, centred inputs (x, x' in [-a, a]); None when the lattice would exceed
     :data:`MAX_SUPPORT`."""
@@ -176,7 +170,7 @@ def dominating_law(geo: Geometry, eps: float, pair, *, bins_per_unit: int = BINS
     budget = OUT_SHARE * geo.delta
     # the z range: beyond ±zmax, ∫ max_x φ(z - x) <= budget/4 on both sides together
     zmax = a + float(-ndtri(budget / 8)) + 0.5
-    per_side = max(int(math.ceil(zmax * bins_per_unit)), 16)
+    per_side = max(int(math.ceil(zmax * BINS_PER_UNIT)), 16)
     edges = np.linspace(0.0, zmax, per_side + 1)
     v0, v1 = edges[:-1], edges[1:]
     zmax = float(edges[-1])
@@ -219,8 +213,7 @@ def dominating_law(geo: Geometry, eps: float, pair, *, bins_per_unit: int = BINS
     # the lattice step: a fraction of the law's standard deviation
     mean = float(np.sum(values * masses))
     sd = math.sqrt(max(float(np.sum(values * values * masses)) - mean * mean, 0.0)) or 1.0
-    if h is None:
-        h = sd / POINTS_PER_SD
+    h = sd / POINTS_PER_SD
     lo_v = min(float(values.min()), 0.0)
     hi_v = max(float(values.max()), 0.0)
     kmin = int(math.floor(lo_v / h)) - 1
@@ -297,8 +290,7 @@ def divergence(law: LatticeLaw, n: int) -> Evaluation:
 
     # the saddle point: the tilted mean is 0 (increasing in θ, derivative the tilted variance);
     # any θ > 0 gives a valid bound, the saddle a tight one: bisection with Newton steps
-    c0, w0, lam0, m0 = moments(0.0)
-    if m0 >= 0:
+    if moments(0.0)[3] >= 0:
         return Evaluation(math.inf, details={"reason": "the dominating law's mean is not negative"})
     lo, hi = 0.0, 1.0 / max(float(np.max(x)), h)
     while moments(hi)[3] < 0:
@@ -511,7 +503,7 @@ def blanket_bound(a: float, n: int, delta: float, *, epsilon_cap: float, one_rep
                "epsilon_near_chain": None, **{k: v for k, v in final.details.items() if k in ("fft_error", "K")}}
     eps_near, how = eps_one, f"one report at distance d_M reaches δ at {eps_one:.6g}"
     if eps_one > eps_end:
-        chain = _chain_epsilon(geo, div, eps_end, epsilon_cap)
+        chain = _chain_epsilon(geo, div, eps_end, epsilon_cap, top.divergence)
         calls[0] += 1
         if chain is not None:
             details.update(epsilon_near_chain=chain["epsilon"], chain_level=chain["level"],
@@ -549,11 +541,12 @@ def _search(div, delta: float, cap: float, hint: float) -> float:
     return eps
 
 
-def _chain_epsilon(geo: Geometry, div, eps_end: float, cap: float) -> dict | None:
+def _chain_epsilon(geo: Geometry, div, eps_end: float, cap: float, at_cap: float) -> dict | None:
     """The chain bound for the pairs near the diagonal (:func:`blanket_bound`, 3): ε' with
-    (1 + e^ε') D(a, -a; ε') <= δ, checked; None when the chain does not apply."""
+    (1 + e^ε') D(a, -a; ε') <= δ, checked; None when the chain does not apply. ``at_cap`` is
+    D(a, -a; cap), already computed."""
     target = geo.delta / 2.5
-    if not div(cap) <= target:
+    if not at_cap <= target:
         return None
     level = _search(div, target, cap, eps_end)
     value = end_pair_divergence(geo, level).divergence
