@@ -155,7 +155,7 @@ def product_vs_explicit():
         ch = mech.materialize()
         t_mat = time.perf_counter() - start
         start = time.perf_counter()
-        v2 = _verify_numeric(explicit_problem(mech, ch), mech.claimed_epsilon, timeout_ms=None, start=start)
+        v2 = _verify_numeric(explicit_problem(mech, ch), mech.claimed_epsilon, rlimit=None, start=start)
         t_exp = time.perf_counter() - start
         assert v2.status is PROVED and v2.tight_epsilon == v.tight_epsilon
         print(f"| {d} | {2 ** d:,} | {ms(t_prod)} | {t_mat:.2f} s | {t_exp:.2f} s | {(t_mat + t_exp) / t_prod:,.0f}x |")

@@ -1,15 +1,23 @@
-"""Run one job (loading a spec, a verification) inside a wall-clock and memory budget.
+"""Run one job (loading a spec, a verification) inside a CPU-time and memory budget.
 
-z3's own timeout bounds one query, not the exact arithmetic around it, the sympy work before
+z3's own limits bound one query, not the exact arithmetic around it, the sympy work before
 it or the number of queries; a hostile or just very large spec or claim can take minutes and
 gigabytes before z3 is asked anything (validating ``exp(epsilon)**(3**3**d)`` alone never
 ends). :func:`call` runs the whole job in a forked child process with an address-space limit
-(``RLIMIT_AS``) and kills it at the deadline, so the caller always gets an answer in time:
-the job's result, the job's exception, or :class:`BudgetExceeded` (which the verifier reports
-as UNKNOWN and the spec loader as an exhausted budget, never as a verdict).
+(``RLIMIT_AS``) and stops it when it has spent its budget of **CPU seconds** (the child's own
+and its descendants'), so the caller always gets an answer: the job's result, the job's
+exception, or :class:`BudgetExceeded` (which the verifier reports as UNKNOWN and the spec
+loader as an exhausted budget, never as a verdict).
+
+The budget counts the job's own work, not the clock: a busy machine slows a job down but does
+not change what it finishes, so the same spec gets the same answer on a quiet or a loaded
+machine. A wall-clock guard remains only against a job that is stuck or starved: it fires at
+:data:`WALL_GUARD` times the CPU budget (at least :data:`WALL_GUARD_MIN` seconds) and then says
+that the machine was too busy, not that the job was too hard (``resource == "wall"``).
 
 Below every stage (the loader in ``mechanism`` uses it as well as ``verify``); it imports
 nothing of ldpaudit. POSIX only (``os.fork``); elsewhere the job runs in-process with no bound.
+CPU time is read from ``/proc`` on Linux; elsewhere ``RLIMIT_CPU`` (whole seconds) bounds it.
 """
 
 from __future__ import annotations
@@ -23,13 +31,19 @@ import time
 import traceback
 from collections.abc import Callable
 
-#: default wall-clock budget of one ``ldpaudit verify`` command, in seconds
+#: default CPU budget of one ``ldpaudit verify`` command, in CPU seconds
 DEFAULT_SECONDS = 60.0
 #: default memory the job may map beyond what the process holds when it starts, in MiB
 DEFAULT_MEMORY_MB = 2048
-#: default wall-clock budget of loading one spec (parse, validate, bind) in every command, in
-#: seconds: the slowest bundled spec loads in under 1 s; ``--load-timeout`` raises it
+#: default CPU budget of loading one spec (parse, validate, bind) in every command, in CPU
+#: seconds: the slowest bundled spec loads in well under 1 s; ``--load-timeout`` raises it
 LOAD_SECONDS = 5.0
+#: the wall-clock guard against a stuck or starved job: this many times its CPU budget ...
+WALL_GUARD = 10.0
+#: ... and never less than this many seconds (a tiny CPU budget on a busy machine)
+WALL_GUARD_MIN = 30.0
+#: how often the parent reads the job's CPU time, in seconds (an upper bound on the overshoot)
+_POLL = 0.05
 #: default memory budget of loading one spec, in MiB; ``--load-memory-mb`` raises it
 LOAD_MEMORY_MB = 2048
 
@@ -121,9 +135,9 @@ def _child(write_fd: int, fn: Callable, args, kwargs, memory_mb: int | None, lab
 
 def call(fn: Callable, *args, seconds: float | None, memory_mb: int | None = DEFAULT_MEMORY_MB,
          label: str = "verification", **kwargs):
-    """``fn(*args, **kwargs)`` in a forked child with at most ``seconds`` of wall time and
-    ``memory_mb`` MiB of new address space; its result, or its exception re-raised here, or
-    :class:`BudgetExceeded`. ``label`` names the job in messages about the child process."""
+    """``fn(*args, **kwargs)`` in a forked child with at most ``seconds`` of CPU time (its own and
+    its descendants') and ``memory_mb`` MiB of new address space; its result, or its exception
+    re-raised here, or :class:`BudgetExceeded`. ``label`` names the job in messages."""
     if not supported():
         return fn(*args, **kwargs)
     read_fd, write_fd = os.pipe()
@@ -135,37 +149,39 @@ def call(fn: Callable, *args, seconds: float | None, memory_mb: int | None = DEF
             os.close(read_fd)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             _die_with_parent(parent)
+            _limit_cpu(seconds)
             _child(write_fd, fn, args, kwargs, memory_mb, label)
         except BaseException:
             status = 70
         finally:
             os._exit(status)
     os.close(write_fd)
-    deadline = None if seconds is None else time.monotonic() + seconds
+    clock = _JobClock(pid, seconds)
     chunks = []
     finished = False
+    spent = None
     try:
         while True:
-            wait = None if deadline is None else deadline - time.monotonic()
-            if wait is not None and wait <= 0:
+            ready, _, _ = select.select([read_fd], [], [], clock.wait())
+            if ready:
+                chunk = os.read(read_fd, 1 << 20)
+                if not chunk:
+                    finished = True
+                    break
+                chunks.append(chunk)
+            spent = clock.spent()
+            if spent:
                 break
-            ready, _, _ = select.select([read_fd], [], [], wait)
-            if not ready:
-                break
-            chunk = os.read(read_fd, 1 << 20)
-            if not chunk:
-                finished = True
-                break
-            chunks.append(chunk)
     finally:
         os.close(read_fd)
         if not finished:
             _kill(pid)
     _, status = os.waitpid(pid, 0)
     if not finished:
-        raise BudgetExceeded(f"budget exceeded: still running after {seconds:g} s of wall time (raise the timeout)",
-                             resource="time", limit=seconds)
+        raise clock.exceeded(spent)
     if not chunks:
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == getattr(signal, "SIGXCPU", None):
+            raise clock.exceeded("cpu")
         raise _death(status, memory_mb, label)
     message = pickle.loads(b"".join(chunks))
     if message[0] == "ok":
@@ -177,6 +193,92 @@ def call(fn: Callable, *args, seconds: float | None, memory_mb: int | None = DEF
     if trace and hasattr(exc, "add_note"):
         exc.add_note(f"in the {label} process:\n" + trace)
     raise exc
+
+
+def _limit_cpu(seconds: float | None) -> None:
+    """The kernel's own backstop (whole seconds; the parent's reading of /proc stops the job
+    first on Linux): SIGXCPU a little after the budget, SIGKILL a second later."""
+    if seconds is None:
+        return
+    import math
+    import resource
+
+    soft = math.ceil(seconds) + 1
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1 if hard == resource.RLIM_INFINITY else hard))
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU seconds spent so far by process ``pid`` and its descendants (live ones from /proc,
+    finished ones through the kernel's count of reaped children); None without /proc."""
+    total = 0.0
+    todo = [pid]
+    seen = set()
+    first = True
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+            # after the name: state(0) ... utime(11) stime(12) cutime(13) cstime(14)
+            total += sum(int(v) for v in fields[11:15]) / _TICKS
+        except (OSError, IndexError, ValueError):
+            if first:
+                return None
+            continue
+        finally:
+            first = False
+        try:
+            with open(f"/proc/{p}/task/{p}/children", "rb") as fh:
+                todo.extend(int(c) for c in fh.read().split())
+        except (OSError, ValueError):
+            pass
+    return total
+
+
+class _JobClock:
+    """The budget of one job: its CPU seconds (read from /proc) and the far wall-clock guard."""
+
+    def __init__(self, pid: int, seconds: float | None):
+        self.pid, self.seconds = pid, seconds
+        self.started = time.monotonic()
+        self.guard = None if seconds is None else max(WALL_GUARD * seconds, WALL_GUARD_MIN)
+        self.cpu = 0.0
+
+    def wait(self) -> float | None:
+        return None if self.seconds is None else _POLL
+
+    def spent(self) -> str | None:
+        """``"cpu"`` or ``"wall"`` once the job has used up its budget, else None."""
+        if self.seconds is None:
+            return None
+        cpu = cpu_seconds(self.pid)
+        if cpu is not None:
+            self.cpu = max(self.cpu, cpu)
+            if cpu >= self.seconds:
+                return "cpu"
+        if time.monotonic() - self.started >= self.guard:
+            return "wall"
+        return None
+
+    def exceeded(self, kind: str) -> BudgetExceeded:
+        if kind == "wall":
+            wall = time.monotonic() - self.started
+            return BudgetExceeded(
+                f"stopped by the wall-clock guard: {wall:.0f} s of wall time passed while the job used only "
+                f"{self.cpu:.1f} of its {self.seconds:g} CPU seconds; the machine is too busy (or the job is "
+                "stuck waiting): run it again when the machine is quieter",
+                resource="wall", limit=self.guard)
+        return BudgetExceeded(f"budget exceeded: used its {self.seconds:g} s of CPU time (raise the timeout)",
+                              resource="time", limit=self.seconds)
 
 
 def _kill(pid: int) -> None:

@@ -79,17 +79,36 @@ def test_decoupled_against_the_exact_three_class_sum(d, n, loss):
 
 def test_a_million_users_same_answer_without_a_budget():
     """k-RR d = 8 at n = 10^6: the grid would be 2.4·10^7 points; the split-off search finishes
-    (no time-budget note) and gives the same ε with or without a budget, below the channel's
+    (no budget note) and gives the same ε with or without a work budget, below the channel's
     clone bound and above the projection lower bound."""
     ch = B.channel_numbers(load_bound("krr", ["d=8", "epsilon=1"]))
-    free = B.blanket_epsilon(ch, 10**6, 1e-8, seconds=None)
-    budgeted = B.blanket_epsilon(ch, 10**6, 1e-8, seconds=1.0)
+    free = B.blanket_epsilon(ch, 10**6, 1e-8, work=None)
+    budgeted = B.blanket_epsilon(ch, 10**6, 1e-8, work=10**6)
     assert free.epsilon == budgeted.epsilon
     assert not any("stopped" in note for note in free.notes) and any("split off" in note for note in free.notes)
     facts = S.channel_facts(load_bound("krr", ["d=8", "epsilon=1"]))
     lower, _ = S.projection_lower(facts, 10**6, 1e-8)
     assert lower < free.epsilon < S.channel_epsilon(facts, 10**6, 1e-8)
     assert abs(free.epsilon - 0.0030219) < 2e-7
+
+
+def test_a_work_budget_cuts_the_search_at_the_same_point_every_time():
+    """k-RR d = 8 at n = 10^4: a budget of 10^6 grid points stops the three-class search (the
+    note says where), the ε is still valid (>= the unbudgeted one) and the same on every run;
+    a budget below one evaluation keeps only the two-class bound."""
+    ch = B.channel_numbers(load_bound("krr", ["d=8", "epsilon=1"]))
+    free = B.blanket_epsilon(ch, 10**4, 1e-8)
+    cut = [B.blanket_epsilon(ch, 10**4, 1e-8, work=10**6) for _ in range(2)]
+    assert cut[0].epsilon == cut[1].epsilon and cut[0].notes == cut[1].notes
+    assert free.epsilon < cut[0].epsilon < 1.05 * free.epsilon
+    stop = next(note for note in cut[0].notes if "stopped" in note)
+    assert "of 1,000,000 grid points evaluated" in stop
+    spent = int(stop.split("(")[1].split(" of")[0].replace(",", ""))
+    assert 0 < spent <= 10**6
+    two_class = B.blanket_epsilon(ch, 10**4, 1e-8, work=10)
+    assert "(0 of 10 grid points" in next(note for note in two_class.notes if "stopped" in note)
+    assert two_class.epsilon > cut[0].epsilon
+    assert not any("stopped" in note for note in free.notes)
 
 
 def test_clone_bound_unchanged_by_the_faster_tails():

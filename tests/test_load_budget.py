@@ -111,8 +111,8 @@ def test_what_slips_past_the_guard_spends_the_load_budget_in_every_command(tmp_p
     for (name, options), (proc, cpu) in zip(runs.items(), results):
         seconds = options[1] if options else f"{budget.LOAD_SECONDS:g}"
         assert one_line(proc, 3) == (
-            f"ldpaudit: inconclusive: loading spec '{path}': still running after {seconds} s of wall time, "
-            "the time budget of loading; raise it with --load-timeout SECONDS"
+            f"ldpaudit: inconclusive: loading spec '{path}': used {seconds} s of CPU time, "
+            "the CPU budget of loading; raise it with --load-timeout SECONDS"
         ), name
         assert cpu < CPU_LIMIT, f"{name} used {cpu:.1f} s of CPU"
 
@@ -125,7 +125,7 @@ def test_check_of_a_directory_gives_the_spent_spec_its_row_and_checks_the_others
     rows = {Path(r["spec"]).stem: r for r in json.loads(proc.stdout)["specs"]}
     assert json.loads(proc.stdout)["verdict"] == "UNKNOWN"
     assert rows["slip"]["verdict"] == "UNKNOWN" and not rows["slip"]["ok"]
-    assert rows["slip"]["error"] == (f"loading spec '{slip}': still running after 1 s of wall time, the time budget "
+    assert rows["slip"]["error"] == (f"loading spec '{slip}': used 1 s of CPU time, the CPU budget "
                                      "of loading; raise it with --load-timeout SECONDS")
     assert line == f"ldpaudit: inconclusive: {rows['slip']['error']}"
     assert rows["krr"]["verdict"] == "OK" and rows["krr"]["stages"]["verify"]["verdict"] == "PROVED"
@@ -151,7 +151,7 @@ def test_a_load_inside_verify_dies_with_verify(tmp_path):
     the load child must die with it, not burn CPU as an orphan."""
     path = hostile(tmp_path, SLIP, "slip")
     [(proc, _)] = run_cli(["verify", str(path), "--timeout", "1", "--load-timeout", "60"])
-    assert proc.returncode == 3 and "budget exceeded: still running after 1 s of wall time" in proc.stdout
+    assert proc.returncode == 3 and "budget exceeded: used its 1 s of CPU time" in proc.stdout
     deadline = time.monotonic() + 10
     while (left := _processes_mentioning(str(path))) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -25,6 +25,7 @@ from ldpaudit.cli import main
 from ldpaudit.mechanism.loader import load_spec
 from ldpaudit.verify import PROVED, REFUTED, UNKNOWN, verify
 from ldpaudit.verify import core
+from ldpaudit import budget
 from ldpaudit.verify.numbers import power_bounds, root_bounds
 from ldpaudit.verify.smt import rational
 from ldpaudit.verify.text import big_integer_text, sstr
@@ -191,33 +192,48 @@ def test_huge_integers_print_abbreviated():
 
 def test_cli_timeout_bounds_the_whole_command():
     # the exact δ(ε) of k-subset at d = 18, k = 9 compares 306 input pairs over 48,620 outputs:
-    # minutes of exact arithmetic; --timeout 1 must stop it
+    # minutes of exact arithmetic; --timeout 1 (CPU seconds) must stop it
     args = [sys.executable, "-m", "ldpaudit.cli", "verify", str(SPECS / "ksubset.toml"), "-p", "d=18", "-p", "k=9",
             "-p", "epsilon=1", "--delta", "1/100", "--timeout", "1"]
-    start = time.perf_counter()
-    proc = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120)
-    elapsed = time.perf_counter() - start
+    proc, cpu = _cpu_of(args)
     assert proc.returncode == 3, proc.stderr
-    assert proc.stdout.startswith("UNKNOWN: ") and "budget exceeded: still running after 1 s of wall time" in proc.stdout
+    assert proc.stdout.startswith("UNKNOWN: ") and "budget exceeded: used its 1 s of CPU time" in proc.stdout
     # the same interpreter start-up (z3, sympy imports, spec loading) without the work, measured now
-    start = time.perf_counter()
-    subprocess.run(args[:5] + ["--epsilon", "-1"], capture_output=True, cwd=ROOT, timeout=120)
-    startup = time.perf_counter() - start
-    assert elapsed < startup + 1 + 4, (elapsed, startup)
+    _, startup = _cpu_of(args[:5] + ["--epsilon", "-1"])
+    assert cpu < startup + 1 + 2, (cpu, startup)
+
+
+def _cpu_of(argv):
+    """A command's result and the CPU seconds it and its children used (not the wall time)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return proc, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def test_api_timeout_and_memory_budgets(monkeypatch):
     mech = load_spec(SPECS / "krr.toml")
 
     def slow(m):
-        time.sleep(60)
+        while True:  # CPU-bound: the CPU budget stops it
+            sum(range(10_000))
 
     monkeypatch.setattr(core, "check_domain", slow)
-    start = time.perf_counter()
     v = verify(mech, timeout=1)
-    assert time.perf_counter() - start < 5
     assert v.status is UNKNOWN and not v.passed and v.exit_code == 3
-    assert v.reason == "budget exceeded: still running after 1 s of wall time (raise the timeout)"
+    assert v.reason == "budget exceeded: used its 1 s of CPU time (raise the timeout)"
+
+    def stuck(m):
+        time.sleep(600)  # no CPU at all: only the far wall-clock guard stops it, and says why
+
+    monkeypatch.setattr(core, "check_domain", stuck)
+    monkeypatch.setattr(budget, "WALL_GUARD_MIN", 2.0)
+    v = verify(mech, timeout=0.1)
+    assert v.status is UNKNOWN and not v.passed and v.exit_code == 3
+    assert v.reason.startswith("stopped by the wall-clock guard: ") and "of its 0.1 CPU seconds" in v.reason
+    assert "the machine is too busy" in v.reason
 
     def hungry(m):
         return bytearray(2**31)  # 2 GiB

@@ -62,12 +62,12 @@ def result_json(result, bounds) -> dict:
 
 
 def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0, alpha: float = 0.05,
-            seed: int = 0, blanket_seconds: float | None = None, blanket: bool = True) -> Amplification:
+            seed: int = 0, blanket_work: int | None = None, blanket: bool = True) -> Amplification:
     """Every bound for ``mech`` (numeric, finite) shuffled among ``n`` users at ``delta``.
     ``exact`` enumerates the small-n value (default: when n <= SMALL_N and the work is small);
     ``samples`` > 0 also runs the sampling audit at confidence 1 - alpha (small n only).
-    ``blanket_seconds`` bounds the privacy-blanket search (None, the default: no bound, the same
-    answer on any machine); ``blanket=False`` skips it."""
+    ``blanket_work`` bounds the privacy-blanket search in grid points (None, the default: no
+    bound); ``blanket=False`` skips it."""
     n, d = shuffle.check_inputs(n, delta)
     clock = {}
     t = time.perf_counter()
@@ -83,7 +83,7 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     t = time.perf_counter()
     projection, where = shuffle.projection_lower(facts, n, d)
     clock["projection"] = time.perf_counter() - t
-    blanket = _blanket(mech, n, d, notes, blanket_seconds) if blanket else None
+    blanket = _blanket(mech, n, d, notes, blanket_work) if blanket else None
     clock["blanket"] = time.perf_counter() - t - clock["projection"]
     upper = min(generic, channel, blanket if blanket is not None else math.inf)
     if not math.isfinite(upper):
@@ -131,12 +131,12 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     )
 
 
-def _blanket(mech, n: int, delta: float, notes: list, seconds: float | None = None) -> float | None:
+def _blanket(mech, n: int, delta: float, notes: list, work: int | None = None) -> float | None:
     """The privacy-blanket bound (:mod:`ldpaudit.account.blanket`), or None with a note."""
     from ldpaudit.account.blanket import blanket_epsilon, channel_numbers
 
     try:
-        bound = blanket_epsilon(channel_numbers(mech), n, delta, seconds=seconds)
+        bound = blanket_epsilon(channel_numbers(mech), n, delta, work=work)
     except (ValueError, MemoryError) as exc:  # bad input or too large for it; a crash still exits 4
         notes.append(f"privacy-blanket bound not computed: {' '.join(str(exc).split())[:200]}")
         return None
@@ -172,7 +172,7 @@ def amplification_curve(spec, params: dict | None, ns, delta, *, blanket_up_to: 
         if blanket_up_to is None:
             result = amplify(mech, int(n), delta)
         else:
-            result = amplify(mech, int(n), delta, blanket=int(n) <= blanket_up_to, blanket_seconds=None)
+            result = amplify(mech, int(n), delta, blanket=int(n) <= blanket_up_to)
         rows.append({"n": int(n), "delta": float(delta), "epsilon0": result.epsilon0,
                      "epsilon_generic": result.epsilon_generic, "epsilon_channel": result.epsilon_channel,
                      "epsilon_blanket": result.epsilon_blanket,

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -152,23 +151,43 @@ def check_inputs(n, delta) -> None:
 # --- search on ε ------------------------------------------------------------------------------
 
 
+class Work:
+    """A budget of divergence evaluations counted in grid points (the work each one does), never
+    in seconds: where a search stops, and so the ε it shows, is the same on any machine."""
+
+    def __init__(self, limit: int | None):
+        self.limit, self.spent = limit, 0
+
+    def allows(self, cost: int) -> bool:
+        return self.limit is None or self.spent + cost <= self.limit
+
+    def spend(self, cost: int) -> None:
+        self.spent += cost
+
+
+def evaluation_cost(divergence) -> int:
+    """Grid points one evaluation of ``divergence`` sums (1 for a closed form)."""
+    points = getattr(divergence, "points", None)
+    return max(1, points()) if callable(points) else 1
+
+
 def smallest_epsilon(divergence, delta: float, upper: float,
-                     deadline: float | None = None, rtol: float = EPS_RTOL,
+                     work: Work | None = None, rtol: float = EPS_RTOL,
                      lower: float = 0.0) -> tuple[float, int, bool]:
     """The smallest ε in [lower, upper] (to ``rtol``, relative) with divergence(ε) <= δ (``lower``
     known to have divergence > δ, or 0), for a certified
     (upper-bound) divergence non-increasing in ε. Regula falsi on log D with
     the Illinois rule, a bisection step every eighth; (ε, evaluations, whether the bracket
-    closed before the deadline). The bracket keeps D(lo) > δ >= D(hi) and
+    closed within the ``work`` budget, if any). The bracket keeps D(lo) > δ >= D(hi) and
     its upper end is returned (ε = upper is valid by the caller's assumption). An evaluation
     may return inf (not computed): it counts as D > δ, so it can cost tightness, never validity."""
     lo, hi = lower, upper
     dlo = math.inf     # D(lower) is not evaluated (the costliest point): treated as > δ
     dhi = divergence(upper)
     calls, side, converged = 1, 0, True
-    last = 0.0   # the duration of the last evaluation: one that would end past the deadline is not started
+    cost = evaluation_cost(divergence)   # an evaluation the budget cannot pay for is not started
     while hi - lo > rtol * max(hi, 1e-12) and calls < 200:
-        if deadline is not None and time.monotonic() + last > deadline:
+        if work is not None and not work.allows(cost):
             converged = False
             break   # hi is still shown: D(hi) <= δ
         if 0 < dhi and math.isfinite(dlo) and calls % 8 != 0:
@@ -180,9 +199,9 @@ def smallest_epsilon(divergence, delta: float, upper: float,
             mid = lo + (hi - lo) * min(max(flo / (flo - fhi), 1e-3), 1 - 1e-3)
         else:
             mid = 0.5 * (lo + hi)
-        began = time.monotonic()
         d = divergence(mid)
-        last = time.monotonic() - began
+        if work is not None:
+            work.spend(cost)
         calls += 1
         if d <= delta:
             hi, dhi = mid, d
@@ -581,14 +600,14 @@ class Bound:
 
 
 def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int = MAX_POINTS,
-                    seconds: float | None = 2.0) -> Bound:
+                    work: int | None = None) -> Bound:
     """The privacy-blanket bound of the channel for n users at δ, the worst ordered pair.
 
-    ``seconds`` (counted from the call) bounds the three-class searches (the two-class ones
-    always finish, ~0.3 s at n = 10^6): past it the search stops at the best ε shown so far (still an upper bound, less tight; a note says so).
-    ``None``: no time limit."""
+    ``work`` bounds the three-class searches in grid points summed over their evaluations (the
+    two-class ones always finish, ~0.3 s at n = 10^6): past it the search stops at the best ε
+    shown so far (still an upper bound, less tight; a note says where it stopped). ``None``: no
+    limit. A count of work, not seconds, so the ε is the same on any machine."""
     check_inputs(n, delta)
-    started = time.monotonic()
     budget = BUDGET_SHARE * delta
     pairs: dict = {}
     omegas = blanket_omega(ch)
@@ -597,7 +616,7 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
         pairs.setdefault(cl.key(), cl)
     eps0 = local_epsilon(ch)
     e_max = math.nextafter(math.exp(eps0), math.inf) * (1 + 1e-15)   # every ε searched is <= ε0
-    deadline = None if seconds is None else started + seconds
+    spent = Work(work)
     worst, worst_div, calls, merged = -1.0, None, 0, False
     stopped = False
     for cl in pairs.values():
@@ -631,11 +650,11 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
                 div = BlanketDivergence(red, n, budget, max_points)
                 if level == 3 and div.points() > EXACT_POINTS and any(a <= b for a, b in zip(red.a, red.b)):
                     div = DecoupledDivergence(red, n, budget)
-                if level == 3 and deadline is not None and time.monotonic() > deadline:
+                if level == 3 and not spent.allows(evaluation_cost(div)):
                     stopped = True
                     continue
                 eps, k, done = smallest_epsilon(div, delta, eps0 if best is None else best[0],
-                                                deadline if level == 3 else None)
+                                                spent if level == 3 else None)
                 stopped = stopped or not done
                 calls += k
                 if best is None or eps < best[0]:
@@ -647,8 +666,8 @@ def blanket_epsilon(ch: ChannelNumbers, n: int, delta: float, *, max_points: int
              f"{len(worst_div.cl.a)} output classes summed exactly" if not isinstance(worst_div, DecoupledDivergence)
              else f"{len(worst_div.cl.a)} output classes"]
     if stopped:
-        notes.append(f"the three-class search stopped at its time budget ({seconds:g} s): the ε shown is valid, "
-                     "a longer search may give a smaller one")
+        notes.append(f"the three-class search stopped at its work budget ({spent.spent:,} of {work:,} grid points "
+                     "evaluated): the ε shown is valid, a longer search may give a smaller one")
     if isinstance(worst_div, DecoupledDivergence):
         k = len(worst_div.split)
         notes.append(f"{len(worst_div.cl.a)} classes: two summed exactly, {k} split off ((u + v)_+ <= (u + y)_+ + "

@@ -34,7 +34,7 @@ A spec file declares one mechanism family::
 Every expression goes through the allow-list parser in :mod:`ldpaudit.mechanism.expr`;
 nothing in the file is ever evaluated as Python. Commands load a spec with
 :func:`load_budgeted`: the parse, the validation and the binding run in a forked child under
-a wall-clock and memory budget (:mod:`ldpaudit.budget`), since the per-operation budgets of
+a CPU-time and memory budget (:mod:`ldpaudit.budget`), since the per-operation budgets of
 ``expr`` cannot bound everything validation does with an expression.
 """
 
@@ -253,7 +253,7 @@ def load_budgeted(
     (to its ``[example]`` with ``example=True``; the family itself with neither).
 
     Loading, validating and binding a spec file (or binding a catalog mechanism) run in a
-    forked child with at most ``seconds`` of wall time and ``memory_mb`` MiB of new memory: a
+    forked child with at most ``seconds`` of CPU time and ``memory_mb`` MiB of new memory: a
     spec whose validation never ends (``exp(epsilon)**(3**3**d)`` at a sample point) ends in
     :class:`~ldpaudit.errors.BudgetSpent` naming the budget and the option that raises it
     (``--load-timeout``, ``--load-memory-mb``, :func:`ldpaudit.mechanism.options.add_load_budget`).
@@ -276,8 +276,10 @@ def load_budgeted(
         if exc.resource == "memory":
             spent = (f"needed more than {exc.limit} MiB of memory, the memory budget of loading; "
                      "raise it with --load-memory-mb MB")
+        elif exc.resource == "wall":
+            spent = str(exc)
         else:
-            spent = (f"still running after {exc.limit:g} s of wall time, the time budget of loading; "
+            spent = (f"used {exc.limit:g} s of CPU time, the CPU budget of loading; "
                      "raise it with --load-timeout SECONDS")
         raise BudgetSpent(f"loading spec {str(spec)!r}: {spent}") from None
 

@@ -92,7 +92,7 @@ def add_load_budget(parser: argparse.ArgumentParser) -> None:
     (:func:`ldpaudit.mechanism.loader.load_budgeted`)."""
     parser.add_argument("--load-timeout", type=lambda text: option_seconds(text, "--load-timeout"),
                         default=budget.LOAD_SECONDS, metavar="SECONDS",
-                        help=f"wall-clock budget of loading the spec, e.g. 5, 2.5, 500ms (default "
+                        help=f"CPU budget of loading the spec in CPU seconds, e.g. 5, 2.5, 500ms (default "
                              f"{budget.LOAD_SECONDS:g}); over budget the command stops with exit 3")
     parser.add_argument("--load-memory-mb", type=lambda text: option_megabytes(text, "--load-memory-mb"),
                         default=budget.LOAD_MEMORY_MB, metavar="MB",

@@ -80,7 +80,7 @@ def _claim_somewhere_positive(mech: Mechanism, claim: sp.Basic, where: str) -> N
     try:
         enc = smt.Encoder(mech.parameters, [claim])
         c = enc.z3(enc.poly(claim))
-        out = smt.check(enc.constraints() + [c > 0], timeout_ms=5000)
+        out = smt.check(enc.constraints() + [c > 0], rlimit=smt.QUICK_RLIMIT)
     except Unsupported:
         return
     if out.result == "unsat":
@@ -107,7 +107,7 @@ def check_domain(mech: Mechanism) -> None:
                 continue
             v = vars_[p.symbol]
             constraints.append({">": v > b, ">=": v >= b, "<": v < b, "<=": v <= b}[op if strict else op + "="])
-    s = smt.new_solver(5000)
+    s = smt.new_solver(smt.QUICK_RLIMIT)
     s.add(*constraints)
     if s.check() == z3.unsat:
         ranges = "; ".join(p.describe() for p in mech.parameters if p.lower is not None or p.upper is not None)

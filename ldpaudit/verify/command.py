@@ -3,7 +3,7 @@
 Exit codes: 0 PROVED, 1 REFUTED, 3 UNKNOWN (also when the budget runs out); bad input raises
 an LdpAuditError, which the CLI turns into exit 2. The whole command (loading, binding, exact
 arithmetic, every z3 query, certificates) runs in a child process bounded by ``--timeout``
-seconds of wall time and ``--memory-mb`` of memory (:mod:`ldpaudit.budget`); loading the spec
+CPU seconds and ``--memory-mb`` of memory (:mod:`ldpaudit.budget`); loading the spec
 is also bounded by the load budget of every command (``--load-timeout``, ``--load-memory-mb``).
 """
 
@@ -33,12 +33,14 @@ verdicts: PROVED (exit 0), REFUTED with a witness (exit 1), UNKNOWN with z3's re
 bad input exits 2. Free parameters are universally quantified (the proof covers all d, k, ε);
 bind them with -p to check one instance. Values are exact: 1/2, log(3), 0.01 (= 1/100).
 
-budget: --timeout (default 60 s) bounds the wall time of the whole command, --memory-mb
+budget: --timeout (default 60 s) bounds the CPU time of the whole command, --memory-mb
 (default 2048) the memory it may allocate; the work runs in a child process that is stopped
 when either runs out, and the verdict is then UNKNOWN (exit 3) with the reason "budget
-exceeded: ...". Each z3 query also stops after min(20 s, --timeout). Loading the spec has the
-load budget of every command besides (--load-timeout, default 5 s; --load-memory-mb): over it
-the command stops with one line and exit 3.
+exceeded: ...". Each z3 query also stops after --rlimit of z3's deterministic resource units
+(default 4e7, about 40 s of CPU), so a busy machine never changes a verdict. Loading the spec
+has the load budget of every command besides (--load-timeout, default 5 CPU seconds;
+--load-memory-mb): over it the command stops with one line and exit 3. Only a far wall-clock
+guard (10x the CPU budget) stops a job the machine is too busy to run, and says so.
 
 --float-params converts float64 values exactly (Fraction(float)) and reports the ε they give:
 names that are parameters of the spec are bound; otherwise p, q are the generic two-parameter
@@ -66,8 +68,11 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--tight", action="store_true", help="also report the tightest ε with its attaining witness")
     p.add_argument("--certificate", metavar="DIR", help="write an SMT-LIB 2 certificate and JSON metadata into DIR")
     p.add_argument("--timeout", type=_seconds, default=budget.DEFAULT_SECONDS, metavar="SECONDS",
-                   help=f"wall-clock budget of the whole command in seconds, e.g. 60, 2.5, 500ms "
+                   help=f"CPU budget of the whole command in CPU seconds, e.g. 60, 2.5, 500ms "
                         f"(default {budget.DEFAULT_SECONDS:g}); over budget the verdict is UNKNOWN (exit 3)")
+    p.add_argument("--rlimit", type=_rlimit, default=smt.DEFAULT_RLIMIT, metavar="UNITS",
+                   help=f"work budget of each z3 query in z3's deterministic resource units (default "
+                        f"{smt.DEFAULT_RLIMIT:.0e}); over it the query is UNKNOWN")
     p.add_argument("--memory-mb", type=_megabytes, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
                    help=f"memory budget of the whole command in MiB (default {budget.DEFAULT_MEMORY_MB}); "
                         "over budget the verdict is UNKNOWN (exit 3)")
@@ -87,6 +92,16 @@ def _megabytes(text: str) -> int:
     return option_megabytes(text, "--memory-mb")
 
 
+def _rlimit(text: str) -> int:
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or value != value or value < 1 or value > 1e15:
+        raise argparse.ArgumentTypeError(f"--rlimit {text!r} is not a count of z3 resource units; give e.g. 4e7")
+    return int(value)
+
+
 def _load(args) -> Mechanism:
     """The spec bound to the ``-p`` values, under the load budget (a child of this child)."""
     _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
@@ -99,7 +114,7 @@ def run(args) -> int:
 
     try:
         with status("verify", enabled=wanted(args), delay=1.0) as progress:
-            progress(f"{args.spec}: proving with z3 (budget {args.timeout:g} s)")
+            progress(f"{args.spec}: proving with z3 (budget {args.timeout:g} CPU s)")
             code, out = budget.call(_captured, args, seconds=args.timeout, memory_mb=args.memory_mb)
     except budget.BudgetExceeded as exc:
         return _over_budget(args, str(exc))
@@ -121,7 +136,7 @@ def _over_budget(args, reason: str) -> int:
                          indent=2))
     else:
         print(f"UNKNOWN: {args.spec}: {reason}")
-        print(f"  budget: --timeout {args.timeout:g} s, --memory-mb {args.memory_mb}")
+        print(f"  budget: --timeout {args.timeout:g} CPU s, --memory-mb {args.memory_mb}")
     return EXIT_CODES[Status.UNKNOWN]
 
 
@@ -133,7 +148,7 @@ def _envelope(verdict: str, payload: dict) -> dict:
 
 
 def _run(args) -> int:
-    timeout_ms = max(1, min(smt.DEFAULT_TIMEOUT_MS, int(args.timeout * 1000)))
+    rlimit = args.rlimit
     mech = _load(args)
     if args.float_params:
         report = verify_float_params(mech, parse_floats(args.float_params), epsilon=args.epsilon)
@@ -152,8 +167,8 @@ def _run(args) -> int:
         return report.verdict.exit_code
     if args.calibrate:
         return _calibrate(args, mech)
-    verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, timeout_ms=timeout_ms)
-    tight = tight_epsilon(mech, timeout_ms=timeout_ms) if args.tight and args.delta is None else None
+    verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, rlimit=rlimit)
+    tight = tight_epsilon(mech, rlimit=rlimit) if args.tight and args.delta is None else None
     written = _certificate(args, verdict)
     if args.json:
         payload = verdict.to_json()

@@ -33,8 +33,8 @@ from ldpaudit.verify.result import Status, TightEpsilon, Verdict
 
 @dataclass(frozen=True)
 class Form:
-    """How to verify one form of channel: ``verify(mech, claim, *, timeout_ms, start, tight)``
-    and ``tight(mech, *, timeout_ms)``."""
+    """How to verify one form of channel: ``verify(mech, claim, *, rlimit, start, tight)``
+    and ``tight(mech, *, rlimit)``."""
 
     name: str
     applies: Callable[[Mechanism], bool]
@@ -69,7 +69,7 @@ def verify(
     *,
     epsilon=None,
     delta=None,
-    timeout_ms: int | None = smt.DEFAULT_TIMEOUT_MS,
+    rlimit: int | None = smt.DEFAULT_RLIMIT,
     tight: bool = True,
     timeout: float | None = None,
     memory_mb: int | None = None,
@@ -78,12 +78,13 @@ def verify(
 
     ``epsilon`` defaults to the spec's claimed ε and may be symbolic ("epsilon/2", "log(3)").
     Free parameters are universally quantified: the verdict holds for all admissible values.
-    ``timeout_ms`` bounds each z3 query; ``timeout`` (seconds) and ``memory_mb`` bound the
+    ``rlimit`` bounds each z3 query in z3's deterministic resource units; ``timeout`` (CPU
+    seconds) and ``memory_mb`` bound the
     whole call, run in a child process (:mod:`ldpaudit.budget`): over budget the
     verdict is UNKNOWN with the reason "budget exceeded: ...".
     """
     if timeout is not None or memory_mb is not None:
-        return _bounded(mech, epsilon=epsilon, delta=delta, timeout_ms=timeout_ms, tight=tight, timeout=timeout,
+        return _bounded(mech, epsilon=epsilon, delta=delta, rlimit=rlimit, tight=tight, timeout=timeout,
                         memory_mb=memory_mb)
     start = time.perf_counter()
     claim = claim_of(mech, epsilon)
@@ -97,16 +98,14 @@ def verify(
                                    "e.g. 1/100000")
         if density_delta.applies(mech):
             return density_delta.verify_density_delta(mech, claim, delta, start=start)
-        return verify_delta(mech, claim, delta, timeout_ms=timeout_ms, start=start)
-    return form_of(mech).verify(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
+        return verify_delta(mech, claim, delta, rlimit=rlimit, start=start)
+    return form_of(mech).verify(mech, claim, rlimit=rlimit, start=start, tight=tight)
 
 
-def _bounded(mech: Mechanism, *, epsilon, delta, timeout_ms, tight, timeout, memory_mb) -> Verdict:
+def _bounded(mech: Mechanism, *, epsilon, delta, rlimit, tight, timeout, memory_mb) -> Verdict:
     start = time.perf_counter()
-    if timeout is not None:
-        timeout_ms = max(1, min(timeout_ms or smt.DEFAULT_TIMEOUT_MS, int(timeout * 1000)))
     try:
-        return budget.call(verify, mech, epsilon=epsilon, delta=delta, timeout_ms=timeout_ms, tight=tight,
+        return budget.call(verify, mech, epsilon=epsilon, delta=delta, rlimit=rlimit, tight=tight,
                            seconds=timeout, memory_mb=memory_mb)
     except budget.BudgetExceeded as exc:
         try:
@@ -117,8 +116,8 @@ def _bounded(mech: Mechanism, *, epsilon, delta, timeout_ms, tight, timeout, mem
                        params=mech.bindings)
 
 
-def tight_epsilon(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_epsilon(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     """The tightest ε in closed form, with a proof that the mechanism is ε*-LDP and a witness
     attaining it (so the claim fails for every smaller ε)."""
     check_domain(mech)
-    return form_of(mech).tight(mech, timeout_ms=timeout_ms)
+    return form_of(mech).tight(mech, rlimit=rlimit)

@@ -104,7 +104,7 @@ def _delta_exact(mech, ch, eps, bound) -> DeltaResult:
     return DeltaResult(mech.name, eps, best, best_pair, best_event)
 
 
-def verify_delta(mech: Mechanism, eps, delta, *, timeout_ms, start) -> Verdict:
+def verify_delta(mech: Mechanism, eps, delta, *, rlimit, start) -> Verdict:
     if exact.sign(delta) is None or exact.sign(delta) < 0 or exact.compare(delta, 1) == 1:
         raise InvalidParameter(f"--delta = {delta} must be a number in [0, 1]")
     ch = _matrix(mech)

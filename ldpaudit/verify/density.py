@@ -129,7 +129,7 @@ def _model_point(setup: _Setup, decision) -> dict | None:
     return point
 
 
-def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_density(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     try:
         setup = _Setup(mech)
     except Unsupported as exc:
@@ -140,13 +140,13 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
         else "density: ln f(z|x) - ln f(z|x') <= ε for all z and x, x' in the input interval (arithmetic with |.|)"
     )
     decision = decide(setup.parameters, [Fact(setup.delta, claim, "density", scaled=False, where="channel.density")],
-                      None, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP")
+                      None, rlimit=rlimit, label=f"{mech.name}: {claim}-LDP")
     proof = proof_of(decision)
     if decision.result == "unsat":
         tight_value = None
         if tight:
             try:
-                tight_value = _tight_value(setup, timeout_ms=timeout_ms)[0]
+                tight_value = _tight_value(setup, rlimit=rlimit)[0]
             except Unsupported:
                 tight_value = None
         return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=tight_value, method=method + "; z3",
@@ -160,16 +160,16 @@ def verify_density(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
         if point is not None:
             witness = setup.witness(point, claim)
     else:
-        witness = _refute_family(mech, claim, decision, timeout_ms=timeout_ms)
+        witness = _refute_family(mech, claim, decision, rlimit=rlimit)
     if witness is None:
         return unknown(mech, claim, "z3 found a counterexample but no exact witness was confirmed", start, method, proof=proof)
     return Verdict(Status.REFUTED, mech.name, claim, witness=witness, method=method, scope=scope_of(mech),
                    seconds=time.perf_counter() - start, params=mech.bindings, proof=witness_proof(mech.name, witness))
 
 
-def _refute_family(mech: Mechanism, claim, decision, *, timeout_ms) -> Witness | None:
+def _refute_family(mech: Mechanism, claim, decision, *, rlimit) -> Witness | None:
     for bound, claim_at in instances(mech, claim, candidate_points(mech, decision)):
-        verdict = verify_density(bound, claim_at, timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
+        verdict = verify_density(bound, claim_at, rlimit=rlimit, start=time.perf_counter(), tight=False)
         if verdict.status is Status.REFUTED:
             return verdict.witness
     return None
@@ -207,7 +207,7 @@ def _vertices(setup: _Setup) -> list[dict]:
     return out
 
 
-def _tight_value(setup: _Setup, *, timeout_ms) -> tuple[sp.Basic, dict]:
+def _tight_value(setup: _Setup, *, rlimit) -> tuple[sp.Basic, dict]:
     mech = setup.mech
     points = candidate_points(mech) if mech.parameters else [{}]
     subs = {mech.symbols[k]: v for k, v in points[0].items()}
@@ -226,7 +226,7 @@ def _tight_value(setup: _Setup, *, timeout_ms) -> tuple[sp.Basic, dict]:
             continue
         seen.add(value)
         decision = decide(setup.parameters, [Fact(setup.delta, value, "tight", scaled=False)], None,
-                          timeout_ms=timeout_ms, label="tight epsilon")
+                          rlimit=rlimit, label="tight epsilon")
         if decision.result == "unsat":
             return value, vertex
         if len(seen) >= 4:
@@ -234,15 +234,15 @@ def _tight_value(setup: _Setup, *, timeout_ms) -> tuple[sp.Basic, dict]:
     raise Unsupported("the supremum of the log-ratio is not attained at a vertex")
 
 
-def tight_density(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_density(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     try:
         setup = _Setup(mech)
-        value, vertex = _tight_value(setup, timeout_ms=timeout_ms)
+        value, vertex = _tight_value(setup, rlimit=rlimit)
     except Unsupported as exc:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
     proof = None
     if value != 0:
-        proof = verify_density(mech, sp.sympify(value), timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
+        proof = verify_density(mech, sp.sympify(value), rlimit=rlimit, start=time.perf_counter(), tight=False)
     witness = None
     point = candidate_points(mech)[0] if mech.parameters else {}
     try:

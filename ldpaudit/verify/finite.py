@@ -32,29 +32,29 @@ from ldpaudit.verify.witness import (
 )
 
 
-def verify_finite(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_finite(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     """ε-LDP of a finite channel through its structure (see :mod:`ldpaudit.verify.problem`)."""
     try:
         problem = build(mech)
     except Unsupported as exc:
         return unknown(mech, claim, str(exc), start)
     if problem.numeric and not claim.free_symbols:
-        return _verify_numeric(problem, claim, timeout_ms=timeout_ms, start=start)
-    return _verify_symbolic(problem, claim, timeout_ms=timeout_ms, start=start, tight=tight)
+        return _verify_numeric(problem, claim, rlimit=rlimit, start=start)
+    return _verify_symbolic(problem, claim, rlimit=rlimit, start=start, tight=tight)
 
 
-def tight_finite(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_finite(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     """ε* of a finite channel in closed form, proved, with a witness attaining it."""
     try:
         problem = build(mech)
-        value = tight_closed_form(problem, timeout_ms=timeout_ms)
+        value = tight_closed_form(problem, rlimit=rlimit)
     except Unsupported as exc:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
     if value == sp.oo:
         return TightEpsilon(mech.name, sp.oo, None, _attaining_witness(mech, problem, value), method=problem.method)
     proof = None
     if value != 0:
-        proof = verify_finite(mech, sp.sympify(value), timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
+        proof = verify_finite(mech, sp.sympify(value), rlimit=rlimit, start=time.perf_counter(), tight=False)
     witness = _attaining_witness(mech, problem, value)
     return TightEpsilon(mech.name, value, proof, witness, method=problem.method)
 
@@ -77,7 +77,7 @@ def _log(ratio: sp.Basic) -> sp.Basic:
     return value
 
 
-def _verify_numeric(problem: Problem, claim, *, timeout_ms, start, bits: int = 96) -> Verdict:
+def _verify_numeric(problem: Problem, claim, *, rlimit, start, bits: int = 96) -> Verdict:
     """All parameters numeric: exact max ratio in Python, z3 confirms the column obligations."""
     mech = problem.mech
     bound = sp.exp(claim)
@@ -106,7 +106,7 @@ def _verify_numeric(problem: Problem, claim, *, timeout_ms, start, bits: int = 9
                 params=mech.bindings, proof=proof,
             )
         return unknown(mech, claim, "a violation was found but its witness did not re-check", start, problem.method)
-    decision = decide(mech.parameters, problem.facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP", bits=bits)
+    decision = decide(mech.parameters, problem.facts, bound, rlimit=rlimit, label=f"{mech.name}: {claim}-LDP", bits=bits)
     if decision.result == "unsat":
         return Verdict(
             Status.PROVED, mech.name, claim, tight_epsilon=tight, method=problem.method + "; z3 confirms",
@@ -116,7 +116,7 @@ def _verify_numeric(problem: Problem, claim, *, timeout_ms, start, bits: int = 9
     if decision.result == "sat" and bits < 2000:
         # Python's exact comparison says every column holds: z3's model lives in the slack of the
         # rational enclosures of e^claim; tighten them and ask again
-        return _verify_numeric(problem, claim, timeout_ms=timeout_ms, start=start, bits=bits * 4)
+        return _verify_numeric(problem, claim, rlimit=rlimit, start=start, bits=bits * 4)
     reason = decision.reason or "z3 found a model only inside the rational enclosures"
     return unknown(mech, claim, reason, start, problem.method, decision.notes, proof_of(decision))
 
@@ -135,7 +135,7 @@ def _witness(problem: Problem, tag, claim) -> Witness | None:
 # --- symbolic (families) ----------------------------------------------------------------------
 
 
-def _verify_symbolic(problem: Problem, claim, *, timeout_ms, start, tight: bool) -> Verdict:
+def _verify_symbolic(problem: Problem, claim, *, rlimit, start, tight: bool) -> Verdict:
     mech = problem.mech
     bound = sp.exp(claim)
     facts = list(problem.facts)
@@ -143,13 +143,13 @@ def _verify_symbolic(problem: Problem, claim, *, timeout_ms, start, tight: bool)
         # equal positive entries (ratio 1) need e^claim >= 1; implied by the pairs above except
         # in all-constant columns, so state it for claims that may be <= 0 somewhere
         facts.append(Fact(sp.Integer(1), sp.Integer(1), ("claim >= 0",), where="e^claim >= 1"))
-    decision = decide(mech.parameters, facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP")
+    decision = decide(mech.parameters, facts, bound, rlimit=rlimit, label=f"{mech.name}: {claim}-LDP")
     notes = tuple(problem.notes + decision.notes)
     if decision.result == "unsat":
         tight_value = None
         if tight:
             try:
-                tight_value = tight_closed_form(problem, timeout_ms=timeout_ms)
+                tight_value = tight_closed_form(problem, rlimit=rlimit)
             except Unsupported:
                 tight_value = None
         return Verdict(
@@ -159,10 +159,10 @@ def _verify_symbolic(problem: Problem, claim, *, timeout_ms, start, tight: bool)
         )
     if decision.result == "unknown":
         return unknown(mech, claim, decision.reason, start, problem.method, notes, proof_of(decision))
-    verdict = _refute_at_points(mech, claim, decision, timeout_ms=timeout_ms)
+    verdict = _refute_at_points(mech, claim, decision, rlimit=rlimit)
     if verdict is None and any(p.kind == "integer" for p in mech.parameters):
         # the counterexample may live only between integers: ask again with integer sorts
-        retry = decide(mech.parameters, facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP",
+        retry = decide(mech.parameters, facts, bound, rlimit=rlimit, label=f"{mech.name}: {claim}-LDP",
                        integers=True)
         if retry.result == "unsat":
             return Verdict(
@@ -172,7 +172,7 @@ def _verify_symbolic(problem: Problem, claim, *, timeout_ms, start, tight: bool)
                 params=mech.bindings, proof=proof_of(retry),
             )
         if retry.result == "sat":
-            verdict = _refute_at_points(mech, claim, retry, timeout_ms=timeout_ms)
+            verdict = _refute_at_points(mech, claim, retry, rlimit=rlimit)
     if verdict is not None:
         return Verdict(
             Status.REFUTED, mech.name, claim, tight_epsilon=verdict.tight_epsilon, witness=verdict.witness,
@@ -184,7 +184,7 @@ def _verify_symbolic(problem: Problem, claim, *, timeout_ms, start, tight: bool)
         start, problem.method, notes, proof_of(decision),
     )
 
-def _refute_at_points(mech: Mechanism, claim, decision: Decision | None, *, timeout_ms) -> Verdict | None:
+def _refute_at_points(mech: Mechanism, claim, decision: Decision | None, *, rlimit) -> Verdict | None:
     """An exact witness at some admissible point: points where the claim is positive first;
     where it is not, any pair of inputs sharing a positive output already refutes it."""
     later = []
@@ -198,24 +198,24 @@ def _refute_at_points(mech: Mechanism, claim, decision: Decision | None, *, time
         if exact.sign(claim_at) != 1:
             later.append((bound_mech, claim_at))
             continue
-        verdict = _refute_instance(bound_mech, claim_at, timeout_ms=timeout_ms)
+        verdict = _refute_instance(bound_mech, claim_at, rlimit=rlimit)
         if verdict is not None:
             return verdict
     for bound_mech, claim_at in later:
-        verdict = _refute_instance(bound_mech, claim_at, timeout_ms=timeout_ms)
+        verdict = _refute_instance(bound_mech, claim_at, rlimit=rlimit)
         if verdict is not None:
             return verdict
     return None
 
 
-def _refute_instance(bound_mech: Mechanism, claim_at, *, timeout_ms) -> Verdict | None:
+def _refute_instance(bound_mech: Mechanism, claim_at, *, rlimit) -> Verdict | None:
     try:
         problem = build(bound_mech)
     except Unsupported:
         return None
     if not problem.numeric:
         return None
-    verdict = _verify_numeric(problem, claim_at, timeout_ms=timeout_ms, start=time.perf_counter())
+    verdict = _verify_numeric(problem, claim_at, rlimit=rlimit, start=time.perf_counter())
     return verdict if verdict.status is Status.REFUTED else None
 
 
@@ -241,7 +241,7 @@ def _ratio_candidates(mech: Mechanism, pairs: list[tuple[sp.Basic, sp.Basic]]):
     return out
 
 
-def _max_ratio(mech: Mechanism, pairs, *, timeout_ms) -> sp.Basic:
+def _max_ratio(mech: Mechanism, pairs, *, rlimit) -> sp.Basic:
     """max over pairs of num/den as a closed form (proved dominant for all parameters) or Max(...)."""
     cands = _ratio_candidates(mech, pairs)
     if not cands:
@@ -261,23 +261,23 @@ def _max_ratio(mech: Mechanism, pairs, *, timeout_ms) -> sp.Basic:
     values.sort(reverse=True)
     ratios = [(n, d) for n, d, _ in cands]
     for _, i in values[:3]:
-        if dominant(mech.parameters, ratios, i, timeout_ms=timeout_ms):
+        if dominant(mech.parameters, ratios, i, rlimit=rlimit):
             return cands[i][2]
     return sp.Max(*[r for *_, r in cands])
 
 
-def tight_closed_form(problem: Problem, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> sp.Basic:
+def tight_closed_form(problem: Problem, *, rlimit=smt.DEFAULT_RLIMIT) -> sp.Basic:
     """ε* in closed form from a problem's obligations."""
     mech = problem.mech
     if problem.numeric:
         return _tight_numeric(problem)
     if problem.groups is not None:
-        a = _max_ratio(mech, problem.groups[0], timeout_ms=timeout_ms)
-        b = _max_ratio(mech, problem.groups[1], timeout_ms=timeout_ms)
+        a = _max_ratio(mech, problem.groups[0], rlimit=rlimit)
+        b = _max_ratio(mech, problem.groups[1], rlimit=rlimit)
         if sp.oo in (a, b):
             return sp.oo
         return _log_sum(a, b)
-    r = _max_ratio(mech, [(f.num, f.den) for f in problem.facts], timeout_ms=timeout_ms)
+    r = _max_ratio(mech, [(f.num, f.den) for f in problem.facts], rlimit=rlimit)
     return sp.oo if r == sp.oo else _log(r)
 
 

@@ -55,30 +55,30 @@ def applies(mech: Mechanism) -> bool:
     return isinstance(ch, BloomChannel) or (isinstance(ch, StructuredChannel) and isinstance(ch.outputs, CohortSpace))
 
 
-def verify_hashed(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_hashed(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     if isinstance(mech.channel, BloomChannel):
-        return _verify_bloom(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
-    return _verify_cohort(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
+        return _verify_bloom(mech, claim, rlimit=rlimit, start=start, tight=tight)
+    return _verify_cohort(mech, claim, rlimit=rlimit, start=start, tight=tight)
 
 
-def tight_hashed(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_hashed(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     """ε* in closed form from the class weights (cohorts) or bit laws (Bloom), with the proof
     that the mechanism is ε*-LDP and a witness attaining it at the example instance."""
     try:
-        value = _tight_value(mech, timeout_ms=timeout_ms)
+        value = _tight_value(mech, rlimit=rlimit)
     except InvalidSpec:
-        return finite.tight_finite(mech, timeout_ms=timeout_ms)
+        return finite.tight_finite(mech, rlimit=rlimit)
     except Unsupported as exc:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
     proof = None
     if value != 0 and value != sp.oo:
-        proof = verify_hashed(mech, value, timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
-    witness = _attaining(mech, value, timeout_ms=timeout_ms)
+        proof = verify_hashed(mech, value, rlimit=rlimit, start=time.perf_counter(), tight=False)
+    witness = _attaining(mech, value, rlimit=rlimit)
     what = "Bloom bit laws" if isinstance(mech.channel, BloomChannel) else "class weights over hit/miss patterns"
     return TightEpsilon(mech.name, value, proof, witness, method=f"hashed channel: {what}, every hash table")
 
 
-def _tight_value(mech: Mechanism, *, timeout_ms):
+def _tight_value(mech: Mechanism, *, rlimit):
     ch = mech.channel
     if isinstance(ch, BloomChannel):
         on_terms, off_terms = bloom_logs(ch)
@@ -92,7 +92,7 @@ def _tight_value(mech: Mechanism, *, timeout_ms):
         if wi != 0 and (i, j, pattern) not in seen:
             seen.add((i, j, pattern))
             pairs.append((wi, wj, pattern))
-    return _cohort_tight(mech, pairs, timeout_ms=timeout_ms)
+    return _cohort_tight(mech, pairs, rlimit=rlimit)
 
 
 # --- cohort outputs ---------------------------------------------------------------------------
@@ -135,14 +135,14 @@ def realized_patterns(mech: Mechanism) -> set[tuple[bool, bool]] | None:
     return seen
 
 
-def _verify_cohort(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) -> Verdict:
+def _verify_cohort(mech: Mechanism, claim, *, rlimit, start, tight: bool) -> Verdict:
     ch = mech.channel
     try:
         obligations = cohort_obligations(mech)
     except InvalidSpec as exc:
         # conditions that look at x beyond hash(c, x): no proof for all tables; an instance is
         # verified through its materialized channel
-        verdict = finite.verify_finite(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
+        verdict = finite.verify_finite(mech, claim, rlimit=rlimit, start=start, tight=tight)
         return _with_note(verdict, f"not a collisions-only channel ({exc}); verified as a finite channel")
     facts, pairs, seen = [], [], set()
     scale = _cohort_scale(ch)
@@ -159,17 +159,17 @@ def _verify_cohort(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) ->
         return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=sp.Integer(0), method=method, scope=scope_of(mech),
                        seconds=time.perf_counter() - start, params=mech.bindings)
     bound = sp.exp(claim)
-    decision = decide(mech.parameters, facts, bound, timeout_ms=timeout_ms, label=f"{mech.name}: {claim}-LDP")
+    decision = decide(mech.parameters, facts, bound, rlimit=rlimit, label=f"{mech.name}: {claim}-LDP")
     notes = tuple(decision.notes) + ("the proof covers every hash function: only collisions (the hit/miss pattern) "
                                      "enter the ratios",)
     if decision.result == "unsat":
-        tight_value = _cohort_tight(mech, pairs, timeout_ms=timeout_ms) if tight else None
+        tight_value = _cohort_tight(mech, pairs, rlimit=rlimit) if tight else None
         return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=tight_value, method=method + "; z3",
                        scope=scope_of(mech), seconds=time.perf_counter() - start, notes=notes, params=mech.bindings,
                        proof=proof_of(decision))
     if decision.result == "unknown":
         return unknown(mech, claim, decision.reason, start, method, notes, proof_of(decision))
-    refuted = _refute_cohort(mech, claim, decision, timeout_ms=timeout_ms)
+    refuted = _refute_cohort(mech, claim, decision, rlimit=rlimit)
     if refuted is not None:
         return Verdict(Status.REFUTED, mech.name, claim, witness=refuted.witness, tight_epsilon=refuted.tight_epsilon,
                        method=method, scope=scope_of(mech), seconds=time.perf_counter() - start, notes=notes,
@@ -192,25 +192,25 @@ def _pattern_text(pattern) -> str:
     return f"v {'==' if a else '!='} hash(c, x), v {'==' if b else '!='} hash(c, x')"
 
 
-def _cohort_tight(mech: Mechanism, pairs, *, timeout_ms):
+def _cohort_tight(mech: Mechanism, pairs, *, rlimit):
     realized = realized_patterns(mech)
     use = [(a, b) for a, b, pattern in pairs if realized is None or pattern in realized]
     if not use:
         return sp.Integer(0)
-    ratio = finite._max_ratio(mech, use, timeout_ms=timeout_ms)
+    ratio = finite._max_ratio(mech, use, rlimit=rlimit)
     return sp.oo if ratio == sp.oo else finite._log(ratio)
 
 
-def _refute_cohort(mech: Mechanism, claim, decision, *, timeout_ms):
+def _refute_cohort(mech: Mechanism, claim, decision, *, rlimit):
     """An exact witness at an instance: the materialized channel's per-column check, or for a
     named family too large to list, outputs built from the family's hash (family_witness)."""
     if not mech.parameters:
         found = family_witness(mech, claim)
         if found is not None:
             return Verdict(Status.REFUTED, mech.name, claim, witness=found, params=mech.bindings)
-        v = finite.verify_finite(mech, claim, timeout_ms=timeout_ms, start=time.perf_counter(), tight=True)
+        v = finite.verify_finite(mech, claim, rlimit=rlimit, start=time.perf_counter(), tight=True)
         return v if v.status is Status.REFUTED else None
-    return finite._refute_at_points(mech, claim, decision, timeout_ms=timeout_ms)
+    return finite._refute_at_points(mech, claim, decision, rlimit=rlimit)
 
 
 def cohort_entry(mech: Mechanism, x: int, y: tuple) -> sp.Basic:
@@ -288,7 +288,7 @@ def bloom_logs(ch: BloomChannel):
     return on_terms, off_terms
 
 
-def _verify_bloom(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) -> Verdict:
+def _verify_bloom(mech: Mechanism, claim, *, rlimit, start, tight: bool) -> Verdict:
     import z3
 
     ch = mech.channel
@@ -296,7 +296,7 @@ def _verify_bloom(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) -> 
     method = ("Bloom filter with independent flips, for every hash table: a·L_on(v) + b·L_off(w) <= ε for all bit "
               "values and 0 <= a, b <= h (at most h set bits of x are unset for x' and vice versa)")
     if any(L == sp.oo for _, L in on_terms + off_terms):
-        return _refute_bloom_or_unknown(mech, claim, None, start, method, timeout_ms)
+        return _refute_bloom_or_unknown(mech, claim, None, start, method, rlimit)
     exprs = [L for _, L in on_terms + off_terms] + [sp.sympify(claim), sp.sympify(ch.hashes)]
     try:
         enc = smt.Encoder(mech.parameters, exprs)
@@ -308,7 +308,7 @@ def _verify_bloom(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) -> 
     except Unsupported as exc:
         return unknown(mech, claim, f"not encodable exactly: {exc}", start, method)
     box = [a >= 0, b >= 0, a <= H, b <= H]
-    out = smt.check(enc.constraints() + box + [z3.Or(*fails)], timeout_ms=timeout_ms,
+    out = smt.check(enc.constraints() + box + [z3.Or(*fails)], rlimit=rlimit,
                     comment=f"{mech.name}: some bit pattern exceeds e^({claim})")
     proof = (("no (a, b, v, w) with a·L_on(v) + b·L_off(w) > claim", out.smt2, "unsat", out.result),)
     notes = ("the proof covers every hash function: only |B_c(x) \\ B_c(x')| and |B_c(x') \\ B_c(x)| enter the ratio",
@@ -321,7 +321,7 @@ def _verify_bloom(mech: Mechanism, claim, *, timeout_ms, start, tight: bool) -> 
                        proof=proof)
     if out.result == "unknown":
         return unknown(mech, claim, out.reason, start, method, notes, proof)
-    return _refute_bloom_or_unknown(mech, claim, out, start, method, timeout_ms, notes=notes)
+    return _refute_bloom_or_unknown(mech, claim, out, start, method, rlimit, notes=notes)
 
 
 def _largest(terms, point_subs):
@@ -404,7 +404,7 @@ def bloom_witness(mech: Mechanism, claim) -> Witness | None:
     return checked_witness(mech, x, xp, y, bloom_entry(mech, x, y), bloom_entry(mech, xp, y), claim)
 
 
-def _refute_bloom_or_unknown(mech, claim, outcome, start, method, timeout_ms, notes=()):
+def _refute_bloom_or_unknown(mech, claim, outcome, start, method, rlimit, notes=()):
     points = [{}] if not mech.parameters else candidate_points(mech)
     for bound, claim_at in instances(mech, claim, points):
         try:
@@ -427,7 +427,7 @@ def _refute_bloom_or_unknown(mech, claim, outcome, start, method, timeout_ms, no
                    method, notes)
 
 
-def _attaining(mech: Mechanism, value, *, timeout_ms) -> Witness | None:
+def _attaining(mech: Mechanism, value, *, rlimit) -> Witness | None:
     """A witness whose ratio equals e^ε* at the example instance (or the mechanism itself)."""
     point = dict(mech.example) if mech.parameters else {}
     try:
@@ -442,7 +442,7 @@ def _attaining(mech: Mechanism, value, *, timeout_ms) -> Witness | None:
         w = bloom_witness(inst, sp.Integer(0))
         return None if w is None else Witness(w.x, w.x_prime, w.y, w.ratio, w.numerator, w.denominator, eps_here,
                                                params=inst.bindings)
-    tight = finite.tight_finite(inst, timeout_ms=timeout_ms)
+    tight = finite.tight_finite(inst, rlimit=rlimit)
     return tight.witness
 
 

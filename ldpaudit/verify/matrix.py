@@ -104,7 +104,7 @@ def _exact_everywhere(ch: MatrixChannel):
     return best
 
 
-def verify_matrix(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_matrix(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     ch = mech.channel
     found = _exact_extremes(ch)
     n, m = ch.weights.shape
@@ -132,7 +132,7 @@ def _witness(ch: MatrixChannel, r, j: int, a: int, b: int, claim) -> Witness:
     return Witness(ch.inputs[a], ch.inputs[b], ch.outputs[j], ratio, num, den, sp.sympify(claim))
 
 
-def tight_matrix(mech: Mechanism, *, timeout_ms=None) -> TightEpsilon:
+def tight_matrix(mech: Mechanism, *, rlimit=None) -> TightEpsilon:
     ch = mech.channel
     found = _exact_extremes(ch)
     if found is None:
@@ -141,5 +141,5 @@ def tight_matrix(mech: Mechanism, *, timeout_ms=None) -> TightEpsilon:
     value = sp.oo if r is None else sp.log(sp.Rational(r.numerator, r.denominator))
     proof = None
     if r is not None and value != 0:
-        proof = verify_matrix(mech, value, timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
+        proof = verify_matrix(mech, value, rlimit=rlimit, start=time.perf_counter(), tight=False)
     return TightEpsilon(mech.name, value, proof, _witness(ch, r, j, a, b, value), method=METHOD)

@@ -147,7 +147,7 @@ def _attaining(mech: Mechanism, i: int, w: Witness | None) -> Witness | None:
     return Witness(w.x, w.x_prime, y, ratio, num, den, w.claim, params=bound.bindings, y_text=y_text, kind=kind)
 
 
-def _refutation(mech: Mechanism, i: int, verdict: Verdict, claim, *, timeout_ms) -> Witness | None:
+def _refutation(mech: Mechanism, i: int, verdict: Verdict, claim, *, rlimit) -> Witness | None:
     """A mixture witness from component i's refutation: its own witness when the weight is > 0
     there, else the component refuted again at a few parameter points where the weight is > 0."""
     found = mixture_witness(mech, i, verdict.witness) if verdict.witness is not None else None
@@ -168,7 +168,7 @@ def _refutation(mech: Mechanism, i: int, verdict: Verdict, claim, *, timeout_ms)
         except (InvalidParameter, InvalidSpec):
             continue
         tried += 1
-        v = verify_fn(component_mechanism(bound, i), claim_at, timeout_ms=timeout_ms, start=time.perf_counter(),
+        v = verify_fn(component_mechanism(bound, i), claim_at, rlimit=rlimit, start=time.perf_counter(),
                       tight=False)
         if v.status is Status.REFUTED and v.witness is not None:
             found = mixture_witness(bound, i, v.witness)
@@ -207,7 +207,7 @@ def _tight_note(mech: Mechanism, value, who: list[int]) -> str:
             + (" (wherever its weight is > 0)" if len(who) == 1 else " (each, wherever its weight is > 0)"))
 
 
-def _weights_nonnegative(mech: Mechanism, *, timeout_ms) -> tuple[str | None, list]:
+def _weights_nonnegative(mech: Mechanism, *, rlimit) -> tuple[str | None, list]:
     """Every weight >= 0 for every admissible parameter value (load checks it at sample points
     only): sympy's assumptions, else z3 finds no parameter value where it is negative. Returns
     the reason it is not shown (None when shown) and the z3 queries (unsat expected)."""
@@ -218,7 +218,7 @@ def _weights_nonnegative(mech: Mechanism, *, timeout_ms) -> tuple[str | None, li
         try:
             enc = smt.Encoder(mech.parameters, [c.weight])
             negative = piecewise.rel(enc, c.weight, "<")  # built before the constraints, which cover its variables
-            res = smt.check(enc.constraints() + [negative], timeout_ms=timeout_ms,
+            res = smt.check(enc.constraints() + [negative], rlimit=rlimit,
                             comment=f"{mech.name}: the weight of component {i} is negative somewhere")
         except Unsupported as exc:
             return f"the weight {sstr(c.weight)} of component {i} is not encodable in z3 ({exc})", proof
@@ -229,11 +229,11 @@ def _weights_nonnegative(mech: Mechanism, *, timeout_ms) -> tuple[str | None, li
     return None, proof
 
 
-def verify_mixture(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_mixture(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     """ε-LDP of a mixture: every component of positive weight, each by its own verifier."""
     active = _active(mech)
     notes: list[str] = []
-    why, proof = _weights_nonnegative(mech, timeout_ms=timeout_ms)
+    why, proof = _weights_nonnegative(mech, rlimit=rlimit)
     if why is not None:
         return unknown(mech, claim, why, start, METHOD, proof=proof)
     notes.append("every weight >= 0 for every parameter value (sympy, z3)")
@@ -245,7 +245,7 @@ def verify_mixture(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
     for i in active:
         cmech = component_mechanism(mech, i)
         verify_fn, _ = _form(cmech)
-        v = verify_fn(cmech, claim, timeout_ms=timeout_ms, start=time.perf_counter(), tight=tight)
+        v = verify_fn(cmech, claim, rlimit=rlimit, start=time.perf_counter(), tight=tight)
         proof += list(v.proof)
         notes += [n if n.startswith(("∫ f(z|x) dz = 1", "validity (∫ f = 1")) else f"component {i}: {n}"
                   for n in v.notes]
@@ -254,7 +254,7 @@ def verify_mixture(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
             tights.append((i, v.tight_epsilon))
             continue
         if v.status is Status.REFUTED:
-            witness = _refutation(mech, i, v, claim, timeout_ms=timeout_ms)
+            witness = _refutation(mech, i, v, claim, rlimit=rlimit)
             if witness is not None:
                 weight = _bound_at(mech, witness.params).channel.components[i].weight
                 notes.append(f"{_label(mech, i)} violates the claim where its weight is {sstr(weight)} > 0 "
@@ -279,14 +279,14 @@ def verify_mixture(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = T
                    notes=tuple(notes), proof=tuple(proof))
 
 
-def tight_mixture(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_mixture(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     """ε* = max over the components of positive weight of their ε*, proved for the mixture and
     attained by a witness of the attaining component where its weight is > 0."""
     values, witnesses = [], {}
     for i in _active(mech):
         cmech = component_mechanism(mech, i)
         _, tight_fn = _form(cmech)
-        t = tight_fn(cmech, timeout_ms=timeout_ms)
+        t = tight_fn(cmech, rlimit=rlimit)
         if t.value is None or t.value.has(sp.nan):
             return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {_label(mech, i)}: {t.method}")
         values.append((i, t.value))
@@ -295,6 +295,6 @@ def tight_mixture(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Tigh
     if largest is None:
         return TightEpsilon(mech.name, sp.nan, None, None, method="unknown: the components' ε* could not be ordered")
     value, who = largest
-    proof = verify_mixture(mech, value, timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
+    proof = verify_mixture(mech, value, rlimit=rlimit, start=time.perf_counter(), tight=False)
     witness = next((w for w in (_attaining(mech, i, witnesses[i]) for i in who) if w is not None), None)
     return TightEpsilon(mech.name, value, proof, witness, method=_tight_note(mech, value, who))

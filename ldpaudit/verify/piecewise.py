@@ -190,7 +190,7 @@ class Validity:
         return f"validity (∫ f = 1, f >= 0) not proved: {self.reason}"
 
 
-def feasible_orders(setup: _Setup, enc: Encoder, *, timeout_ms) -> tuple[list[tuple[int, ...]], list[Query]]:
+def feasible_orders(setup: _Setup, enc: Encoder, *, rlimit) -> tuple[list[tuple[int, ...]], list[Query]]:
     """Every strict order of the breakpoints (at one input xa) that some admissible x and
     parameter value realize; z3 prunes a prefix as soon as it cannot occur."""
     gs = [setup.side(g, setup.xa) for g in setup.pd.breakpoints]
@@ -211,7 +211,7 @@ def feasible_orders(setup: _Setup, enc: Encoder, *, timeout_ms) -> tuple[list[tu
                 continue
             chain = prefix + (k,)
             constraints = [less[a, b] for a, b in zip(chain, chain[1:])]
-            res = smt.check(domain + constraints, timeout_ms=timeout_ms,
+            res = smt.check(domain + constraints, rlimit=rlimit,
                             comment=f"can the breakpoints lie in the order {chain}?")
             if res.result == "unsat":  # part of the proof: no x and parameter value puts them in this order
                 queries.append(Query(f"the breakpoints never lie in the order {chain}", res.smt2, "unsat", res.result))
@@ -222,11 +222,11 @@ def feasible_orders(setup: _Setup, enc: Encoder, *, timeout_ms) -> tuple[list[tu
     return out, queries
 
 
-def validity(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Validity:
+def validity(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> Validity:
     try:
         setup = _Setup(mech)
         enc = setup.encoder()
-        orders, queries = feasible_orders(setup, enc, timeout_ms=timeout_ms)
+        orders, queries = feasible_orders(setup, enc, rlimit=rlimit)
     except (Unsupported, NotPiecewiseLinear) as exc:
         return Validity(False, [], str(exc))
     pd = setup.pd
@@ -242,7 +242,7 @@ def validity(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Validity:
                 region2 = [rel(enc2, setup.side(pd.breakpoints[b] - pd.breakpoints[a], setup.xa), ">")
                            for a, b in zip(order, order[1:])]
                 res = smt.check(enc2.constraints() + region2 + [rel(enc2, mass_a - 1, "!=")] + enc2.constraints(),
-                                timeout_ms=timeout_ms, comment=f"mass != 1 on the order {order}")
+                                rlimit=rlimit, comment=f"mass != 1 on the order {order}")
             except Unsupported as exc:
                 return Validity(False, orders, f"the mass on the order {order} is {mass}, which z3 cannot encode ({exc})",
                                 queries)
@@ -265,7 +265,7 @@ def validity(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Validity:
             region3 = [rel(enc3, setup.side(pd.breakpoints[b] - pd.breakpoints[a], setup.xa), ">")
                        for a, b in zip(order, order[1:])]
             res = smt.check(enc3.constraints() + region3 + zc + [rel(enc3, v, "<")] + enc3.constraints(),
-                            timeout_ms=timeout_ms, comment=f"negative density on a cell of the order {order}")
+                            rlimit=rlimit, comment=f"negative density on a cell of the order {order}")
             queries.append(Query(f"f >= 0 on ({lo}, {hi}) of the order {order}", res.smt2, "unsat", res.result))
             if res.result == "sat":
                 _refute_negative(setup, enc3, res.model, value)
@@ -323,7 +323,7 @@ def _pairs(setup: _Setup):
             yield i, j
 
 
-def violation_query(setup: _Setup, claim_exp: sp.Basic, i: int, j: int, *, timeout_ms):
+def violation_query(setup: _Setup, claim_exp: sp.Basic, i: int, j: int, *, rlimit):
     pd = setup.pd
     vi = setup.side(pd.branches[i].value, setup.xa)
     vj = setup.side(pd.branches[j].value, setup.xb)
@@ -332,22 +332,22 @@ def violation_query(setup: _Setup, claim_exp: sp.Basic, i: int, j: int, *, timeo
     cb = setup.branch_conditions(enc, setup.xb)[j]
     exceed = rel(enc, vi, ">", minus=(claim_exp, vj))
     body = [ca, cb, exceed] + setup.off_breakpoints(enc, setup.xa, setup.xb)
-    res = smt.check(enc.constraints() + body + enc.constraints(), timeout_ms=timeout_ms,
+    res = smt.check(enc.constraints() + body + enc.constraints(), rlimit=rlimit,
                     comment=f"{setup.mech.name}: branch {i} at x exceeds e^claim times branch {j} at x'")
     return res, enc
 
 
-def verify_piecewise(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_piecewise(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     try:
         setup = _Setup(mech)
     except Unsupported as exc:
         return unknown(mech, claim, str(exc), start, METHOD)
-    valid = validity(mech, timeout_ms=timeout_ms)  # raises InvalidSpec when shown wrong
+    valid = validity(mech, rlimit=rlimit)  # raises InvalidSpec when shown wrong
     claim_exp = sp.exp(claim)
     proof = [(q.description, q.smt2, q.expected, q.result) for q in valid.queries]
     for i, j in _pairs(setup):
         try:
-            res, enc = violation_query(setup, claim_exp, i, j, timeout_ms=timeout_ms)
+            res, enc = violation_query(setup, claim_exp, i, j, rlimit=rlimit)
         except Unsupported as exc:
             return unknown(mech, claim, f"not encodable exactly: {exc}", start, METHOD, notes=(str(valid),))
         proof.append((f"branch {i} at x <= e^claim branch {j} at x'", res.smt2, "unsat", res.result))
@@ -355,7 +355,7 @@ def verify_piecewise(mech: Mechanism, claim, *, timeout_ms, start, tight: bool =
             return unknown(mech, claim, f"z3 could not decide branch {i} against branch {j}: {res.reason}", start,
                            METHOD, notes=(str(valid),), proof=proof)
         if res.result == "sat":
-            witness = _witness(setup, enc, res.model, claim, i, j, timeout_ms=timeout_ms)
+            witness = _witness(setup, enc, res.model, claim, i, j, rlimit=rlimit)
             if witness is None:
                 return unknown(mech, claim, "z3 found a counterexample but no exact witness was confirmed", start,
                                METHOD, notes=(str(valid),), proof=proof)
@@ -365,7 +365,7 @@ def verify_piecewise(mech: Mechanism, claim, *, timeout_ms, start, tight: bool =
     tight_value = None
     if tight:
         try:
-            tight_value = _tight(setup, timeout_ms=timeout_ms)[0]
+            tight_value = _tight(setup, rlimit=rlimit)[0]
         except Unsupported:
             tight_value = None
     return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=tight_value, method=METHOD + "; z3",
@@ -373,7 +373,7 @@ def verify_piecewise(mech: Mechanism, claim, *, timeout_ms, start, tight: bool =
                    notes=(str(valid),), proof=tuple(proof))
 
 
-def _witness(setup: _Setup, enc: Encoder, model, claim, i, j, *, timeout_ms) -> Witness | None:
+def _witness(setup: _Setup, enc: Encoder, model, claim, i, j, *, rlimit) -> Witness | None:
     """An exact witness (x, x', z) from z3's model: at the model's own point when the mechanism
     is numeric, else at nearby exact parameter values (re-asked of z3 with them bound)."""
     mech = setup.mech
@@ -392,7 +392,7 @@ def _witness(setup: _Setup, enc: Encoder, model, claim, i, j, *, timeout_ms) -> 
             continue
         try:
             bsetup = _Setup(bound)
-            res, benc = violation_query(bsetup, sp.exp(claim_at), i, j, timeout_ms=timeout_ms)
+            res, benc = violation_query(bsetup, sp.exp(claim_at), i, j, rlimit=rlimit)
         except Unsupported:
             continue
         if res.result == "sat":
@@ -484,7 +484,7 @@ def _exact_witness(setup: _Setup, xa, xb, z, claim) -> Witness | None:
 # --- tight ε ----------------------------------------------------------------------------------
 
 
-def _tight(setup: _Setup, *, timeout_ms) -> tuple[sp.Basic, tuple[int, int]]:
+def _tight(setup: _Setup, *, rlimit) -> tuple[sp.Basic, tuple[int, int]]:
     pd = setup.pd
     values = [b.value for b in pd.branches]
     if any(v.has(Z) or v.has(X) for v in values if v != 0):
@@ -505,14 +505,14 @@ def _tight(setup: _Setup, *, timeout_ms) -> tuple[sp.Basic, tuple[int, int]]:
         ca = setup.branch_conditions(enc, setup.xa)[i]
         cb = setup.branch_conditions(enc, setup.xb)[j]
         res = smt.check(enc.constraints() + [ca, cb] + setup.off_breakpoints(enc, setup.xa, setup.xb),
-                        timeout_ms=timeout_ms, comment=f"branches {i} at x and {j} at x' overlap in z")
+                        rlimit=rlimit, comment=f"branches {i} at x and {j} at x' overlap in z")
         if res.result == "unsat":
             continue  # never attained together
         if res.result == "unknown" or r == sp.oo:
             raise Unsupported("could not decide which ratio of branch values is attained")
         eps = sp.simplify(sp.log(r))
         # the attained ratio must bound every pair of branches everywhere: the LDP query at e^ε* = r
-        verdict_ok = all(violation_query(setup, r, a, b, timeout_ms=timeout_ms)[0].result == "unsat"
+        verdict_ok = all(violation_query(setup, r, a, b, rlimit=rlimit)[0].result == "unsat"
                          for a, b in _pairs(setup))
         if not verdict_ok:
             raise Unsupported("the largest attained branch ratio does not bound every pair everywhere")
@@ -520,13 +520,13 @@ def _tight(setup: _Setup, *, timeout_ms) -> tuple[sp.Basic, tuple[int, int]]:
     raise Unsupported("no pair of branches overlaps")
 
 
-def tight_piecewise(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_piecewise(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     try:
         setup = _Setup(mech)
-        value, (i, j) = _tight(setup, timeout_ms=timeout_ms)
+        value, (i, j) = _tight(setup, rlimit=rlimit)
     except Unsupported as exc:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
-    proof = verify_piecewise(mech, value, timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
+    proof = verify_piecewise(mech, value, rlimit=rlimit, start=time.perf_counter(), tight=False)
     witness = None
     point = candidate_points(mech)[0] if mech.parameters else {}
     try:
@@ -536,7 +536,7 @@ def tight_piecewise(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> Ti
         ca = bsetup.branch_conditions(enc, bsetup.xa)[i]
         cb = bsetup.branch_conditions(enc, bsetup.xb)[j]
         res = smt.check(enc.constraints() + [ca, cb] + bsetup.off_breakpoints(enc, bsetup.xa, bsetup.xb),
-                        timeout_ms=timeout_ms)
+                        rlimit=rlimit)
         if res.result == "sat":
             xa, xb, z = (_model_number(res.model, enc, p) for p in (bsetup.xa, bsetup.xb, bsetup.z))
             num, den = bsetup.density_at(xa, z, {}), bsetup.density_at(xb, z, {})

@@ -89,7 +89,7 @@ def decide(
     facts: Sequence[Fact],
     claim_exp: sp.Basic | None,
     *,
-    timeout_ms: int | None = smt.DEFAULT_TIMEOUT_MS,
+    rlimit: int | None = smt.DEFAULT_RLIMIT,
     label: str = "",
     extra: Sequence[sp.Basic] = (),
     bits: int = 96,
@@ -104,7 +104,7 @@ def decide(
         exprs += [b for b in (p.lower, p.upper) if b is not None]
     try:
         enc = Encoder(parameters, exprs, bits=bits, integers=integers)
-        decision = _decide_once(enc, facts, claim_exp, timeout_ms=timeout_ms, label=label)
+        decision = _decide_once(enc, facts, claim_exp, rlimit=rlimit, label=label)
     except Unsupported as exc:
         return Decision("unknown", reason=f"not encodable exactly: {exc}", seconds=time.perf_counter() - start)
     decision.notes += enc.notes
@@ -117,7 +117,7 @@ def _has_enclosures(enc: Encoder) -> bool:
     return any(a.kind in ("exp", "log", "root", "rpow") for a in enc.atoms)
 
 
-def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decision:
+def _decide_once(enc: Encoder, facts, claim_exp, *, rlimit, label) -> Decision:
     if claim_exp is not None:
         cn, cd = fraction(enc.poly(claim_exp))
     else:
@@ -159,7 +159,7 @@ def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decisi
     if dens:
         terms = {d: enc.z3(d) for d in dens}
         domain = enc.constraints()
-        out = smt.check(domain + [z3.Or([t == 0 for t in terms.values()])], timeout_ms=timeout_ms, comment=f"{label}: no denominator vanishes\n{legend}")
+        out = smt.check(domain + [z3.Or([t == 0 for t in terms.values()])], rlimit=rlimit, comment=f"{label}: no denominator vanishes\n{legend}")
         queries.append(Query("no denominator can vanish", out.smt2, "unsat", out.result))
         if out.result == "sat":
             for d, t in terms.items():
@@ -185,7 +185,7 @@ def _decide_once(enc: Encoder, facts, claim_exp, *, timeout_ms, label) -> Decisi
         return Decision("unsat", queries=queries)
     domain = enc.constraints()
     out = smt.check(domain + [z3.Or(violations) if len(violations) > 1 else violations[0]],
-                    timeout_ms=timeout_ms, comment=f"{label}: some obligation fails (denominators cleared)\n{legend}")
+                    rlimit=rlimit, comment=f"{label}: some obligation fails (denominators cleared)\n{legend}")
     queries.append(Query("no obligation can fail", out.smt2, "unsat", out.result))
     if out.result == "unsat":
         return Decision("unsat", queries=queries)
@@ -204,11 +204,11 @@ def _pretty_value(entry) -> sp.Basic:
 
 
 def dominant(parameters: Sequence[Parameter], ratios: Sequence[tuple[sp.Basic, sp.Basic]], candidate: int,
-             *, timeout_ms: int | None = smt.DEFAULT_TIMEOUT_MS) -> bool:
+             *, rlimit: int | None = smt.DEFAULT_RLIMIT) -> bool:
     """Does ratio ``candidate`` (num/den, den > 0) dominate all the others for every admissible
     parameter value? Decided as the facts ``num_i <= den_i * (num_c / den_c)``."""
     if len(ratios) <= 1:
         return True
     cn, cd = ratios[candidate]
     facts = [Fact(n * cd, d * cn, i, scaled=False) for i, (n, d) in enumerate(ratios) if i != candidate]
-    return decide(parameters, facts, None, timeout_ms=timeout_ms, label="dominance").result == "unsat"
+    return decide(parameters, facts, None, rlimit=rlimit, label="dominance").result == "unsat"

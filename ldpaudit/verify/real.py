@@ -143,7 +143,7 @@ def _unsupported(columns, outputs) -> str | None:
 # --- verify -----------------------------------------------------------------------------------
 
 
-def verify_real(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_real(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     """ε-LDP of a real-input channel for all x, x' in its domain and all parameter values."""
     try:
         setup = _Setup(mech)
@@ -153,14 +153,14 @@ def verify_real(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True
     if not sp.sympify(claim).is_positive:
         facts.append(Fact(sp.Integer(1), sp.Integer(1), ("claim >= 0",), where="e^claim >= 1"))
     label = f"{mech.name}: {sp.sstr(claim)}-LDP for all real inputs"
-    decision = decide(setup.parameters, facts, sp.exp(claim), timeout_ms=timeout_ms, label=label)
+    decision = decide(setup.parameters, facts, sp.exp(claim), rlimit=rlimit, label=label)
     notes = tuple(setup.notes() + decision.notes)
     method = setup.method()
     if decision.result == "unsat":
         tight_value = None
         if tight:
             try:
-                tight_value, tnote = _tight_value(setup, claim, timeout_ms=timeout_ms)
+                tight_value, tnote = _tight_value(setup, claim, rlimit=rlimit)
                 notes += (tnote,) if tnote else ()
             except (Unsupported, InvalidParameter, InvalidSpec):
                 tight_value = None
@@ -248,7 +248,7 @@ def _refute(mech: Mechanism, claim, decision: Decision) -> Witness | None:
 # --- tight epsilon ----------------------------------------------------------------------------
 
 
-def _tight_value(setup: _Setup, claim, *, timeout_ms) -> tuple[sp.Basic | None, str]:
+def _tight_value(setup: _Setup, claim, *, rlimit) -> tuple[sp.Basic | None, str]:
     """ε* in closed form: the largest ratio between values of one column, proved to dominate
     the others for all parameters, and attained by real inputs at the example point."""
     mech = setup.mech
@@ -268,7 +268,7 @@ def _tight_value(setup: _Setup, claim, *, timeout_ms) -> tuple[sp.Basic | None, 
         chosen = None
         order = sorted(range(len(ratios)), key=lambda i: -_float_at_example(mech, simplified[i]))
         for i in order[:3]:
-            if dominant(mech.parameters, ratios, i, timeout_ms=timeout_ms):
+            if dominant(mech.parameters, ratios, i, rlimit=rlimit):
                 chosen = simplified[i]
                 break
         if chosen is None:
@@ -315,7 +315,7 @@ def _attaining(bound: Mechanism, eps_at) -> tuple | None:
     return None
 
 
-def tight_real(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_real(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     """ε* of a real-input channel: proved for all inputs and parameters, attained at the example."""
     try:
         setup = _Setup(mech)
@@ -324,12 +324,12 @@ def tight_real(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEp
     claim = mech.claimed_epsilon
     value, _ = (None, "")
     try:
-        value, _ = _tight_value(setup, claim, timeout_ms=timeout_ms)
+        value, _ = _tight_value(setup, claim, rlimit=rlimit)
     except (Unsupported, InvalidParameter, InvalidSpec):
         value = None
     if value is None:
         return TightEpsilon(mech.name, sp.nan, None, None, method="unknown: no closed form attained at the example")
-    proof = verify_real(mech, sp.sympify(value), timeout_ms=timeout_ms, start=time.perf_counter(), tight=False)
+    proof = verify_real(mech, sp.sympify(value), rlimit=rlimit, start=time.perf_counter(), tight=False)
     point = candidate_points(mech)[0] if mech.parameters else {}
     bound = mech.bind(point) if point else mech
     at = sp.sympify(value).xreplace({mech.symbols[k]: v for k, v in point.items()})

@@ -43,8 +43,13 @@ from ldpaudit.verify.text import sstr
 
 #: the random seed every solver is created with (recorded in certificates)
 SEED = 0
-#: default per-query timeout
-DEFAULT_TIMEOUT_MS = 20_000
+#: default work budget of one z3 query, in z3's deterministic resource units (``rlimit``, about
+#: 10^6 per CPU second on nonlinear arithmetic): the same query gets the same answer on a slow
+#: or a busy machine, which a timeout cannot promise. The hardest query of the bundled specs
+#: (``verify --tight`` on every spec) needs under 1/20 of it (tests/test_determinism.py).
+DEFAULT_RLIMIT = 40_000_000
+#: the budget of a quick side query (is the claim positive anywhere? are the ranges consistent?)
+QUICK_RLIMIT = 5_000_000
 #: largest power of a shared exponential base before constants get separate variables
 MAX_BASE_DEGREE = 64
 
@@ -563,29 +568,46 @@ class Outcome:
     reason: str = ""
     smt2: object = ""  # a Script
     seconds: float = 0.0
+    work: int = 0  # z3 resource units spent (the unit of ``rlimit``)
 
 
-def new_solver(timeout_ms: int | None) -> z3.Solver:
+def new_solver(rlimit: int | None) -> z3.Solver:
+    """A fresh solver with the fixed seed and a budget of ``rlimit`` z3 resource units (counted
+    from this query's start; None or 0: no limit)."""
     s = z3.Solver()
     s.set("random_seed", SEED)
-    if timeout_ms:
-        s.set("timeout", int(timeout_ms))
+    if rlimit:
+        s.set("rlimit", int(rlimit))
     return s
 
 
-def check(assertions: list[z3.BoolRef], *, timeout_ms: int | None = DEFAULT_TIMEOUT_MS, comment: str = "") -> Outcome:
+#: the most resource units one query has used in this process (tests read it to keep
+#: :data:`DEFAULT_RLIMIT` far above what the bundled specs need)
+PEAK_RLIMIT = [0]
+
+
+def _used(s: z3.Solver, before: int) -> int:
+    try:
+        return int(s.statistics().get_key_value("rlimit count")) - before
+    except (z3.Z3Exception, KeyError):
+        return 0
+
+
+def check(assertions: list[z3.BoolRef], *, rlimit: int | None = DEFAULT_RLIMIT, comment: str = "") -> Outcome:
     """Run one query in a fresh solver; keep its SMT-LIB text for certificates."""
     import time
 
-    s = new_solver(timeout_ms)
+    s = new_solver(rlimit)
     s.add(*assertions)
+    before = _used(s, 0)
     start = time.perf_counter()
     try:
         r = s.check()
     except z3.Z3Exception as exc:  # pragma: no cover - z3 internal failure
         raise SolverError(f"z3 failed: {exc}") from None
-    seconds = time.perf_counter() - start
-    out = Outcome(str(r), seconds=seconds)
+    seconds = time.perf_counter() - start  # reported only, never compared with a budget
+    out = Outcome(str(r), seconds=seconds, work=_used(s, before))
+    PEAK_RLIMIT[0] = max(PEAK_RLIMIT[0], out.work)
     if r == z3.sat:
         out.model = s.model()
     elif r == z3.unknown:

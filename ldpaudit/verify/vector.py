@@ -42,16 +42,16 @@ def applies(mech: Mechanism) -> bool:
     return isinstance(mech.channel, (SignVectorChannel, CoordinatesChannel))
 
 
-def verify_vector(mech: Mechanism, claim, *, timeout_ms, start, tight: bool = True) -> Verdict:
+def verify_vector(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) -> Verdict:
     if isinstance(mech.channel, SignVectorChannel):
-        return _verify_signs(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
-    return _verify_coordinates(mech, claim, timeout_ms=timeout_ms, start=start, tight=tight)
+        return _verify_signs(mech, claim, rlimit=rlimit, start=start, tight=tight)
+    return _verify_coordinates(mech, claim, rlimit=rlimit, start=start, tight=tight)
 
 
-def tight_vector(mech: Mechanism, *, timeout_ms=smt.DEFAULT_TIMEOUT_MS) -> TightEpsilon:
+def tight_vector(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
     if isinstance(mech.channel, SignVectorChannel):
-        return _tight_signs(mech, timeout_ms=timeout_ms)
-    return _tight_coordinates(mech, timeout_ms=timeout_ms)
+        return _tight_signs(mech, rlimit=rlimit)
+    return _tight_coordinates(mech, rlimit=rlimit)
 
 
 # --- signs -----------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ def _vertex_mechanisms(mech: Mechanism):
     return out
 
 
-def _verify_signs(mech, claim, *, timeout_ms, start, tight) -> Verdict:
+def _verify_signs(mech, claim, *, rlimit, start, tight) -> Verdict:
     cases = _vertex_mechanisms(mech)
     if isinstance(cases, str):
         return unknown(mech, claim, cases, start, method=SIGNS_METHOD)
@@ -99,7 +99,7 @@ def _verify_signs(mech, claim, *, timeout_ms, start, tight) -> Verdict:
     for d, bound, vm in cases:
         at = claim if not bound.bindings else claim.xreplace({mech.symbols[k]: v for k, v in bound.bindings
                                                               if k in mech.symbols})
-        verdict = finite.verify_finite(vm, at, timeout_ms=timeout_ms, start=start, tight=tight)
+        verdict = finite.verify_finite(vm, at, rlimit=rlimit, start=start, tight=tight)
         if verdict.status is Status.REFUTED:
             return _signs_refuted(mech, bound, verdict, claim, start)
         if verdict.status is not Status.PROVED:
@@ -138,13 +138,13 @@ def _tuple_text(t) -> str:
     return "(" + ", ".join(sp.sstr(v) for v in t) + ")"
 
 
-def _tight_signs(mech, *, timeout_ms) -> TightEpsilon:
+def _tight_signs(mech, *, rlimit) -> TightEpsilon:
     cases = _vertex_mechanisms(mech)
     if isinstance(cases, str):
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {cases}")
     best = None
     for d, bound, vm in cases:
-        t = finite.tight_finite(vm, timeout_ms=timeout_ms)
+        t = finite.tight_finite(vm, rlimit=rlimit)
         if t.value is sp.nan or t.value != t.value:
             return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown at d = {d}: {t.method}")
         if best is None:
@@ -168,11 +168,11 @@ def _scalar_form(sub: Mechanism):
     return real.verify_real, real.tight_real
 
 
-def _verify_coordinates(mech, claim, *, timeout_ms, start, tight) -> Verdict:
+def _verify_coordinates(mech, claim, *, rlimit, start, tight) -> Verdict:
     k = mech.channel.sampled
     pc = PerCoordinate(mech, claim)
     verify_scalar, _ = _scalar_form(pc.sub)
-    verdict = verify_scalar(pc.sub, pc.scalar_claim, timeout_ms=timeout_ms, start=start, tight=tight)
+    verdict = verify_scalar(pc.sub, pc.scalar_claim, rlimit=rlimit, start=start, tight=tight)
     at = sp.sstr(sp.simplify(claim / k)) + (f" (written {pc.per.name})" if pc.per is not None else "")
     notes = (f"one coordinate: {verdict.status.value} at ε/k = {at}",
              *(f"one coordinate: {n}" for n in verdict.notes))
@@ -185,13 +185,13 @@ def _verify_coordinates(mech, claim, *, timeout_ms, start, tight) -> Verdict:
     if verdict.status is Status.REFUTED and verdict.witness is not None:
         return Verdict(Status.REFUTED, mech.name, claim, witness=_lift(mech, pc, verdict.witness, claim),
                        tight_epsilon=tight_eps, seconds=time.perf_counter() - start, **common)
-    refuted = _refute_instance(mech, claim, timeout_ms=timeout_ms, start=start)
+    refuted = _refute_instance(mech, claim, rlimit=rlimit, start=start)
     if refuted is not None:
         return refuted
     return unknown(mech, claim, f"one coordinate at ε/k: {verdict.reason}", start, method=COORDINATES_METHOD)
 
 
-def _refute_instance(mech, claim, *, timeout_ms, start) -> Verdict | None:
+def _refute_instance(mech, claim, *, rlimit, start) -> Verdict | None:
     """When the family cannot be decided at once, a refutation at one instance of the sizes
     (the example's d and k, then d = k = 2, then k = 1) still shows the claim wrong."""
     sizes = [q for q in mech.parameters if q.kind == "integer" and (
@@ -210,7 +210,7 @@ def _refute_instance(mech, claim, *, timeout_ms, start) -> Verdict | None:
         except LdpAuditError:
             continue
         verdict = _verify_coordinates(bound, claim.xreplace({mech.symbols[n]: v for n, v in values.items()}),
-                                      timeout_ms=timeout_ms, start=start, tight=False)
+                                      rlimit=rlimit, start=start, tight=False)
         if verdict.status is Status.REFUTED:
             return verdict
     return None
@@ -240,15 +240,15 @@ def _lift(mech, pc: PerCoordinate, w: Witness, claim) -> Witness:
                    kind=w.kind)
 
 
-def _tight_coordinates(mech, *, timeout_ms) -> TightEpsilon:
+def _tight_coordinates(mech, *, rlimit) -> TightEpsilon:
     ch = mech.channel
     pc = PerCoordinate(mech, mech.claimed_epsilon)
     _, tight_scalar = _scalar_form(pc.sub)
-    t = tight_scalar(pc.sub, timeout_ms=timeout_ms)
+    t = tight_scalar(pc.sub, rlimit=rlimit)
     if t.value is sp.nan or t.value != t.value:  # the scalar search starts from its claim: try the vector's
         whole = mech.claimed_epsilon if pc.per is None else mech.claimed_epsilon.xreplace(
             {pc.param.symbol: pc.k * pc.per.symbol})
-        t = tight_scalar(dataclasses.replace(pc.sub, claimed_epsilon=whole), timeout_ms=timeout_ms)
+        t = tight_scalar(dataclasses.replace(pc.sub, claimed_epsilon=whole), rlimit=rlimit)
     if t.value is sp.nan or t.value != t.value:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: one coordinate: {t.method}")
     value = sp.oo if t.value == sp.oo else sp.simplify(ch.sampled * pc.back(t.value))
