@@ -44,7 +44,8 @@ import sympy as sp
 
 from ldpaudit.account import pld as P
 from ldpaudit.account.numbers import Bases, Field, Unsupported
-from ldpaudit.account.profile import PairClass, View, channel_entries, classes_from_rows, tight_epsilon
+from ldpaudit.account.profile import (PairClass, View, channel_entries, classes_from_rows, compose_classes,
+                                     tight_epsilon)
 from ldpaudit.errors import InvalidSpec
 
 _TOP = {"composition", "values", "randomizer"}
@@ -88,8 +89,8 @@ class Composition:
         return f"{self.mode} composition of {names} over {self.reports} round(s)" + \
             (" (instantaneous randomizer per coordinate)" if self.coordinatewise else "")
 
-    def view(self, rounds: int) -> View:
-        return composed_view(self, rounds)
+    def view(self, rounds: int, budget=None) -> View:
+        return composed_view(self, rounds, budget)
 
 
 def load_composition(path, params=None) -> Composition:
@@ -255,7 +256,10 @@ def check_instantaneous(R, instant_rows) -> None:
             raise InvalidSpec(f"row {i} of the instantaneous randomizer does not sum to 1; memoization needs a channel")
 
 
-def composed_view(comp: Composition, rounds: int) -> View:
+def composed_view(comp: Composition, rounds: int, budget=None) -> View:
+    """The exact view of ``rounds`` rounds; a K-fold convolution past ``budget`` work units
+    (None: :data:`ldpaudit.account.pld.MAX_PRODUCTS`) raises
+    :class:`~ldpaudit.account.pld.SupportTooLarge` before it starts."""
     numbers = [e for m in comp.mechanisms for e in channel_entries(m)]
     bases = Bases(Field(numbers))
     R = bases.field.R
@@ -277,8 +281,8 @@ def composed_view(comp: Composition, rounds: int) -> View:
             for p in plds[1:]:
                 total = P.compose(total, p)
             found[sig] = PairClass([pair], total)
-        classes = [PairClass(c.pairs, P.compose_power(c.pld, rounds)) for c in found.values()]
-        return View(comp.name, classes, bases, rounds * len(comp.mechanisms), notes)
+        classes, work = compose_classes(list(found.values()), rounds, budget)
+        return View(comp.name, classes, bases, rounds * len(comp.mechanisms), notes, work)
     perm, inst = comp.mechanisms
     _, _, inst_rows = _rows(bases, inst)
     check_instantaneous(R, inst_rows)
@@ -294,14 +298,16 @@ def composed_view(comp: Composition, rounds: int) -> View:
         off = [bases.field.convert(ch.off.probability(v)) for v in values]
         if comp.mode == "memoized":
             on_k, off_k = memo_row(R, on, inst_rows, rounds), memo_row(R, off, inst_rows, rounds)
-            pld = P.compose(P.pair_pld(bases, on_k, off_k), P.pair_pld(bases, off_k, on_k))
+            pld, work = P.compose(P.pair_pld(bases, on_k, off_k), P.pair_pld(bases, off_k, on_k)), 0
         else:
             on_1, off_1 = chain(R, on, inst_rows), chain(R, off, inst_rows)
-            pld = P.compose_power(P.compose(P.pair_pld(bases, on_1, off_1), P.pair_pld(bases, off_1, on_1)), rounds)
+            one = PairClass([], P.compose(P.pair_pld(bases, on_1, off_1), P.pair_pld(bases, off_1, on_1)))
+            (composed,), work = compose_classes([one], rounds, budget)
+            pld = composed.pld
         inputs = perm.inputs.enumerate()
         pairs = [(x, y) for x in inputs for y in inputs if x != y]
         notes.append("coordinatewise: every ordered pair differs on two coordinates (on/off, off/on)")
-        return View(comp.name, [PairClass(pairs, pld)], bases, rounds, notes)
+        return View(comp.name, [PairClass(pairs, pld)], bases, rounds, notes, work)
     inputs, outputs, perm_rows = _rows(bases, perm)
     if len(outputs) != len(inst_rows):
         raise InvalidSpec(f"the permanent randomizer has {len(outputs)} outputs and the instantaneous one "
@@ -310,8 +316,8 @@ def composed_view(comp: Composition, rounds: int) -> View:
         rows = [memo_row(R, r, inst_rows, rounds) for r in perm_rows]
         return View(comp.name, classes_from_rows(bases, inputs, rows), bases, rounds, notes)
     rows = [chain(R, r, inst_rows) for r in perm_rows]
-    classes = [PairClass(c.pairs, P.compose_power(c.pld, rounds)) for c in classes_from_rows(bases, inputs, rows)]
-    return View(comp.name, classes, bases, rounds, notes)
+    classes, work = compose_classes(classes_from_rows(bases, inputs, rows), rounds, budget)
+    return View(comp.name, classes, bases, rounds, notes, work)
 
 
 def permanent_view(comp: Composition) -> View:

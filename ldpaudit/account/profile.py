@@ -18,6 +18,7 @@ pieces (exact, but not merged into one piecewise function).
 from __future__ import annotations
 
 import itertools
+import math
 from fractions import Fraction
 from dataclasses import dataclass, field
 
@@ -47,6 +48,7 @@ class View:
     bases: Bases
     reports: int = 1
     notes: list = field(default_factory=list)
+    work: int = 0                    # work units of the exact convolutions that built it
 
     @property
     def field(self) -> Field:
@@ -110,14 +112,33 @@ def classes_from_rows(bases: Bases, inputs, rows) -> list:
     return list(found.values())
 
 
-def view(mech, *, reports: int = 1, extra_numbers=()) -> View:
-    """The view of K = ``reports`` independent reports of one input through ``mech``."""
+def view(mech, *, reports: int = 1, extra_numbers=(), budget=None) -> View:
+    """The view of K = ``reports`` independent reports of one input through ``mech``; past
+    ``budget`` work units (None: :data:`ldpaudit.account.pld.MAX_PRODUCTS`) the K-fold
+    convolution raises :class:`~ldpaudit.account.pld.SupportTooLarge` before it starts."""
     reports = check_reports(reports)
     bases = Bases(Field(channel_entries(mech) + list(extra_numbers)))
-    classes = pair_classes(mech, bases)
-    if reports > 1:
-        classes = [PairClass(c.pairs, P.compose_power(c.pld, reports), c.note) for c in classes]
-    return View(mech.name, classes, bases, reports)
+    single = View(mech.name, pair_classes(mech, bases), bases)
+    return composed(single, reports, budget=budget) if reports > 1 else single
+
+
+def composed(single: View, rounds: int, *, budget=None) -> View:
+    """The view of ``rounds`` independent repetitions of ``single`` (every pair class's PLD
+    composed ``rounds`` times). The work of every class is predicted first, against one budget
+    (:func:`ldpaudit.account.pld.composition_work`); none is composed if the total passes it."""
+    classes, work = compose_classes(single.classes, rounds, budget)
+    return View(single.name, classes, single.bases, single.reports * rounds, list(single.notes), work)
+
+
+def compose_classes(classes: list, rounds: int, budget=None) -> tuple:
+    """([class with its PLD composed ``rounds`` times], work units), the work checked first."""
+    if rounds == 1:
+        return list(classes), 0
+    plds = [P.prepared(c.pld, rounds) for c in classes]
+    work = 0
+    for pld in plds:
+        work += P.composition_work(pld, rounds, budget, spent=work)
+    return [PairClass(c.pairs, P.compose_power(pld, rounds, math.inf), c.note) for c, pld in zip(classes, plds)], work
 
 
 def check_reports(reports) -> int:
