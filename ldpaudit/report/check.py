@@ -66,6 +66,57 @@ def check_one(path: Path, *, audit_samples: int, progress=None, load_seconds: fl
     ``verdict`` from :data:`ldpaudit.schema.VERDICTS`, a ``text`` for people, and the stage's own
     fields); the ``verification``/``derivation``/``audit`` keys repeat each ``text``. A spec that
     is refused is INVALID; one whose loading spent the budget is UNKNOWN (not shown wrong)."""
+    hit = cached_row(path, audit_samples)
+    if hit is not None:
+        return hit
+    key = _row_key(path, audit_samples)
+    row = _check_one(path, audit_samples=audit_samples, progress=progress, load_seconds=load_seconds,
+                     load_memory_mb=load_memory_mb)
+    if key is not None and row["verdict"] not in _UNDECIDED:
+        from ldpaudit import cache
+
+        cache.put_text("check", key, json.dumps(row))
+    return {**row, "cached": False}
+
+
+def cached_row(path: Path, audit_samples: int) -> dict | None:
+    """The row of an earlier check of the same spec bytes with the same options, or None."""
+    key = _row_key(path, audit_samples)
+    if key is None:
+        return None
+    from ldpaudit import cache
+
+    hit = cache.get_text("check", key)  # JSON: reading it executes nothing
+    if hit is None:
+        return None
+    try:
+        return {**json.loads(hit), "cached": True}
+    except ValueError:
+        return None
+
+
+#: rows that depend on a budget or end in an error: never cached
+_UNDECIDED = ("UNKNOWN", "ERROR")
+
+
+def _row_key(path: Path, audit_samples: int) -> str | None:
+    """The row cache's key (:mod:`ldpaudit.cache`, namespace ``check``): the spec's path and
+    bytes and the audit's sample count. Every stage is a function of these (the verdicts of z3
+    under its deterministic resource limit, the derivation, the audit with its fixed seed), so a
+    second ``check`` of unchanged specs is a lookup; a row that spent a budget is not kept."""
+    from ldpaudit import cache
+
+    if cache.cache_dir() is None:
+        return None
+    try:
+        source = Path(path).read_bytes()
+    except OSError:
+        return None
+    return cache.key(b"check-row", str(path), source, str(audit_samples), str(CHECK_ALPHA))
+
+
+def _check_one(path: Path, *, audit_samples: int, progress=None, load_seconds: float | None,
+               load_memory_mb: int | None) -> dict:
     from ldpaudit.mechanism.loader import load_budgeted
 
     row: dict = {"spec": str(path)}
@@ -235,23 +286,30 @@ def cmd_check(args) -> int:
     files = spec_files(args.target)
     from ldpaudit.report.progress import status, wanted
 
-    jobs = min(args.jobs or min(os.cpu_count() or 1, 4), len(files))
     options = {"audit_samples": args.audit_samples, "load_seconds": args.load_timeout,
                "load_memory_mb": args.load_memory_mb}
+    rows = [cached_row(path, args.audit_samples) for path in files]
+    todo = [path for path, row in zip(files, rows) if row is None]
+    jobs = min(args.jobs or min(os.cpu_count() or 1, 4), len(todo))
     with status("check", enabled=wanted(args)) as progress:
         if jobs <= 1:
-            rows = [check_one(path, progress=progress, **options) for path in files]
+            done = [check_one(path, progress=progress, **options) for path in todo]
         else:
-            rows = _check_parallel(files, jobs, options, progress)
+            done = _check_parallel(todo, jobs, options, progress)
+    fresh = iter(done)
+    rows = [row if row is not None else next(fresh) for row in rows]
+    cached = sum(bool(r.pop("cached", False)) for r in rows)
     for r in rows:
         if not r["ok"]:
             kind = "inconclusive" if r["verdict"] == "UNKNOWN" else "error"
             print(f"ldpaudit: {kind}: {' '.join(r['error'].split())}", file=sys.stderr)
+    counts = summary_counts(rows)
     if args.json:
         print(json.dumps({"schema_version": SCHEMA_VERSION, "command": "check", "verdict": _overall(rows),
-                          "version": __version__, "specs": rows}, indent=2))
+                          "version": __version__, "summary": counts, "cached": cached, "specs": rows}, indent=2))
     else:
         _render_check(rows)
+        print(summary_line(counts, cached))
     return {"OK": 0, "INVALID": 2, "REFUTED": 1, "VIOLATION": 1, "UNKNOWN": 3, "ERROR": 3}[_overall(rows)]
 
 
@@ -270,6 +328,30 @@ def _check_parallel(files: list[Path], jobs: int, options: dict, progress) -> li
             rows[i] = future.result()
             progress(f"{done}/{len(files)} specs ({files[i].stem} done)")
     return rows
+
+
+#: the order of the statuses in the summary line: the worst first
+_STATUS_ORDER = ("INVALID", "REFUTED", "VIOLATION", "UNKNOWN", "ERROR", "OK")
+
+
+def summary_counts(rows: list[dict]) -> dict:
+    """How many rows have each status, the worst first (``{"REFUTED": 1, "OK": 27}``)."""
+    counts = {}
+    for status in _STATUS_ORDER:
+        n = sum(r["verdict"] == status for r in rows)
+        if n:
+            counts[status] = n
+    return counts
+
+
+def summary_line(counts: dict, cached: int = 0) -> str:
+    """``28 specs: 26 OK, 1 REFUTED, 1 UNKNOWN`` (and how many rows came from the cache)."""
+    total = sum(counts.values())
+    parts = ", ".join(f"{n} {status}" for status, n in counts.items())
+    line = f"{total} spec{'s' if total != 1 else ''}: {parts}"
+    if cached:
+        line += f" ({cached} unchanged since an earlier check: from the cache)"
+    return line
 
 
 def _overall(rows: list[dict]) -> str:
