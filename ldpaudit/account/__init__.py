@@ -7,8 +7,11 @@
   reports, the worst pair proved; basic and advanced composition beside the exact value.
 * :mod:`ldpaudit.account.composition`: composition declarations (independent, chained and
   memoized reports, RAPPOR-style), the memoization cap checked by factorization.
+* :mod:`ldpaudit.account.bounds`: proven bounds ``delta_lower`` <= δ(ε) <= ``delta_upper`` of K
+  reports from the discretized PLD both ways (the losses' own lattice when they have one), where
+  the exact convolution is past its work budget.
 * :mod:`ldpaudit.account.discrete`: the pessimistic discretized PLD, a proven upper bound
-  ``delta_upper`` where the exact support of a composition explodes.
+  ``delta_upper`` for density channels and entries outside Q(e^c).
 * :mod:`ldpaudit.account.density`: profiles of density channels (Laplace, Gaussian; K reports).
 * :mod:`ldpaudit.account.command`: ``ldpaudit profile``.
 * :mod:`ldpaudit.account.shuffle`, :mod:`ldpaudit.account.blanket`,
@@ -19,6 +22,6 @@
 Small API for later stages (e.g. shuffling amplification)::
 
     from ldpaudit.account.profile import view, delta_at, profile
-    v = view(mech, reports=2)          # pair classes with exact PLDs
+    v = view(mech, reports=2)          # pair classes with exact PLDs (budget= work units)
     delta_at(v, epsilon).delta         # exact δ(ε)
 """

@@ -48,6 +48,8 @@ MAX_WORK = 2 * 10**9
 #: the default grid (no lattice): the finest whose convolutions need at most this many
 #: multiply-adds (about 1 s)
 TARGET_WORK = 5 * 10**8
+#: ... and keeps at most this many grid points
+TARGET_POINTS = 1 << 20
 #: tails of at most this P-mass are cut after each convolution (moved outward: still bounds)
 TAIL = 1e-30
 
@@ -170,12 +172,31 @@ def plan(span: int, nnz: int, reports: int, width=None) -> tuple:
     return ("sequential", sequential) if sequential <= 4 * squaring else ("squaring", squaring)
 
 
-def kept_width(span: int, tail: float = TAIL):
-    """n -> a bound on the grid points kept after n reports: the rounded losses of one report lie
-    in an interval of ``span`` steps, so by Hoeffding the sum of n leaves [mean ± t] with
-    probability <= 2 exp(-2 t^2 / (n span^2)) <= tail; cut tails hold at most ``tail``."""
-    c = math.sqrt(math.log(2 / tail) / 2)
-    return lambda n: min(n * span, 2 * math.ceil(c * span * math.sqrt(n)) + 2 * span) + 1
+def kept_width(span: int, variance: float | None = None, tail: float = TAIL):
+    """n -> about the grid points kept after n reports (a plan, not a bound the answer relies
+    on): one report's rounded loss lies in ``span`` steps with ``variance`` (steps^2), so the sum
+    of n leaves [mean ± t] with probability <= tail for t from Hoeffding,
+    2 exp(-2 t^2 / (n span^2)), or Bernstein, 2 exp(-t^2 / (2 (n variance + span t / 3)))."""
+    lg = math.log(2 / tail)
+
+    def width(n: int) -> int:
+        t = span * math.sqrt(n * lg / 2)
+        if variance is not None:
+            a = 2 * lg * span / 3
+            t = min(t, (a + math.sqrt(a * a + 8 * lg * n * variance)) / 2)
+        return min(n * span, 2 * math.ceil(t) + 2 * span) + 1
+
+    return width
+
+
+def _variance(masses: np.ndarray) -> float:
+    """The variance of the grid index under the (normalized) masses, in steps^2."""
+    total = float(masses.sum())
+    if total <= 0:
+        return 0.0
+    i = np.arange(len(masses))
+    mean = float((i * masses).sum()) / total
+    return float(((i - mean) ** 2 * masses).sum()) / total
 
 
 def compose_side(one: Side, reports: int, upper: bool) -> tuple:
@@ -185,7 +206,7 @@ def compose_side(one: Side, reports: int, upper: bool) -> tuple:
     nz = np.flatnonzero(one.masses)
     atoms = [(int(i), float(one.masses[i])) for i in nz]
     span = len(one.masses) - 1
-    how, _ = plan(span, len(atoms), reports, kept_width(span))
+    how, _ = plan(span, len(atoms), reports, kept_width(span, _variance(one.masses)))
     gone, work = 0.0, 0
     if how == "sequential":
         v = Side(one.offset, one.masses, 0.0)
@@ -299,27 +320,41 @@ def _side(idx, mass, p_inf, *, upper: bool) -> Side:
     return Side(lo, out, p_inf)
 
 
-def _loss_width(pld: P.PLD) -> float:
-    """The width (max - min) of one report's finite losses with P-mass > 0, as a float."""
-    logs = [float(pld.bases.log_ratio(k, PRECISIONS[0]).mid) if k != () else 0.0
-            for k, (a, _) in pld.atoms.items() if a and k not in (P.INF, P.ZERO)]
-    return max(logs) - min(logs) if logs else 0.0
+def _loss_moments(pld: P.PLD) -> tuple:
+    """(width, standard deviation) of one report's finite losses with P-mass > 0, as floats (for
+    planning the grid only)."""
+    logs, mass = [], []
+    for k, (a, _) in pld.atoms.items():
+        if a and k not in (P.INF, P.ZERO):
+            logs.append(float(pld.bases.log_ratio(k, PRECISIONS[0]).mid) if k != () else 0.0)
+            mass.append(float(_mass_box(pld.field, a, pld.p_den).mid))
+    if not logs:
+        return 0.0, 0.0
+    logs, mass = np.array(logs), np.array(mass)
+    mean = float((logs * mass).sum() / mass.sum())
+    return float(logs.max() - logs.min()), math.sqrt(float(((logs - mean) ** 2 * mass).sum() / mass.sum()))
 
 
-def default_step(pld: P.PLD, reports: int, work: int = TARGET_WORK) -> float:
+def default_step(pld: P.PLD, reports: int, work: int = TARGET_WORK, points: int = TARGET_POINTS) -> float:
     """The finest power of two h whose convolutions (both sides, :func:`plan` with the kept
-    widths of :func:`kept_width`) need at most ``work`` multiply-adds."""
-    w = _loss_width(pld)
+    widths of :func:`kept_width`) need at most ``work`` multiply-adds and keep at most
+    ``points`` grid points."""
+    w, sd = _loss_moments(pld)
     nnz = sum(1 for k, (a, _) in pld.atoms.items() if a and k not in (P.INF, P.ZERO))
     if w == 0:
         return 1.0
     h = 2.0 ** math.floor(math.log2(w))
     while h > 2.0 ** -40:
         span = math.ceil(w / (h / 2)) + 1
-        if 2 * plan(span, min(nnz, span + 1), reports, kept_width(span))[1] > work:
+        kept = kept_width(span, (sd / (h / 2) + 1) ** 2)
+        if kept(reports) > points or 2 * plan(span, min(nnz, span + 1), reports, kept)[1] > work:
             break
         h /= 2
     return h
+
+
+def _lattice_step(pld: P.PLD, base) -> float:
+    return float(pld.bases.log_ratio(base, PRECISIONS[0]).mid)
 
 
 def choose_grid(pld: P.PLD, reports: int, step: float | None) -> tuple:
@@ -329,7 +364,8 @@ def choose_grid(pld: P.PLD, reports: int, step: float | None) -> tuple:
     if found is not None:
         base, mult = found
         span = max(mult.values()) - min(mult.values())
-        if plan(span, len(mult), reports, kept_width(span))[1] <= MAX_WORK:
+        if plan(span, len(mult), reports, kept_width(span, (_loss_moments(pld)[1] / _lattice_step(pld, base)) ** 2))[1] \
+                <= MAX_WORK:
             import sympy as sp
 
             box = pld.bases.log_ratio(base, PRECISIONS[0])
@@ -409,7 +445,7 @@ def class_bounds(pld: P.PLD, reports: int, eps: tuple, step: float | None = None
     lo, hi = one_report(pld, grid, mult)
     span = max(len(lo.masses), len(hi.masses)) - 1
     nnz = max(int(np.count_nonzero(lo.masses)), int(np.count_nonzero(hi.masses)))
-    predicted = 2 * plan(span, nnz, reports, kept_width(span))[1]
+    predicted = 2 * plan(span, nnz, reports, kept_width(span, _variance(hi.masses)))[1]
     if predicted > MAX_WORK:
         raise Unsupported(f"the discretized PLD of {reports} reports on the grid h = {grid.exact} needs about "
                           f"{predicted:,} multiply-adds (> {MAX_WORK:,}); give a coarser grid step (--grid)")
