@@ -125,6 +125,19 @@ def _per_user_imse(K, n, alpha, reps, rng, *, epsilon=None):
     return out
 
 
+def _beta22_bins(K: int) -> list[float]:
+    x = sp.Symbol("x")
+    return sim.bin_probabilities(3 * x**2 - 2 * x**3, x, K)
+
+
+def test_bin_probabilities_are_exact_and_refuse_an_irrational_cdf():
+    x = sp.Symbol("x")
+    assert sim.bin_probabilities(3 * x**2 - 2 * x**3, x, 2) == [0.5, 0.5]
+    assert sum(sim.bin_probabilities(3 * x**2 - 2 * x**3, x, 7)) == pytest.approx(1, abs=1e-15)
+    with pytest.raises(ArithmeticError, match="not rational at the bin edges"):
+        sim.bin_probabilities(sp.sqrt(x), x, 3)
+
+
 def test_aggregate_sampler_agrees_with_per_user_reports_and_the_exact_risk(hd):
     """The simulation draws the aggregate (multinomial + Gamma differences); per-user reports
     from the reference randomizer must give the same mean IMSE, and both the exact one
@@ -133,7 +146,7 @@ def test_aggregate_sampler_agrees_with_per_user_reports_and_the_exact_risk(hd):
     bins = density_bins(BETA22)
     exact = float(exact_risk(hd, bins).xreplace({BINS: K, N_USERS: n, hd.epsilon: alpha}))
     users = _per_user_imse(K, n, alpha, reps, np.random.default_rng(7))
-    agg_mean, agg_se = sim.histogram_imse(cdf=lambda x: 3 * x**2 - 2 * x**3, squared_integral=1.2,
+    agg_mean, agg_se = sim.histogram_imse(probs=_beta22_bins(K), squared_integral=1.2,
                                           estimator=lambda f: f, K=K, n=n, alpha=alpha, reps=reps, keys=(99,))
     users_se = users.std(ddof=1) / math.sqrt(reps)
     assert abs(users.mean() - exact) / users_se < 4
@@ -147,12 +160,13 @@ def test_slope_at_a_fixed_number_of_bins_misses_the_rate():
     """The acceptance (slope within 0.1 of -1/2) can fail: without growing K with n the
     simulated slope is far from the derived exponent."""
     ns = (10**5, 10**6, 10**7, 10**8, 10**9)
-    imse = [sim.histogram_imse(cdf=lambda x: 3 * x**2 - 2 * x**3, squared_integral=1.2, estimator=lambda f: f, K=10,
+    imse = [sim.histogram_imse(probs=_beta22_bins(10), squared_integral=1.2, estimator=lambda f: f, K=10,
                                n=m, alpha=0.5, reps=200, keys=(98, i))[0] for i, m in enumerate(ns)]
     assert abs(sim.fit_slope(ns, imse) + 0.5) > 0.1
-    grown = [sim.histogram_imse(cdf=lambda x: 3 * x**2 - 2 * x**3, squared_integral=1.2, estimator=lambda f: f,
-                                K=round((m * 0.25 / 8) ** 0.25), n=m, alpha=0.5, reps=200, keys=(97, i))[0]
-             for i, m in enumerate(ns)]
+    ks = [round((m * 0.25 / 8) ** 0.25) for m in ns]
+    grown = [sim.histogram_imse(probs=_beta22_bins(K), squared_integral=1.2, estimator=lambda f: f,
+                                K=K, n=m, alpha=0.5, reps=200, keys=(97, i))[0]
+             for i, (K, m) in enumerate(zip(ks, ns))]
     assert abs(sim.fit_slope(ns, grown) + 0.5) < 0.1
 
 

@@ -9,10 +9,12 @@ n = 1000, α ∈ {0.2, 0.3, 0.5, 0.7}, MSE against n and α, simulated beside th
 and the exact clipping bias), and the Laplace histogram density estimator over a Hölder class
 (variance derived from the channel, bias C₁K^(-β) modelled, optimal K and rate solved by sympy,
 and a simulation whose MSE slope against n is compared with the derived exponent).
-Seeded: regenerating gives identical Markdown, LaTeX and JSON."""
+Seeded, with draws and arithmetic from :mod:`ldpaudit.portable`: regenerating gives identical
+Markdown, LaTeX and JSON on every CPU."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import sympy as sp
@@ -20,6 +22,7 @@ import sympy as sp
 from ldpaudit.derive import N_USERS, hit_risk, mean_estimation, unbiased_estimator
 from ldpaudit.derive.algebra import leading_power, leading_term_at_zero, simplify
 from ldpaudit.derive.continuous import VX, ZBAR
+from ldpaudit.portable import exact_function
 from ldpaudit.report import duchi2013_sim as sim
 from ldpaudit.report.documents import Document, fmt, write_outputs
 from ldpaudit.mechanism.catalog import k_rappor, laplace_mean
@@ -118,9 +121,9 @@ def _blog_experiment(doc: Document, me, M, eps, out_dir: Path) -> tuple[dict, li
     bias_value, var_value = clip.bias_value(), clip.variance_value()
     b = sp.Symbol("b", real=True)
     mse_symbolic = b**2 + me.variance_iid                     # bias² + Var μ̂ (V = Var clip(X))
-    mse_at = sp.lambdify((n, eps), mse_symbolic.xreplace({b: sp.Float(bias_value, 15), VX: sp.Float(var_value, 15),
-                                                          M: CLIP_BOUND}), "math")
-    estimator = sp.lambdify(ZBAR, me.estimator, "numpy")
+    mse_at = exact_function((n, eps), mse_symbolic.xreplace({b: sp.Float(bias_value, 15), VX: sp.Float(var_value, 15),
+                                                             M: CLIP_BOUND}))
+    estimator = _arithmetic(ZBAR, me.estimator)
     res = sim.mean_experiment(estimator, mu=DATA_MEAN, sigma=DATA_SD, bound=CLIP_BOUND, alphas=ALPHAS, ns=MEAN_NS,
                               reps=MEAN_REPS)
     rows = []
@@ -139,7 +142,7 @@ def _blog_experiment(doc: Document, me, M, eps, out_dir: Path) -> tuple[dict, li
     for bound in TRADEOFF_BOUNDS:
         c = clip if bound == CLIP_BOUND else sim.clipped_normal(DATA_MEAN, DATA_SD, bound)
         bv, vv = c.bias_value(), c.variance_value()
-        mse_b = sp.lambdify((n, eps), mse_symbolic.xreplace({b: sp.Float(bv, 15), VX: sp.Float(vv, 15), M: bound}), "math")
+        mse_b = exact_function((n, eps), mse_symbolic.xreplace({b: sp.Float(bv, 15), VX: sp.Float(vv, 15), M: bound}))
         tradeoff.append({"M": bound, "clipping_bias": sim.r6(bv), "clipped_variance": sim.r6(vv),
                          "mse_alpha_0.2": sim.r6(mse_b(BLOG_N, 0.2)), "mse_alpha_0.7": sim.r6(mse_b(BLOG_N, 0.7))})
 
@@ -217,8 +220,6 @@ def _blog_experiment(doc: Document, me, M, eps, out_dir: Path) -> tuple[dict, li
 def _density_estimation(doc: Document, out_dir: Path) -> tuple[dict, Path]:
     """The Laplace histogram density estimator: variance from the channel, K* and the rate from
     bias² + variance, and a seeded simulation of its integrated squared error against n."""
-    import numpy as np
-
     from ldpaudit.derive.algebra import F_J
     from ldpaudit.derive.histogram import BINS, BIAS_CONSTANT, POINT, SMOOTHNESS, density_bins, exact_risk, histogram_density
     from ldpaudit.derive.risk import S2
@@ -238,22 +239,22 @@ def _density_estimation(doc: Document, out_dir: Path) -> tuple[dict, Path]:
     rate_concrete = sp.simplify(hd.rate.xreplace(concrete))
     exponent_value = hd.rate_exponent.xreplace(concrete)
     exact = exact_risk(hd, bins)
-    k_fn = sp.lambdify((n, eps), k_concrete, "math")
-    exact_fn = sp.lambdify((BINS, n, eps), exact, "numpy")
-    cdf_fn = sp.lambdify(POINT, bins.cdf, "numpy")
-    estimator = sp.lambdify(F_J, hd.bin_estimator, "numpy")
-    dropped_fn = sp.lambdify((BINS, eps), hd.dropped_ratio.xreplace({S2: bins.sum_squares}), "math")
+    k_fn = exact_function((n, eps), k_concrete)
+    exact_fn = exact_function((BINS, n, eps), exact)
+    estimator = _arithmetic(F_J, hd.bin_estimator)
+    dropped_fn = exact_function((BINS, eps), hd.dropped_ratio.xreplace({S2: bins.sum_squares}))
     rows, slopes = [], []
     for ai, a in enumerate(ALPHAS):
         pts = []
         for i, m in enumerate(DENSITY_NS):
             k_real = k_fn(m, a)
             K = max(2, int(round(k_real)))
-            mean, se = sim.histogram_imse(cdf=cdf_fn, squared_integral=float(bins.squared_integral), estimator=estimator,
+            mean, se = sim.histogram_imse(probs=sim.bin_probabilities(bins.cdf, POINT, K),
+                                          squared_integral=float(bins.squared_integral), estimator=estimator,
                                           K=K, n=m, alpha=a, reps=DENSITY_REPS, keys=(ai, i))
-            truth = float(exact_fn(float(K), m, a))
-            ks = np.arange(2, 4 * int(np.ceil(k_real)) + 3, dtype=float)
-            best = int(ks[int(np.argmin(exact_fn(ks, m, a)))])
+            truth = exact_fn(K, m, a)
+            ks = range(2, 4 * math.ceil(k_real) + 3)
+            best = min(ks, key=lambda k: exact_fn(k, m, a))
             pts.append({"alpha": a, "n": m, "K_star": sim.r6(k_real), "K": K, "K_exact_best": best,
                         "exact_imse": sim.r6(truth), "simulated_imse": sim.r6(mean), "simulated_imse_se": sim.r6(se),
                         "z": round((mean - truth) / se, 3), "dropped_variance_ratio": sim.r6(dropped_fn(K, a))})
@@ -334,8 +335,7 @@ def _density_estimation(doc: Document, out_dir: Path) -> tuple[dict, Path]:
                       "or -1 (variance).")
     doc.figure("duchi2013_density_imse.png", "Integrated squared error of the Laplace histogram at the derived K*, "
                "simulated (± 2 SE) and exact (dotted), with the fitted slopes.")
-    figure = sim.plot_density(rows, lambda K, m, a: float(exact_fn(float(K), m, a)), ALPHAS,
-                              out_dir / "duchi2013_density_imse.png")
+    figure = sim.plot_density(rows, exact_fn, ALPHAS, out_dir / "duchi2013_density_imse.png")
     payload = {
         "channel": hd.mechanism, "bin_estimator": sp.sstr(hd.bin_estimator), "bin_variance": sp.sstr(hd.bin_variance),
         "integrated_variance": sp.sstr(hd.integrated_variance), "leading_variance": sp.sstr(hd.leading_variance),
@@ -408,3 +408,12 @@ def _positive_by_shift(expr, d, e):
         shifted = shifted.xreplace({u: 1 + tau})
     poly = sp.Poly(sp.expand(shifted), delta, tau)
     return all(c > 0 for c in poly.coeffs()), poly.as_expr()
+
+
+def _arithmetic(symbol, expr):
+    """A numpy function of ``expr`` that uses +, -, × and / only (correctly rounded on every CPU);
+    refuses an expression with a function or a non-integer power."""
+    if expr.atoms(sp.Function) or any(not p.exp.is_Integer for p in expr.atoms(sp.Pow)):
+        raise ArithmeticError(f"the estimator {expr} is not built from +, -, × and / alone; its numpy evaluation "
+                              "would depend on the CPU")
+    return sp.lambdify(symbol, expr, "numpy")

@@ -9,16 +9,21 @@
   Gamma(n, 1) draws (a Laplace(0, 1) variable is a difference of two Exp(1) variables, and a sum
   of n Exp(1) is Gamma(n, 1)). Drawing the aggregate exactly in law keeps n up to 10⁹ cheap.
 
-Every figure here is deterministic for a given numpy: fixed seeds, one stream per point."""
+Every figure here is the same bits on every CPU: fixed seeds, one stream per point, draws from
+:mod:`ldpaudit.portable` (integers and correctly rounded arithmetic only, no vectorized exp or
+log, no C library, no BLAS), bin probabilities exact, sums in a fixed order, slopes by mpmath."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 import sympy as sp
+
+from ldpaudit import portable
 
 SEED = 20130001
 
@@ -28,7 +33,7 @@ def _rng(*keys: int) -> np.random.Generator:
 
 
 def r6(x: float) -> float:
-    """Six significant digits: stable JSON across platforms' last-bit float differences."""
+    """Six significant digits (the simulated figures' printed precision)."""
     return float(f"{x:.6g}")
 
 
@@ -102,11 +107,11 @@ def mean_experiment(estimator, *, mu: float, sigma: float, bound: float, alphas,
         step = max(1, chunk // n)
         for start in range(0, reps, step):
             r = min(step, reps - start)
-            x = rng.normal(mu, sigma, size=(r, n))
+            x = portable.normal(rng, (r, n), mu, sigma)
             clipped = np.clip(x, -bound, bound)
             out["clipped_values"] += int(np.count_nonzero(clipped != x))
             xbar[start:start + r] = clipped.mean(axis=1)
-            wbar[start:start + r] = rng.laplace(0.0, 1.0, size=(r, n)).mean(axis=1)
+            wbar[start:start + r] = portable.laplace(rng, (r, n)).mean(axis=1)
         out["values"] += reps * n
         for alpha in alphas:
             err = estimator(xbar + 2 * bound / alpha * wbar) - mu
@@ -120,34 +125,45 @@ def mean_experiment(estimator, *, mu: float, sigma: float, bound: float, alphas,
 def report_sample(*, mu: float, sigma: float, bound: float, alphas, n: int) -> dict:
     """One population of n users and its private reports at each α (for the histogram figure)."""
     rng = _rng(2)
-    x = rng.normal(mu, sigma, size=n)
-    w = rng.laplace(0.0, 1.0, size=n)
+    x = portable.normal(rng, n, mu, sigma)
+    w = portable.laplace(rng, n)
     return {"x": x, "reports": {float(a): np.clip(x, -bound, bound) + 2 * bound / a * w for a in alphas}}
 
 
 # --- the Laplace histogram density estimator -----------------------------------------------
 
-def histogram_imse(*, cdf, squared_integral: float, estimator, K: int, n: int, alpha: float, reps: int,
+def bin_probabilities(cdf, point, K: int) -> list[float]:
+    """P_j = F(j/K) - F((j-1)/K), exact (a CDF with rational values at rational points, like a
+    polynomial with rational coefficients), each rounded once."""
+    values = [cdf.xreplace({point: sp.Rational(j, K)}) for j in range(K + 1)]
+    if not all(v.is_Rational for v in values):
+        raise ArithmeticError(f"the CDF {cdf} is not rational at the bin edges j/{K}; its bin probabilities "
+                              "cannot be computed exactly")
+    F = [Fraction(int(v.p), int(v.q)) for v in values]
+    return [float(F[j + 1] - F[j]) for j in range(K)]
+
+
+
+def histogram_imse(*, probs, squared_integral: float, estimator, K: int, n: int, alpha: float, reps: int,
                    keys: tuple[int, ...]) -> tuple[float, float]:
     """Mean and standard error over ``reps`` of ∫ (f̂ - f)², f̂ = K p̂_j on bin j, for n users
-    drawn from the density with CDF ``cdf`` (a numpy function on [0, 1]) reporting through the
-    Laplace histogram with K bins at α. The aggregate is drawn exactly in law (module doc); for a
-    piecewise-constant f̂ the integral is exact: ∫ f² - 2K Σ_j p̂_j P_j + K Σ_j p̂_j²."""
+    drawn from a density with bin probabilities ``probs`` (exact, rounded once) reporting
+    through the Laplace histogram with K bins at α. The aggregate is drawn exactly in law
+    (module doc); for a piecewise-constant f̂ the integral is exact:
+    ∫ f² - 2K Σ_j p̂_j P_j + K Σ_j p̂_j²."""
     rng = _rng(3, *keys)
-    edges = cdf(np.arange(K + 1) / K)
-    probs = np.diff(edges)
-    probs = np.clip(probs, 0.0, None) / probs.sum()
-    counts = rng.multinomial(n, probs, size=reps).astype(float)
-    noise = rng.standard_gamma(n, size=(reps, K)) - rng.standard_gamma(n, size=(reps, K))
+    probs = np.asarray(probs, dtype=float)
+    counts = portable.multinomial(rng, np.full(reps, n), probs).astype(float)
+    noise = portable.standard_gamma(rng, n, (reps, K)) - portable.standard_gamma(rng, n, (reps, K))
     f = (counts + 2.0 / alpha * noise) / n               # f_j: mean of the reports' coordinate j
     p_hat = estimator(f)
-    imse = squared_integral - 2 * K * p_hat @ probs + K * np.einsum("ij,ij->i", p_hat, p_hat)
+    imse = squared_integral - 2 * K * (p_hat * probs).sum(axis=1) + K * (p_hat * p_hat).sum(axis=1)
     return float(imse.mean()), float(imse.std(ddof=1) / math.sqrt(reps))
 
 
 def fit_slope(xs, ys) -> float:
-    """Least-squares slope of log y on log x."""
-    return float(np.polyfit(np.log(np.asarray(xs, float)), np.log(np.asarray(ys, float)), 1)[0])
+    """Least-squares slope of log y on log x (mpmath, the same bits everywhere)."""
+    return portable.loglog_slope(xs, ys)
 
 
 # --- figures -------------------------------------------------------------------------------
