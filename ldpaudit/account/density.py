@@ -235,6 +235,7 @@ def compute_density(mech, *, reports: int, epsilon, grid=None, curve: bool = Fal
         if curve:
             out["curve"] = profile_curve(target)
         out.update({
+            "answer": "exact",
             "exact": True,
             "delta": str(d.delta),
             "delta_erfc": str(d.delta.rewrite(sp.erfc)),
@@ -250,7 +251,7 @@ def compute_density(mech, *, reports: int, epsilon, grid=None, curve: bool = Fal
         })
         return out
     if reports == 1:
-        out.update({"exact": True, "delta": str(one.delta), "delta_float": float(sp.N(one.delta, 30)),
+        out.update({"answer": "exact", "exact": True, "delta": str(one.delta), "delta_float": float(sp.N(one.delta, 30)),
                     "worst_pairs": [[str(hi), str(lo)]], "method": one.method, "notes": []})
         if curve:
             out["curve"] = profile_curve(mech)
@@ -258,7 +259,8 @@ def compute_density(mech, *, reports: int, epsilon, grid=None, curve: bool = Fal
     step = grid or 2.0 ** -12
     g = D.power(discretized_density_pld(mech, step), reports)
     up = D.delta_upper(g, D.float_down(eps))
-    out.update({"exact": False, "delta": None, "delta_float": None, "delta_upper": up, "grid_step": step,
+    out.update({"answer": "upper bound", "exact": False, "delta": None, "delta_float": None, "delta_upper": up,
+                "grid_step": step,
                 "grid_points": g.support, "z_cells": Z_CELLS, "worst_pairs": [[str(hi), str(lo)]],
                 "method": "pessimistic discretized PLD of the pair (high, low): z cells on the input interval, each "
                           "cell's mass at the grid point above the loss at its right end, masses rounded up; "

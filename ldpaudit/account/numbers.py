@@ -159,6 +159,8 @@ class Bases:
         self._logs: dict = {}
         self.unique = True             # False once an opaque (unfactored) constant is a base
         self._values: dict = {}
+        self._given: dict = {}         # (num, den) as given -> its canonical key
+        self.memo: dict = {}           # products reused across the pairs of one channel (pld.pair_pld)
         self._fractions: dict = {}
 
     def _id(self, kind, value) -> int:
@@ -204,6 +206,10 @@ class Bases:
             a, b = (num.LC if num else QQ(0)), den.LC
             q = Fraction(int(a.numerator), int(a.denominator)) / Fraction(int(b.numerator), int(b.denominator))
             return ("q", q.numerator, q.denominator)
+        given = (tuple(num.items()), tuple(den.items()))
+        hit = self._given.get(given)  # the same ratio again (every pair of a k-RR has e, 1/e, 1)
+        if hit is not None:
+            return hit
         g = num.gcd(den)
         if g != 1:
             num, den = num.exquo(g), den.exquo(g)
@@ -211,6 +217,7 @@ class Bases:
         num, den = num.quo_ground(lc), den.quo_ground(lc)
         tag = ("v", tuple(sorted(num.items())), tuple(sorted(den.items())))
         self._values.setdefault(tag, (num, den))
+        self._given[given] = tag
         return tag
 
     def value(self, key: tuple) -> tuple:

@@ -96,22 +96,28 @@ def pair_pld(bases: Bases, p_row, q_row) -> PLD:
     p_den = _lcm(R, [d for n, d in p_row if n])
     q_den = _lcm(R, [d for n, d in q_row if n])
     atoms: dict = {}
-    keys: dict = {}
+    memo = bases.memo  # the rows of a channel share a few entries: products and keys reused
+
+    def scaled(n, common, den):
+        """n * common / den."""
+        hit = memo.get(("scaled", n, common, den))
+        if hit is None:
+            hit = memo[("scaled", n, common, den)] = n * common.exquo(den)
+        return hit
+
     for (pn, pd), (qn, qd) in zip(p_row, q_row):
         if not pn and not qn:
             continue
-        a = pn * p_den.exquo(pd) if pn else R(0)
-        b = qn * q_den.exquo(qd) if qn else R(0)
+        a = scaled(pn, p_den, pd) if pn else R(0)
+        b = scaled(qn, q_den, qd) if qn else R(0)
         if not qn:
             key = INF
         elif not pn:
             key = ZERO
         else:
-            num, den = pn * qd, pd * qn
-            tag = (tuple(sorted(num.items())), tuple(sorted(den.items())))
-            key = keys.get(tag)
+            key = memo.get(("ratio", pn, pd, qn, qd))
             if key is None:
-                key = keys[tag] = bases.value_key(num, den)
+                key = memo[("ratio", pn, pd, qn, qd)] = bases.value_key(pn * qd, pd * qn)
         old = atoms.get(key)
         atoms[key] = (a, b) if old is None else (old[0] + a, old[1] + b)
     return PLD(atoms, p_den, q_den, bases)
