@@ -13,8 +13,11 @@ Everything is sampled at the level of counts, exactly in law given the fixed pop
   Algorithm 1), sampled exactly with Floyd's algorithm vectorized over users (k steps, not
   d), and only the per-item counts are kept.
 
-The estimator's hit rates g and h are the derived ones (``ldpaudit.derive``), compiled
-once per family. Runs are reproducible: every (row, mechanism) has its own seed sequence.
+The estimator's hit rates g and h are the derived ones (``ldpaudit.derive``), evaluated by
+mpmath. Runs are reproducible, to the bit on every CPU: every (row, mechanism) has its own seed
+sequence, and the draws come from :mod:`ldpaudit.portable` (θ from normalized exponentials,
+binomials and multinomials, and Floyd's uniform integers, ⌊U·(i + 1)⌋ with U from
+``Generator.random``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from functools import lru_cache
 import numpy as np
 import sympy as sp
 
+from ldpaudit import portable
+
 #: the population of users and the repetitions of Wang et al. Table 1
 USERS = 10_000
 REPETITIONS = 100
@@ -33,7 +38,7 @@ SEED = 20170102
 
 @lru_cache(maxsize=None)
 def _hit_rates(family: str):
-    """g(d, k, ε) and h(d, k, ε) of a catalog family, derived once and compiled."""
+    """g(d, k, ε) and h(d, k, ε) of a catalog family, derived once (evaluated by mpmath)."""
     from ldpaudit.derive import item_statistic
     from ldpaudit.mechanism.catalog import CATALOG
 
@@ -41,7 +46,7 @@ def _hit_rates(family: str):
     stat = item_statistic(mech)
     S = mech.symbols
     args = [S["d"], S.get("k", sp.Symbol("k_unused")), S["epsilon"]]
-    return sp.lambdify(args, stat.g, "math"), sp.lambdify(args, stat.h, "math")
+    return portable.exact_function(args, stat.g), portable.exact_function(args, stat.h)
 
 
 def hit_rates(family: str, d: int, epsilon: float, k: int = 1) -> tuple[float, float]:
@@ -63,8 +68,9 @@ def project_simplex(v: np.ndarray) -> np.ndarray:
 def population(d: int, reps: int, n: int, rng: np.random.Generator) -> np.ndarray:
     """Per repetition: θ ~ Dirichlet(1, ..., 1) and n_x ~ Multinomial(n, θ); the true
     distribution is then the population's n_x / n."""
-    theta = rng.dirichlet(np.ones(d), size=reps)
-    return np.stack([rng.multinomial(n, t) for t in theta])
+    theta = portable.exponential(rng, (reps, d))
+    theta /= theta.sum(axis=1, keepdims=True)
+    return portable.multinomial(rng, np.full(reps, n), theta)
 
 
 def counts_krr(pop: np.ndarray, epsilon: float, rng) -> np.ndarray:
@@ -72,25 +78,23 @@ def counts_krr(pop: np.ndarray, epsilon: float, rng) -> np.ndarray:
     g, h = hit_rates("krr", d, epsilon)
     Q = np.full((d, d), h)
     np.fill_diagonal(Q, g)
-    Q /= Q.sum(axis=1, keepdims=True)
-    return rng.multinomial(pop, Q).sum(axis=1)
+    return portable.multinomial(rng, pop, Q).sum(axis=1)
 
 
 def counts_krappor(pop: np.ndarray, epsilon: float, rng) -> np.ndarray:
     reps, d = pop.shape
     n = pop.sum(axis=1, keepdims=True)
     g, h = hit_rates("krappor", d, epsilon)
-    return rng.binomial(pop, g) + rng.binomial(n - pop, h)
+    return portable.binomial(rng, pop, g) + portable.binomial(rng, n - pop, h)
 
 
 def counts_ksubset(pop: np.ndarray, k: int, epsilon: float, rng, chunk_users: int = 200_000) -> np.ndarray:
     """Per-item report counts of the k-subset mechanism, exact in law (see module docstring)."""
     reps, d = pop.shape
-    t = float(np.exp(epsilon))
-    include = k * t / (k * t + d - k)
+    include = _inclusion(d, k, epsilon)
     N = d - 1
     out = np.zeros((reps, d), dtype=np.int64)
-    A = rng.binomial(pop, include)                  # users reporting their own x
+    A = portable.binomial(rng, pop, include)        # users reporting their own x
     out += A
     # every user as (repetition, x, number of others r)
     rep_idx = np.repeat(np.repeat(np.arange(reps), d), 2)
@@ -128,6 +132,12 @@ def counts_ksubset(pop: np.ndarray, k: int, epsilon: float, rng, chunk_users: in
             items = pick + (pick >= x_sel)
             flat_out += np.bincount(r_sel * d + items, minlength=reps * d)
     return out
+
+
+def _inclusion(d: int, k: int, epsilon: float) -> float:
+    """k e^ε/(k e^ε + d - k): the probability that a user's k-subset includes its own item."""
+    t = sp.Symbol("t")
+    return portable.exact_function((t,), k * sp.exp(t) / (k * sp.exp(t) + d - k))(epsilon)
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ def table_k() -> list[dict]:
 
 
 def derived_risks(d: int, epsilon, k_star: int, k_sharp: int, n: int = sim.USERS) -> dict[str, float]:
-    """The derived fixed-population total ℓ2² risk of each unprojected estimator (p-free)."""
+    """The derived fixed-population total ℓ2² risk of each unprojected estimator (p-free), by mpmath."""
     f = _risk_functions()
     eps = float(sp.Rational(str(epsilon)))
     return {"BRR": f["krappor"](d, 1, eps, n), "MRR": f["krr"](d, 1, eps, n),
@@ -107,13 +107,14 @@ def _risk_functions():
     if not _RISKS:
         from ldpaudit.derive import N_USERS, hit_risk, unbiased_estimator
         from ldpaudit.mechanism.catalog import CATALOG
+        from ldpaudit.portable import exact_function
 
         for fam in ("krappor", "krr", "ksubset"):
             mech = CATALOG[fam]()
             S = mech.symbols
             expr = hit_risk(unbiased_estimator(mech), "fixed").l2_worst
             args = [S["d"], S.get("k", sp.Symbol("k_unused")), S["epsilon"], N_USERS]
-            _RISKS[fam] = sp.lambdify(args, expr, "math")
+            _RISKS[fam] = exact_function(args, expr)
     return _RISKS
 
 
