@@ -184,7 +184,11 @@ def compute(spec, params, *, reports: int = 1, epsilon=None, grid=None, curve: b
         name, claimed, note = mech.name, mech.claimed_epsilon, None
     eps = _epsilon(epsilon, claimed)
     if fallback is not None:
-        return _bounds_payload(name, fallback, eps, step, note, budget)
+        out = _bounds_payload(name, fallback, eps, step, note, budget)
+        if curve:
+            out["notes"].append(f"no curve: the exact δ(ε) curve needs the exact {fallback[1]}-fold convolution, past "
+                                f"the work budget of {budget:,} work units (raise it with --work-budget)")
+        return out
     at = pf.delta_at(v, eps)
     prof = pf.profile(v) if curve else None
     return _exact_payload(name, single, v, at, prof, eps, note, budget)
