@@ -39,7 +39,7 @@ MAX_FACTORED = 256
 #: the work budget of an exact K-fold composition, in work units: products of two mass terms
 #: (a mass is a polynomial in T; over Q one term), predicted before any mass is multiplied.
 #: Past it the command answers with two-sided bounds (:mod:`ldpaudit.account.bounds`). About
-#: 0.5 s over Q(e), 1.5 s over Q (larger rationals): k-RR d = 8, ε = 1 is exact to K = 55;
+#: 0.5 s over Q(e), 1.7 s over Q (larger rationals): k-RR d = 8, ε = 1 is exact to K = 57;
 #: k-RR d = 16, ε = ln 3 at K = 100 needs 59,994.
 MAX_PRODUCTS = 200_000
 INF = ("inf",)
