@@ -364,8 +364,8 @@ def choose_grid(pld: P.PLD, reports: int, step: float | None) -> tuple:
     if found is not None:
         base, mult = found
         span = max(mult.values()) - min(mult.values())
-        if plan(span, len(mult), reports, kept_width(span, (_loss_moments(pld)[1] / _lattice_step(pld, base)) ** 2))[1] \
-                <= MAX_WORK:
+        variance = (_loss_moments(pld)[1] / _lattice_step(pld, base)) ** 2  # in lattice steps^2
+        if plan(span, len(mult), reports, kept_width(span, variance))[1] <= MAX_WORK:
             import sympy as sp
 
             box = pld.bases.log_ratio(base, PRECISIONS[0])
