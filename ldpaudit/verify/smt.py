@@ -46,7 +46,7 @@ SEED = 0
 #: default work budget of one z3 query, in z3's deterministic resource units (``rlimit``, about
 #: 10^6 per CPU second on nonlinear arithmetic): the same query gets the same answer on a slow
 #: or a busy machine, which a timeout cannot promise. The hardest query of the bundled specs
-#: (``verify --tight`` on every spec) needs under 1/20 of it (tests/test_determinism.py).
+#: (``verify --tight`` on every spec) needs about 10^4 units (benchmarks/bench_check.py).
 DEFAULT_RLIMIT = 40_000_000
 #: the budget of a quick side query (is the claim positive anywhere? are the ranges consistent?)
 QUICK_RLIMIT = 5_000_000

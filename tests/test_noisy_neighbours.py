@@ -1,0 +1,120 @@
+"""The noisy-neighbour test: the same answers beside CPU hogs as on a quiet machine.
+
+Every budget counts the job's own work (CPU seconds, z3's resource units, grid points), so a
+machine that other jobs keep busy may slow a command down but never change what it says. Here
+four busy processes per core run beside the README's first command (``ldpaudit check specs/``),
+``verify --tight`` of every bundled spec and ``amplify`` at n = 10^6; each answer must be the
+quiet run's, apart from timings. Both runs start with empty caches of their own, so the loads,
+proofs and audits are really done under load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SPECS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "specs").glob("*.toml"))
+
+#: one interpreter runs ``ldpaudit verify --tight --json`` on every spec given (the CLI's own
+#: entry point, budgets and child processes; one start-up instead of one per spec)
+VERIFY_ALL = """
+import contextlib, io, json, sys
+from ldpaudit.cli import main
+out = {}
+for spec in sys.argv[1:]:
+    buf, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(err):
+        code = main(["verify", "--tight", "--json", "-q", spec])
+    out[spec] = {"exit": code, "stdout": buf.getvalue(), "stderr": err.getvalue()}
+print(json.dumps(out))
+"""
+
+AMPLIFY = ["amplify", "krr", "-p", "d=8", "-p", "epsilon=1", "--n", "1000000", "--delta", "1e-8", "--json"]
+
+#: keys that hold measured times, the only fields allowed to differ
+TIMING = ("seconds", "slowest_call_s", "cpu_s", "wall_s")
+
+
+def _without_timings(value):
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if not any(t in k for t in TIMING)}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def _start(argv, cache: Path) -> subprocess.Popen:
+    env = {**os.environ, "LDPAUDIT_CACHE_DIR": str(cache), "COLUMNS": "80"}
+    return subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _jobs(cache: Path) -> list[subprocess.Popen]:
+    """The three jobs, started together (they share the machine with each other too)."""
+    return [
+        _start([sys.executable, "-m", "ldpaudit", "check", "specs/", "--json", "-q"], cache / "check"),
+        _start([sys.executable, "-c", VERIFY_ALL, *SPECS], cache / "verify"),
+        _start([sys.executable, "-m", "ldpaudit", *AMPLIFY], cache / "amplify"),
+    ]
+
+
+def _answers(procs: list[subprocess.Popen]) -> dict:
+    out = {}
+    for name, proc in zip(("check", "verify", "amplify"), procs):
+        stdout, stderr = proc.communicate(timeout=1800)  # a far guard: a hung test fails, it never hangs CI
+        out[name] = {"exit": proc.returncode, "stdout": stdout, "stderr": stderr}
+    return out
+
+
+def _parsed(answers: dict) -> dict:
+    verify = json.loads(answers["verify"]["stdout"])
+    return {
+        "check": (answers["check"]["exit"], _without_timings(json.loads(answers["check"]["stdout"]))),
+        "verify": {spec: (r["exit"], _without_timings(json.loads(r["stdout"])) if r["stdout"].strip() else r["stderr"])
+                   for spec, r in verify.items()},
+        "amplify": (answers["amplify"]["exit"], _without_timings(json.loads(answers["amplify"]["stdout"]))),
+    }
+
+
+@pytest.fixture(scope="module")
+def quiet(tmp_path_factory):
+    return _parsed(_answers(_jobs(tmp_path_factory.mktemp("quiet"))))
+
+
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory, quiet):
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4 * (os.cpu_count() or 1))]
+    try:
+        answers = _answers(_jobs(tmp_path_factory.mktemp("noisy")))
+    finally:
+        for hog in hogs:
+            hog.kill()
+        for hog in hogs:
+            hog.wait()
+    return _parsed(answers)
+
+
+def test_the_readme_first_command_exits_0_beside_cpu_hogs_with_the_quiet_rows(quiet, noisy):
+    code, rows = noisy["check"]
+    assert code == 0, [r.get("error") for r in rows["specs"] if not r["ok"]]
+    assert rows["summary"] == {"OK": len(SPECS)}
+    assert quiet["check"] == noisy["check"]
+
+
+def test_verify_tight_of_every_bundled_spec_is_the_same_beside_cpu_hogs(quiet, noisy):
+    assert set(noisy["verify"]) == set(SPECS)
+    for spec in SPECS:
+        assert noisy["verify"][spec] == quiet["verify"][spec], spec
+    proved = [spec for spec, (code, _) in noisy["verify"].items() if code == 0]
+    assert len(proved) >= len(SPECS) - 1  # every pure-ε spec PROVED (the Gaussian's δ needs numbers)
+
+
+def test_amplify_at_a_million_users_is_the_same_beside_cpu_hogs(quiet, noisy):
+    code, result = noisy["amplify"]
+    assert code == 0 and abs(result["epsilon_blanket"] - 0.0030219) < 2e-7
+    assert quiet["amplify"] == noisy["amplify"]
