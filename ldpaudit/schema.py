@@ -3,8 +3,10 @@ top-level ``verdict`` drawn from one set of values, with the exit status each im
 
 from __future__ import annotations
 
-#: bumped when a key is renamed or removed (adding keys is compatible)
-SCHEMA_VERSION = 1
+#: bumped when a key is renamed or removed (adding keys is compatible). 2: ``profile`` gives the
+#: curve's ``breakpoints``, ``pieces``, ``tradeoff`` and ``worst_pair_proved`` only with ``--curve``
+#: (δ at one ε does not need them) and says which ``answer`` it gave (exact or bounds).
+SCHEMA_VERSION = 2
 
 #: verdict -> exit status (see the README's exit-status table)
 VERDICTS = {

@@ -14,6 +14,7 @@ import pytest
 
 from ldpaudit import cli
 from ldpaudit.bench import runner, suite
+from ldpaudit.schema import SCHEMA_VERSION
 
 E = math.e
 
@@ -80,7 +81,7 @@ def quick():
 def test_quick_run_flags_every_bug_and_no_counterpart(quick):
     assert quick.returncode == 0, quick.stderr
     out = json.loads(quick.stdout)
-    assert out["command"] == "bench" and out["verdict"] == "OK" and out["schema_version"] == 1
+    assert out["command"] == "bench" and out["verdict"] == "OK" and out["schema_version"] == SCHEMA_VERSION
     keys = [b["key"] for b in out["bugs"]]
     assert keys == [b.key for b in suite.bugs()] and len(keys) >= 15
     assert out["missed"] == [] and out["counterparts_flagged"] == []

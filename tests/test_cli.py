@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from ldpaudit.cli import main
+from ldpaudit.schema import SCHEMA_VERSION
 
 
 def run(*args):
@@ -43,7 +44,7 @@ def test_check_json_lists_every_bundled_spec(capsys):
     assert names >= {"W-RR", "k-RR", "k-RAPPOR", "OUE", "k-subset", "O-RR", "RR-bit", "Laplace mean", "Laplace histogram"}
     assert names >= {"Joseph RR1", "Joseph KVRR2", "Joseph UVRR2", "Joseph 1RoundKVRR2", "Duchi binary mean"}  # real inputs
     assert all(r["ok"] and r["stochastic"] in ("proved", "exact") for r in payload["specs"])
-    assert payload["schema_version"] == 1 and payload["command"] == "check" and payload["verdict"] == "OK"
+    assert payload["schema_version"] == SCHEMA_VERSION and payload["command"] == "check" and payload["verdict"] == "OK"
     for r in payload["specs"]:
         stages = r["stages"]
         assert stages["verify"]["verdict"] == "PROVED", (r["mechanism"], stages["verify"])
