@@ -3,6 +3,16 @@ input) through the default (isolated, sandboxed) CLI, against the same audit thr
 Python API without isolation, in the same run.
 
     python benchmarks/bench_isolation.py [--repeats 5]
+    python benchmarks/bench_isolation.py throughput [--repeats 3]    # wide domains (issue 31)
+
+``throughput``: isolated audits of k-RR over wide domains against raw numpy sampling of the
+same randomizer (every input called once with its draws, nothing counted), d = 10^4 with 10^4
+and with 10^3 draws per input, d = 10^5 with 10^3; each figure from a fresh process, the
+variants alternated, CPU seconds (the auditor's ``time.process_time`` plus the supervisor's
+and worker's CPU from ``/proc/<pid>/stat``), never wall time. The isolated figure is the audit
+with its worker started and the auditor's libraries imported (both once per audit, not per
+draw; the start-up is printed beside it, and the whole run with it); the ratio is raw CPU /
+isolated CPU of the same repeat (median over repeats). Peaks: VmHWM of the auditor and worker.
 
 Whole processes (wall and CPU time, the CPU including the supervisor and worker processes):
 - CLI, isolated:  python -m ldpaudit.cli audit benchmarks/krr_vectorized.py:make --batch ...
@@ -97,10 +107,113 @@ def per_call_figures(n: int = 200_000) -> tuple[float, float]:
     return isolated_us, (time.perf_counter() - start) / n * 1e6
 
 
+THROUGHPUT_CASES = [(10_000, 10_000), (100_000, 1_000), (10_000, 1_000)]   # (d, draws per input)
+
+THROUGHPUT_CHILD = r"""
+import json, os, resource, sys, time
+sys.path.insert(0, {tests!r})
+import numpy as np
+import wide_randomizers as wr
+from ldpaudit.audit import audit, bounds
+from ldpaudit.audit.external import isolated
+
+bounds.z_value(0.01)        # the auditor's libraries (scipy.special), imported once per process
+tick = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pid):
+    with open(f"/proc/{{pid}}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / tick
+
+
+def peak_mb(pid="self"):
+    with open(f"/proc/{{pid}}/status") as f:
+        return next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmHWM:"))
+
+
+mode, d, n = {mode!r}, {d}, {n}
+out = {{}}
+if mode == "raw":
+    f, rng = wr.krr(d, 1.0), np.random.default_rng(0)
+    t = time.process_time()
+    for x in range(d):
+        f(x, n, rng)
+    out["cpu"] = time.process_time() - t
+elif mode == "no-isolate":
+    t = time.process_time()
+    r = audit(wr.krr(d, 1.0), domain=range(d), epsilon=1.0, samples=n, batch=True, alpha=0.01, seed=1)
+    out.update(cpu=time.process_time() - t, lb=r.epsilon_lower_bound)
+else:
+    t0, c0 = time.process_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    randomizer = isolated("wide_randomizers:krr", {{"d": str(d), "eps": "1"}}, batch=True)
+    assert randomizer.load_error() is None
+    randomizer._read_status()       # the worker's pid, as the supervisor reports it
+    pids = [randomizer.proc.pid, randomizer.target_pid]
+    t1, w1 = time.process_time(), sum(cpu_of(p) for p in pids)
+    r = audit(randomizer, domain=range(d), epsilon=1.0, samples=n, batch=True, alpha=0.01, seed=1)
+    t2, w2 = time.process_time(), sum(cpu_of(p) for p in pids)
+    out.update(cpu=(t2 - t1) + (w2 - w1), auditor_cpu=t2 - t1, worker_cpu=w2 - w1, startup_cpu=(t1 - t0) + w1,
+               lb=r.epsilon_lower_bound, worker_peak_mb=peak_mb(randomizer.target_pid))
+    randomizer.close()
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out["with_startup_cpu"] = time.process_time() - t0 + (c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime)
+out["peak_mb"] = peak_mb()
+print(json.dumps(out))
+"""
+
+
+def throughput_child(mode: str, d: int, n: int) -> dict:
+    import json
+
+    code = THROUGHPUT_CHILD.format(tests=str(ROOT / "tests"), mode=mode, d=d, n=n)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"{mode} d={d} n={n} failed: {proc.stderr}")
+    return json.loads(proc.stdout)
+
+
+def throughput(repeats: int) -> None:
+    """Isolated audits of wide k-RR against raw numpy sampling, CPU seconds (see the docstring)."""
+    print(f"load average at start: {os.getloadavg()}")
+    for d, n in THROUGHPUT_CASES:
+        runs = {"raw": [], "isolated": [], "no-isolate": []}
+        for r in range(repeats):
+            order = ["raw", "isolated", "no-isolate"] if r % 2 == 0 else ["no-isolate", "isolated", "raw"]
+            for mode in order:
+                runs[mode].append(throughput_child(mode, d, n))
+        raw = [x["cpu"] for x in runs["raw"]]
+        iso = runs["isolated"]
+        med = statistics.median
+        ratios = [a / b["cpu"] for a, b in zip(raw, iso)]
+        with_start = [a / b["with_startup_cpu"] for a, b in zip(raw, iso)]
+        no_iso = [a / b["cpu"] for a, b in zip(raw, runs["no-isolate"])]
+        print(f"\nk-RR d = {d}, {n} draws per input ({d * n:.0e} draws), {repeats} repeats, CPU seconds (median, best):")
+        print(f"  raw numpy (every input, nothing counted)   {med(raw):6.2f} ({min(raw):.2f})")
+        print(f"  isolated audit (worker started)            {med([x['cpu'] for x in iso]):6.2f} "
+              f"({min(x['cpu'] for x in iso):.2f}): auditor {med([x['auditor_cpu'] for x in iso]):.2f}, "
+              f"worker {med([x['worker_cpu'] for x in iso]):.2f}")
+        print(f"  worker start-up                            {med([x['startup_cpu'] for x in iso]):6.2f}")
+        print(f"  isolated audit with start-up               {med([x['with_startup_cpu'] for x in iso]):6.2f}")
+        print(f"  --no-isolate audit                         {med([x['cpu'] for x in runs['no-isolate']]):6.2f}")
+        print(f"  throughput isolated / raw numpy: {med(ratios):.2f} (per repeat: "
+              f"{', '.join(f'{v:.2f}' for v in ratios)}); with start-up {med(with_start):.2f}; "
+              f"--no-isolate / raw {med(no_iso):.2f}")
+        print(f"  peaks: auditor {max(x['peak_mb'] for x in iso):.0f} MB, worker "
+              f"{max(x['worker_peak_mb'] for x in iso):.0f} MB; eps_lb isolated "
+              f"{sorted({round(x['lb'], 6) for x in iso})}, --no-isolate {sorted({round(x['lb'], 6) for x in runs['no-isolate']})}")
+    print(f"\nload average at end: {os.getloadavg()}")
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
-    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("section", nargs="?", choices=["cli", "throughput"], default="cli")
+    p.add_argument("--repeats", type=int, default=None)
     args = p.parse_args()
+    if args.section == "throughput":
+        throughput(args.repeats or 3)
+        return
+    args.repeats = args.repeats or 5
     py = sys.executable
     variants = {
         "CLI, isolated (default)": [py, "-m", "ldpaudit.cli", *AUDIT],

@@ -46,6 +46,13 @@ class Outputs:
     digest: int | None = None       # hash of the raw draw sequence (only when asked for)
 
 
+class Chunks(list):
+    """The outputs of consecutive chunks; ``flat``, when known, is one 1-d array holding all
+    their values back to back (each chunk's array a view of it)."""
+
+    flat = None
+
+
 @dataclass(frozen=True)
 class Histogram:
     """n discrete outputs as their distinct values and multiplicities: what an isolated
@@ -362,20 +369,22 @@ class Sampler:
 
     def draw(self, x, n: int, seed: np.random.SeedSequence) -> Outputs:
         if self.batch:
-            rng = np.random.default_rng(seed)
-            # an isolated randomizer can send counts instead of outputs (not when the raw
-            # sequence is needed for the digest)
-            counts = None if self.digest else getattr(self.randomizer, "draw_counts", None)
+            keyed = getattr(self.randomizer, "draw_block", None)
             try:
-                y = counts(x, n, rng) if counts is not None else self.randomizer(x, n, rng)
+                if keyed is not None:   # an isolated randomizer: seeded from the chunk's key (external.py)
+                    y = keyed([(x, n, seed.entropy, tuple(seed.spawn_key))], histogram=not self.digest)[0]
+                else:
+                    rng = np.random.default_rng(seed)
+                    # an isolated randomizer can send counts instead of outputs (not when the raw
+                    # sequence is needed for the digest)
+                    counts = None if self.digest else getattr(self.randomizer, "draw_counts", None)
+                    y = counts(x, n, rng) if counts is not None else self.randomizer(x, n, rng)
             except LdpAuditError:
                 raise
             except Exception as exc:
                 raise RandomizerError(
                     f"randomizer raised {type(exc).__name__} for input {x!r}: {exc}") from exc
-            out = _outputs_from_batch(x, y, n)
-            if self.digest and isinstance(y, np.ndarray) and y.dtype.kind in "biuf":
-                out = replace(out, digest=hash(y.tobytes()))
+            return self._batch_outputs(x, y, n)
         else:
             py_state, np_state = random.getstate(), np.random.get_state()
             words = seed.generate_state(4, dtype=np.uint32)
@@ -401,6 +410,38 @@ class Sampler:
         if self.output_space is not None:
             check_output_space(x, out, self.output_space)
         return out
+
+    def _batch_outputs(self, x, y, n: int) -> Outputs:
+        out = _outputs_from_batch(x, y, n)
+        if self.digest and isinstance(y, np.ndarray) and y.dtype.kind in "biuf":
+            out = replace(out, digest=hash(y.tobytes()))
+        if self.output_space is not None:
+            check_output_space(x, out, self.output_space)
+        return out
+
+    def draw_block(self, tasks: list[tuple]) -> list[Outputs]:
+        """The Outputs of several chunks (x, n, entropy, spawn key), each what :meth:`draw`
+        gives with ``SeedSequence(entropy, spawn_key=key)``: one exchange with an isolated
+        randomizer (its ``draw_block``), else one chunk after another."""
+        keyed = getattr(self.randomizer, "draw_block", None) if self.batch else None
+        if keyed is None:
+            return [self.draw(x, n, np.random.SeedSequence(entropy, spawn_key=key)) for x, n, entropy, key in tasks]
+        try:
+            ys = keyed(tasks, histogram=not self.digest)
+        except LdpAuditError:
+            raise
+        except Exception as exc:
+            raise RandomizerError(
+                f"randomizer raised {type(exc).__name__} for input {tasks[0][0]!r}: {exc}") from exc
+        outs = Chunks()
+        plain = not self.digest and self.output_space is None
+        for (x, n, _, _), y in zip(tasks, ys):
+            if plain and type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biu" and y.shape[0] == n:
+                outs.append(Outputs("array", y, None, n))      # what _outputs_from_batch gives, checked
+            else:
+                outs.append(self._batch_outputs(x, y, n))
+        outs.flat = getattr(ys, "flat", None)
+        return outs
 
 
 def _space_repr(space) -> str:

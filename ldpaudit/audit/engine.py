@@ -143,6 +143,44 @@ class Tally:
             row += list(self.on_view(u, view))
         return np.asarray(row, dtype=np.int64)
 
+    def block(self, block) -> np.ndarray:
+        """The sum of the rows of a block's chunks (draws.Block): a candidate that counts a
+        whole block at once (``block_hits``: a relation pooled over every input) does; the
+        others, and ``on_view``, count the chunks of the inputs they use, one by one."""
+        row = [0] * (2 * len(self.chosen))
+        rest = []       # (candidate index, its inputs as a set, or None: ask roles() of every input)
+        for ci, c in enumerate(self.chosen):
+            counts = [getattr(c, "block_hits", _no_block)(block, role) for role in (0, 1)]
+            if None not in counts:
+                row[2 * ci], row[2 * ci + 1] = counts
+                continue
+            inputs = c.inputs
+            rest.append((ci, set(inputs) if isinstance(inputs, tuple) and len(inputs) <= 4096 else None))
+        extra = None
+        if rest or self.on_view is not None:
+            used = None     # the inputs any of the rest uses, when all are listed
+            if self.on_view is None and all(members is not None for _, members in rest):
+                used = set().union(*(members for _, members in rest))
+            for u, out in zip(block.inputs, block.outs):
+                if used is not None and u not in used:
+                    continue
+                roles = [(ci, self.chosen[ci].roles(u)) for ci, members in rest if members is None or u in members]
+                if self.on_view is None and not any(r for _, r in roles):
+                    continue
+                view = self.view_of(out, u)
+                for ci, rs in roles:
+                    for role in rs:
+                        row[2 * ci + role] += self.chosen[ci].event.hits(view, u, role)
+                if self.on_view is not None:
+                    counts = np.asarray(list(self.on_view(u, view)), dtype=np.int64)
+                    extra = counts if extra is None else extra + counts
+        out = np.asarray(row, dtype=np.int64)
+        return out if extra is None else np.concatenate([out, extra])
+
+
+def _no_block(block, role):
+    return None
+
 
 def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, used: list, index: dict,
                    view_of: Callable, looks, phase: int, epsilon: float, on_view: Callable | None = None,
@@ -169,7 +207,11 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
     for n_look, alpha_look in looks:
         sizes = chunks(n_look - done, size=chunk)
         prog.add_total(len(used) * sum(sizes))
-        jobs = ((index[u], u, m, phase) for u in used for m in sizes)    # generated as they are drawn
+        if isinstance(used, range) and isinstance(index, Positions) and index.values is None:
+            start = index.start     # consecutive integers: positions by arithmetic
+            jobs = ((u - start, u, m, phase) for u in used for m in sizes)
+        else:
+            jobs = ((index[u], u, m, phase) for u in used for m in sizes)    # generated as they are drawn
         for i, row in draws.tally(jobs, tally):
             for ci in range(len(chosen)):
                 hits[(ci, 0)] += int(row[2 * ci])

@@ -14,6 +14,16 @@ failure). A reply that is not JSON, has the wrong count, or never comes, and a p
 exits or is killed, all raise :class:`~ldpaudit.errors.RandomizerError` naming the input and
 the call (the request number of a program, the call of the function for a Python target).
 
+The isolation worker (:mod:`ldpaudit.audit.worker`) is asked for many chunks at once
+(``{"block": [[X, N, S], ...]}``) and answers with one header line and the chunks' values as
+raw numpy buffers in the smallest integer dtype that holds them; the auditor checks the
+header against what it asked (how many chunks, how many draws each), the dtypes against a
+fixed list of numeric ones, the payload's length against the header and the memory budget,
+and narrowed values against the range of the dtype they stand for, before it reads a byte as
+a number. A chunk's seed is ``default_rng(SeedSequence(entropy, spawn_key=key)).integers(0,
+2**63 - 1)`` however it travels (computed for a whole block at once, :mod:`ldpaudit.audit.seeds`),
+so a chunk draws the same outputs in a block, alone, or on a cluster.
+
 Every program runs in the sandbox of :mod:`ldpaudit.audit.sandbox` (a supervisor between
 it and the auditor; no signals to other processes, no network and read-only files where the
 machine allows), with an address-space limit, under the timeout policy of
@@ -24,6 +34,7 @@ calls seen so far.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import mmap
 import os
@@ -41,6 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ldpaudit.audit import seeds
+from ldpaudit.audit.worker import RAW_DTYPES
 from ldpaudit.errors import RandomizerError
 
 #: the floor of the per-call timeout (``--timeout``)
@@ -51,6 +64,11 @@ DEFAULT_WARMUP = 120.0
 TIMEOUT_FACTOR = 50.0
 DEFAULT_MEMORY_MB = 2048
 MAX_LINE_BYTES = 1 << 30
+#: bytes a reply's payload may have at most (and at most the worker's memory limit)
+MAX_PAYLOAD_BYTES = 1 << 30
+#: capacity asked for the pipe the replies come through (Linux; 64 KiB by default)
+PIPE_BYTES = 1 << 20
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 STDERR_KEPT = 8192
 #: extra seconds the auditor waits beyond the worker's own per-call limit before killing it
 GRACE = 5.0
@@ -126,6 +144,168 @@ def decode(value):
             return Unhashable(str(value["__u__"]), str(value.get("repr", "")))
         raise RandomizerError(f"reply output is a JSON object {json.dumps(value)[:60]}; outputs must be numbers, strings or arrays")
     return value
+
+
+# -- block replies ------------------------------------------------------------------------------
+
+class BadReply(ValueError):
+    """A reply that breaks the protocol; the caller ends the program and names the input."""
+
+
+def _count(value, what: str, low: int = 0) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise BadReply(f"{what} is {json.dumps(value)[:40]}, not an integer >= {low}")
+    return value
+
+
+def _raw_dtype(text, what: str) -> np.dtype:
+    """A dtype named in a block header: one of the numeric dtypes the worker sends raw (never
+    an object, string or structured dtype, whatever the string says)."""
+    if not isinstance(text, str) or text not in RAW_DTYPES:
+        raise BadReply(f"{what} {json.dumps(text)[:40]} is not one of {', '.join(sorted(RAW_DTYPES))}")
+    return np.dtype(text)
+
+
+def block_layout(header, counts: Sequence[int], max_bytes: int) -> tuple[list, int]:
+    """Check a block header (:func:`ldpaudit.audit.worker.block_reply`) against the request:
+    its descriptors cover the ``counts`` chunks asked for, each with a numeric dtype and a wire
+    dtype that can carry it, and the payload it announces is the length they need and at most
+    ``max_bytes``. Returns the layout for :func:`block_outputs` and the payload's length;
+    raises :class:`BadReply` naming what is wrong."""
+    if not isinstance(header, dict) or not isinstance(header.get("block"), list):
+        raise BadReply(f"replied {json.dumps(header)[:80]} to a block request; expected {{\"block\": [...], "
+                       f"\"bytes\": n}}")
+    announced = _count(header.get("bytes"), "the payload length ('bytes')")
+    if announced > max_bytes:
+        raise BadReply(f"announced a payload of {announced} bytes; at most {max_bytes} are accepted")
+    layout, k, size = [], 0, 0
+    for d in header["block"]:
+        if not isinstance(d, list) or not d or d[0] not in ("r", "p", "h", "j"):
+            raise BadReply(f"block descriptor {json.dumps(d)[:60]} is not ['r' | 'p' | 'h' | 'j', ...]")
+        if k >= len(counts):
+            raise BadReply(f"block header describes more than the {len(counts)} chunks asked for")
+        tag = d[0]
+        if tag == "r":
+            if len(d) != 5 or not isinstance(d[3], list) or len(d[3]) > 1:
+                raise BadReply(f"run descriptor {json.dumps(d)[:60]} is not ['r', dtype, wire, [] or [columns], chunks]")
+            dtype, wire = _raw_dtype(d[1], "dtype"), _raw_dtype(d[2], "wire dtype")
+            if dtype.kind == "f" and wire != dtype or dtype.kind != "f" and wire.kind == "f":
+                raise BadReply(f"wire dtype {wire.str} cannot carry values of dtype {dtype.str}")
+            trailing = tuple(_count(c, "the number of columns") for c in d[3])
+            run = _count(d[4], "the number of chunks in a run", 1)
+            if k + run > len(counts):
+                raise BadReply(f"block header describes more than the {len(counts)} chunks asked for")
+            width = trailing[0] if trailing else 1
+            cells = sum(int(c) for c in counts[k:k + run]) * width
+            layout.append(("r", size, dtype, wire, trailing, k, run))
+            size += cells * wire.itemsize
+            k += run
+        elif tag == "p":
+            if len(d) != 3:
+                raise BadReply(f"packed descriptor {json.dumps(d)[:60]} is not ['p', dtype, columns]")
+            dtype = _raw_dtype(d[1], "dtype")
+            if dtype.itemsize != 1 or dtype.kind not in "bu":
+                raise BadReply(f"packed bits stand for one-byte 0/1 cells, not dtype {dtype.str}")
+            width = _count(d[2], "the number of columns", 1)
+            layout.append(("p", size, dtype, width, k))
+            size += int(counts[k]) * ((width + 7) // 8)
+            k += 1
+        else:
+            if len(d) != 2:
+                raise BadReply(f"block descriptor {json.dumps(d)[:60]} is not ['{tag}', value]")
+            layout.append((tag, d[1], k))
+            k += 1
+        if size > max_bytes:
+            raise BadReply(f"block header describes more than {max_bytes} bytes of values")
+    if k != len(counts):
+        raise BadReply(f"block header describes {k} chunks; {len(counts)} were asked for")
+    if size != announced:
+        raise BadReply(f"announced a payload of {announced} bytes; its descriptors need {size}")
+    return layout, size
+
+
+def _check_range(region: np.ndarray, dtype: np.dtype, wire: np.dtype) -> None:
+    """Values sent as ``wire`` must be values of ``dtype``: a boolean is the byte 0 or 1, and a
+    wire that does not cast to ``dtype`` without loss carries only values inside its range."""
+    if not region.size:
+        return
+    if wire.kind == "b":
+        top = int(region.view(np.uint8).max())
+        if top > 1:
+            raise BadReply(f"boolean value out of range: byte {top} in a buffer of booleans")
+        return
+    if dtype.kind == "b":
+        low, top = int(region.min()), int(region.max())
+        if low < 0 or top > 1:
+            raise BadReply(f"boolean value out of range: {low if low < 0 else top} sent as {wire} for dtype bool")
+        return
+    if np.can_cast(wire, dtype):
+        return
+    info = np.iinfo(dtype)
+    low, top = int(region.min()), int(region.max())
+    if low < info.min or top > info.max:
+        raise BadReply(f"value {low if low < info.min else top} out of range of dtype {dtype} (sent as {wire})")
+
+
+def block_outputs(layout: list, counts: Sequence[int], payload: np.ndarray, decode_histogram) -> list:
+    """The outputs of each chunk of a block from its checked layout and payload (uint8):
+    arrays (the chunks of a run are consecutive views of one array of their dtype), lists, or
+    what ``decode_histogram(hist, k)`` makes of a histogram. Raises :class:`BadReply`. When
+    one run of 1-d arrays holds every chunk, the result's ``flat`` is that run's array."""
+    from ldpaudit.audit.adapters import Chunks
+
+    results = Chunks([None] * len(counts))
+    if len(layout) == 1 and layout[0][0] == "r" and not layout[0][4]:
+        results.flat = True         # replaced by the run's values below
+    for entry in layout:
+        tag = entry[0]
+        if tag == "r":
+            _, offset, dtype, wire, trailing, k, run = entry
+            sizes = [int(c) for c in counts[k:k + run]]
+            width = trailing[0] if trailing else 1
+            region = payload[offset:offset + sum(sizes) * width * wire.itemsize].view(wire)
+            _check_range(region, dtype, wire)
+            values = region if wire == dtype and offset % wire.itemsize == 0 else region.astype(dtype)
+            if results.flat is True:
+                results.flat = values
+            start = 0
+            for j, m in enumerate(sizes):
+                results[k + j] = values[start:start + m * width].reshape((m, *trailing))
+                start += m * width
+        elif tag == "p":
+            _, offset, dtype, width, k = entry
+            rows = int(counts[k])
+            packed = payload[offset:offset + rows * ((width + 7) // 8)].reshape(rows, (width + 7) // 8)
+            results[k] = np.unpackbits(packed, axis=1, count=width).view(dtype)
+        elif tag == "h":
+            _, hist, k = entry
+            results[k] = decode_histogram(hist, k)
+        else:
+            _, encoded, k = entry
+            outputs = [decode(v) for v in encoded] if isinstance(encoded, list) else decode(encoded)
+            if len(outputs) != counts[k]:
+                raise BadReply(f"returned {len(outputs)} outputs for a request of {counts[k]}")
+            results[k] = outputs
+    return results
+
+
+def _combine(parts: list, histogram: bool):
+    """The outputs of one request from those of its chunks: an array, a list or (with
+    ``histogram``) a Histogram."""
+    if histogram:
+        from ldpaudit.audit.adapters import Histogram
+
+        if len(parts) == 1:
+            return parts[0]
+        if all(isinstance(p, Histogram) for p in parts):
+            return Histogram.merge(parts)
+        out = []
+        for p in parts:
+            out.extend(p.expand() if isinstance(p, Histogram) else list(p))
+        return out
+    if all(isinstance(p, np.ndarray) for p in parts):
+        return np.concatenate(parts) if len(parts) > 1 else parts[0]
+    return [y for p in parts for y in p]
 
 
 _SIGNAL_NOTES = {
@@ -253,6 +433,10 @@ class ExternalRandomizer:
         else:
             os.set_blocking(status_r, False)
         self._status_fd = status_r
+        try:    # fewer wake-ups per block reply; the kernel may refuse (pipe-max-size), which costs only speed
+            fcntl.fcntl(self.proc.stdout.fileno(), _F_SETPIPE_SZ, PIPE_BYTES)
+        except OSError:
+            pass
         os.set_blocking(self.proc.stdout.fileno(), False)
         os.set_blocking(self.proc.stderr.fileno(), False)
         self._buffer = b""
@@ -519,22 +703,22 @@ class ExternalRandomizer:
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
 
-    def _request(self, x, count: int, seed: int, histogram: bool = False):
+    def _send(self, x, request: dict) -> None:
         if self.proc is None:
             self._start()
         elif self.proc.poll() is not None:  # the supervisor is gone: the program died between requests
             raise self._ended(x)
-        request = {"input": _jsonable(x), "count": count, "seed": seed}
-        if histogram:
-            request["histogram"] = True
         try:
             self.proc.stdin.write((json.dumps(request) + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._ended(x) from None
-        started = time.monotonic()
+
+    def _reply(self, x, inputs: Sequence | None = None) -> tuple[dict, bytes]:
+        """The next reply that is not a progress line, and its line; an error reply raises,
+        naming the input (for a block: ``inputs[item]``) and the call."""
         limit = self._line_limit()
-        deadline = started + limit
+        deadline = time.monotonic() + limit
         while True:
             line = self._readline(x, deadline, limit)
             if not line.strip():
@@ -547,14 +731,17 @@ class ExternalRandomizer:
                 raise self._fail(x, f"replied {line[:80].decode(errors='replace')!r}; expected an object {{\"outputs\": [...]}}")
             if self.worker:
                 self._note_worker(reply)
-            if "progress" in reply and "outputs" not in reply and "hist" not in reply:
+            if "progress" in reply and "outputs" not in reply and "hist" not in reply and "block" not in reply:
                 limit = self._line_limit()
                 deadline = time.monotonic() + limit
                 continue
             if "error" in reply and reply.get("kind") == "load" and self.worker:  # no input involved
                 raise self._fail(x, str(reply["error"]), on_input=False)
             if "error" in reply:
-                call = reply.get("call")
+                call, item = reply.get("call"), reply.get("item")
+                if inputs is not None and isinstance(item, int) and not isinstance(item, bool) \
+                        and 0 <= item < len(inputs):
+                    x = inputs[item]
                 if self.worker and isinstance(call, int):
                     where = f" (call {call})"
                 else:
@@ -563,22 +750,96 @@ class ExternalRandomizer:
                 if reply.get("kind") == "timeout":
                     text = f"timed out: {text}"
                 raise self._fail(x, f"{text}{where}")
-            if "hist" in reply:
-                outputs = self._histogram(x, reply, count)
-            elif "outputs" in reply:
-                outputs = decode(reply["outputs"]) if not isinstance(reply["outputs"], list) \
-                    else [decode(v) for v in reply["outputs"]]
-                if len(outputs) != count:
-                    raise self._fail(x, f"returned {len(outputs)} outputs for a request of {count}")
-            else:
-                raise self._fail(x, f"reply has no 'outputs' field: {line[:80].decode(errors='replace')!r}")
-            if not self.worker:
-                took = time.monotonic() - started
-                if self._first_done:
-                    self.slowest = max(self.slowest or 0.0, took)
-                self._first_done = True
-            self.requests += 1
-            return outputs
+            return reply, line
+
+    def _request(self, x, count: int, seed: int, histogram: bool = False):
+        """One chunk through the plain JSON-lines protocol (``--command`` programs)."""
+        request = {"input": _jsonable(x), "count": count, "seed": seed}
+        if histogram:
+            request["histogram"] = True
+        self._send(x, request)
+        started = time.monotonic()
+        reply, line = self._reply(x)
+        if "hist" in reply:
+            outputs = self._histogram(x, reply["hist"], count)
+        elif "outputs" in reply:
+            outputs = decode(reply["outputs"]) if not isinstance(reply["outputs"], list) \
+                else [decode(v) for v in reply["outputs"]]
+            if len(outputs) != count:
+                raise self._fail(x, f"returned {len(outputs)} outputs for a request of {count}")
+        else:
+            raise self._fail(x, f"reply has no 'outputs' field: {line[:80].decode(errors='replace')!r}")
+        if not self.worker:
+            took = time.monotonic() - started
+            if self._first_done:
+                self.slowest = max(self.slowest or 0.0, took)
+            self._first_done = True
+        self.requests += 1
+        return outputs
+
+    def _block(self, chunks: list[tuple], histogram: bool) -> list:
+        """Many chunks (x, count, seed) in one request to the isolation worker; their values
+        come back as raw buffers, checked (:func:`block_layout`) before they are read."""
+        inputs = [x for x, _, _ in chunks]
+        counts = [int(c) for _, c, _ in chunks]
+        request = {"block": [[x if type(x) is int else _jsonable(x), c, s] for x, c, s in chunks]}
+        if histogram:
+            request["histogram"] = True
+        x = inputs[0]
+        self._send(x, request)
+        reply, _ = self._reply(x, inputs)
+        max_bytes = MAX_PAYLOAD_BYTES if not self.memory_mb else min(MAX_PAYLOAD_BYTES, self.memory_mb << 20)
+        try:
+            layout, size = block_layout(reply, counts, max_bytes)
+        except BadReply as exc:
+            raise self._fail(x, f"{exc} (a block of {len(chunks)} chunks)") from None
+        payload = self._read_payload(x, size)
+
+        def hist(value, k):
+            return self._histogram(inputs[k], value, counts[k])
+
+        try:
+            outputs = block_outputs(layout, counts, payload, hist)
+        except BadReply as exc:
+            raise self._fail(x, f"{exc} (a block of {len(chunks)} chunks)") from None
+        self.requests += 1
+        return outputs
+
+    def _read_payload(self, x, size: int) -> np.ndarray:
+        """The ``size`` bytes that follow a block header, read straight into an array."""
+        payload = np.empty(size, dtype=np.uint8)
+        head = self._buffer[:size]
+        payload[:len(head)] = np.frombuffer(head, dtype=np.uint8)
+        self._buffer = self._buffer[len(head):]
+        got = len(head)
+        view = memoryview(payload)
+        fd, err = self.proc.stdout.fileno(), self.proc.stderr.fileno()
+        limit = self._line_limit()
+        deadline = time.monotonic() + limit
+        while got < size:
+            try:
+                n = os.readv(fd, [view[got:]])
+            except BlockingIOError:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise self._fail(x, f"sent {got} of the {size} bytes it announced, then nothing for "
+                                        f"{limit:g} s (timed out; the program was killed)") from None
+                ready, _, _ = select.select([fd, err], [], [], min(remaining, 0.5))
+                if err in ready:
+                    self._drain_stderr()
+                continue
+            if not n:
+                raise self._fail(x, f"closed its output after {got} of the {size} bytes it announced")
+            got += n
+            deadline = time.monotonic() + limit
+        return payload
+
+    def _exchange(self, chunks: list[tuple], histogram: bool) -> list:
+        """The outputs of each chunk (x, count, seed): a block for the isolation worker, one
+        request after another for a program."""
+        if self.worker:
+            return self._block(chunks, histogram)
+        return [self._request(x, count, seed, histogram) for x, count, seed in chunks]
 
     def _note_worker(self, reply: dict) -> None:
         if isinstance(reply.get("limit"), (int, float)):
@@ -586,10 +847,11 @@ class ExternalRandomizer:
         if isinstance(reply.get("slowest"), (int, float)):
             self.slowest = float(reply["slowest"])
 
-    def _histogram(self, x, reply: dict, count: int):
+    def _histogram(self, x, hist, count: int):
         from ldpaudit.audit.adapters import Histogram
 
-        hist = reply["hist"]
+        if not isinstance(hist, dict) or "values" not in hist or "counts" not in hist:
+            raise self._fail(x, f"sent a histogram {json.dumps(hist)[:60]} without values and counts")
         values, counts = decode(hist["values"]), decode(hist["counts"])
         counts = np.asarray(counts, dtype=np.int64)
         if not isinstance(values, np.ndarray):
@@ -598,37 +860,65 @@ class ExternalRandomizer:
             raise self._fail(x, f"sent a histogram of {int(counts.sum())} outputs for a request of {count}")
         return Histogram(values, counts, count)
 
+    def _sizes(self, n: int) -> list[int]:
+        n = int(n)
+        if 0 < n <= self.chunk:
+            return [n]
+        return [min(self.chunk, n - lo) for lo in range(0, n, self.chunk)] or [0]
+
     def _draw(self, x, n: int, rng: np.random.Generator, histogram: bool):
-        parts = []
-        remaining = int(n)
-        while remaining > 0:
-            count = min(self.chunk, remaining)
-            seed = int(rng.integers(0, 2**63 - 1))
-            parts.append(self._request(x, count, seed, histogram))
-            remaining -= count
-        return parts
+        sizes = self._sizes(n)
+        seeds = [int(rng.integers(0, 2**63 - 1)) for _ in sizes]
+        return _combine(self._exchange([(x, m, s) for m, s in zip(sizes, seeds)], histogram), histogram)
 
     def __call__(self, x, n: int, rng: np.random.Generator):
-        parts = self._draw(x, n, rng, False)
-        if all(isinstance(p, np.ndarray) for p in parts):
-            return np.concatenate(parts) if len(parts) > 1 else parts[0]
-        return [y for p in parts for y in p]
+        return self._draw(x, n, rng, False)
 
     def draw_counts(self, x, n: int, rng: np.random.Generator):
         """Like calling the randomizer, but the worker may answer with a histogram
         (:class:`~ldpaudit.audit.adapters.Histogram`) of discrete outputs; the draws are
         the same as those of ``self(x, n, rng)`` with the same ``rng``."""
-        from ldpaudit.audit.adapters import Histogram
+        return self._draw(x, n, rng, self.worker)
 
-        parts = self._draw(x, n, rng, self.worker)
-        if len(parts) == 1:
-            return parts[0]
-        if all(isinstance(p, Histogram) for p in parts):
-            return Histogram.merge(parts)
-        out = []
-        for p in parts:
-            out.extend(p.expand() if isinstance(p, Histogram) else list(p))
-        return out
+    def draw_block(self, tasks: Sequence[tuple], *, histogram: bool = False) -> list:
+        """The outputs of each task (x, n, entropy, spawn key) — the auditor's chunks
+        (draws.py) — in one exchange with the isolation worker: the same outputs as
+        ``self(x, n, np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key)))``,
+        with the seeds computed for the whole block at once. ``histogram``: as :meth:`draw_counts`."""
+        chunk = self.chunk
+        sizes = [[n] if 0 < n <= chunk else self._sizes(n) for _, n, _, _ in tasks]
+        first = tasks[0][2] if tasks else None
+        entropies = set(map(id, [entropy for _, _, entropy, _ in tasks]))
+        if len(entropies) <= 1:     # an audit's tasks: one entropy
+            by_entropy = {0: (first, range(len(tasks)))}
+        else:
+            by_entropy = {}
+            for t, (_, _, entropy, key) in enumerate(tasks):
+                by = int(entropy) if isinstance(entropy, (int, np.integer)) else repr(entropy)
+                by_entropy.setdefault(by, (entropy, []))[1].append(t)
+        task_seeds: list = [None] * len(tasks)
+        for entropy, ts in by_entropy.values():
+            if seeds.matches_numpy():
+                drawn = seeds.spawned_integers(entropy, [tuple(tasks[t][3]) for t in ts], [len(sizes[t]) for t in ts])
+            else:
+                rngs = [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=tasks[t][3])) for t in ts]
+                drawn = [[int(rng.integers(0, 2**63 - 1)) for _ in sizes[t]] for rng, t in zip(rngs, ts)]
+            for t, values in zip(ts, drawn):
+                task_seeds[t] = values
+        histogram = histogram and self.worker
+        if len(sizes) == sum(map(len, sizes)):    # one chunk per task: the outputs as they come
+            return self._exchange([(x, m[0], seed[0]) for (x, *_), m, seed in zip(tasks, sizes, task_seeds)],
+                                  histogram)
+        chunks, owner = [], []
+        for t, (x, _, _, _) in enumerate(tasks):
+            for m, seed in zip(sizes[t], task_seeds[t]):
+                chunks.append((x, m, seed))
+                owner.append(t)
+        outputs = self._exchange(chunks, histogram)
+        parts: list = [[] for _ in tasks]
+        for t, out in zip(owner, outputs):
+            parts[t].append(out)
+        return [_combine(p, histogram) for p in parts]
 
 
 def _jsonable(x):

@@ -156,8 +156,12 @@ def journaled(randomizer: Callable, journal: Journal, *, batch: bool) -> Callabl
         stored = journal.load(key)
         if stored is not None:
             return stored
-        if batch:
-            # an isolated randomizer sends a histogram of discrete outputs: stored as such
+        keyed = getattr(randomizer, "draw_block", None) if batch else None
+        if keyed is not None:
+            # an isolated randomizer: seeded from the chunk's key as without a journal, and
+            # its histogram of discrete outputs stored as such
+            outputs = keyed([(x, n, seed_seq.entropy, tuple(seed_seq.spawn_key))], histogram=True)[0]
+        elif batch:
             counts = getattr(randomizer, "draw_counts", None)
             outputs = counts(x, n, rng) if counts is not None else randomizer(x, n, rng)
         else:

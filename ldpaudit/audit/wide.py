@@ -184,6 +184,25 @@ class WideRelation(Event):
                 total += int(c)
         return total
 
+    def block_hits(self, block, role: int) -> int | None:
+        """:meth:`hits` summed over the chunks of a block (draws.Block) at once, where that is
+        the same count: y == x on 1-d numeric outputs of a ring of consecutive integers (x
+        compared in the outputs' dtype, as a Python int would be); None otherwise."""
+        if self.kind != "equal" or self.ring.values is not None:
+            return None
+        flat = block.flat()
+        if flat is None or flat.dtype.kind not in "biuf" or flat.dtype == np.uint64:
+            return None
+        xs = np.asarray(block.inputs, dtype=np.int64)
+        if role:
+            xs = self.ring.start + (xs - self.ring.start - 1) % self.ring.n
+        if flat.dtype.kind == "f":
+            xs = xs.astype(flat.dtype)
+        sizes = block.sizes()
+        if len(set(sizes)) == 1:
+            return int(np.count_nonzero(flat.reshape(len(sizes), sizes[0]) == xs[:, None]))
+        return int(np.count_nonzero(flat == np.repeat(xs, sizes)))
+
     def hits(self, view, u, role: int) -> int:
         x = u if role == 0 else self.ring.pred(u)
         if isinstance(view, HashedChunk) and self.kind == "hash" and view.h is self.hash_function:
@@ -290,6 +309,17 @@ class RelationTally:
         u = self.ring.at(i)
         return np.asarray([e.hits(out, u, role) for e in self.events for role in (0, 1)], dtype=np.int64)
 
+    def block(self, block) -> np.ndarray:
+        """The sum of the rows of a block's chunks (draws.Block)."""
+        row = []
+        for e in self.events:
+            for role in (0, 1):
+                count = e.block_hits(block, role)
+                if count is None:
+                    count = sum(e.hits(out, u, role) for u, out in zip(block.inputs, block.outs))
+                row.append(count)
+        return np.asarray(row, dtype=np.int64)
+
 
 @dataclass
 class WideCandidate(Candidate):
@@ -308,6 +338,10 @@ class WideCandidate(Candidate):
 
     def trials(self, n: int) -> tuple[int, int]:
         return self.ring.n * n, self.ring.n * n
+
+    def block_hits(self, block, role: int) -> int | None:
+        """Hits of a block's chunks at once (every input plays both roles), or None."""
+        return self.event.block_hits(block, role)
 
 
 def relation_candidates(events: list[tuple[str, WideRelation]], counts: np.ndarray, n_explore: int, *,

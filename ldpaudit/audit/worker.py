@@ -8,13 +8,26 @@ It speaks the same JSON-lines protocol as any ``--command`` program (see
 - ``"histogram": true`` in a request: discrete outputs come back as
   ``{"hist": {"values": [...], "counts": [...]}}`` (distinct outputs, ascending for arrays,
   in order of first appearance otherwise), which is all the auditor needs from them;
+- ``{"block": [[X, N, S], ...]}``: several chunks in one request, answered by one header line
+  ``{"block": [descriptor, ...], "bytes": B}`` followed by B bytes of raw array values (see
+  :func:`block_reply`): numbers travel as numpy buffers in the smallest integer dtype that
+  holds them, never as text, so that moving a draw costs a byte or two, not a JSON number;
 - ``{"progress": i}`` lines during long requests, so a slow but live randomizer is not taken
   for a hung one; every line also carries ``"limit"``, the next call's time limit, and
   ``"slowest"``, the slowest call after the first;
 - ``{"error": ..., "kind": ..., "call": i}`` replies naming the call (counted from 1 over
-  the worker's life) that failed;
+  the worker's life) that failed, and in a block ``"item"``, the chunk it was drawing;
 - ``{"probe": true}`` is answered ``{"loaded": true}`` once the target has loaded (or with
   the load error), without calling it.
+
+Seeds: a chunk's seed S seeds ``random`` and ``numpy.random`` (S mod 2^32) before it is drawn,
+and a batch target gets the generator ``default_rng(S)``: one generator whose state is set to
+that of ``default_rng(S)`` (computed for the whole block at once, :mod:`ldpaudit.audit.seeds`),
+which costs a microsecond where creating ``default_rng(S)`` costs ten. A batch target that
+never draws from ``random`` or ``numpy.random`` does not need them seeded (seeding both costs
+more than drawing a thousand outputs): they are seeded only once it has drawn from them, seen
+from their states (:class:`_GlobalStates`), and the chunk where it first did is drawn again
+from seeded states, so its outputs are those of a worker that seeds every chunk.
 
 Usage: ``python -m ldpaudit.audit.worker TARGET [--batch] [--arg name=value ...]
 [--warmup S] [--floor S] [--factor F]``: the first call may take ``--warmup`` seconds, later
@@ -30,6 +43,7 @@ from __future__ import annotations
 import argparse
 import base64
 import collections
+import ctypes
 import io
 import json
 import mmap
@@ -117,16 +131,7 @@ def histogram(outputs, batch: bool):
         if not isinstance(outputs, np.ndarray) or outputs.ndim != 1 or outputs.dtype.kind not in "biu" \
                 or outputs.size < 2:
             return None
-        if outputs.dtype.kind == "b" or (outputs.min() >= 0 and outputs.max() < (1 << 16)):
-            counts = np.bincount(outputs.astype(np.intp, copy=False))
-            values = np.flatnonzero(counts)
-            counts = counts[values]
-            values = values.astype(outputs.dtype)
-        else:
-            values, counts = np.unique(outputs, return_counts=True)
-        if len(values) > outputs.size // 2:
-            return None
-        return {"values": encode(values), "counts": encode(counts.astype(np.int64))}
+        return _array_histogram(outputs, *_value_range(outputs))
     if not outputs or isinstance(outputs[0], float | np.floating | tuple | np.ndarray):
         return None
     try:
@@ -137,6 +142,28 @@ def histogram(outputs, batch: bool):
         return None
     return {"values": {"__l__": [encode(v) for v in counter]},
             "counts": encode(np.fromiter(counter.values(), dtype=np.int64, count=len(counter)))}
+
+
+def _value_range(arr: np.ndarray) -> tuple[int, int]:
+    """(min, max) of an integer or boolean array, as Python ints."""
+    if arr.dtype.kind == "b":
+        arr = arr.view(np.uint8)
+    return int(arr.min()), int(arr.max())
+
+
+def _array_histogram(arr: np.ndarray, lo: int, hi: int):
+    """The histogram of a 1-d integer or boolean array whose values lie in [lo, hi], when that
+    range holds at most half as many values as the array (so that the histogram is the shorter
+    message, and counting costs one pass), else None."""
+    if hi - lo + 1 > arr.size // 2:
+        return None
+    ints = arr.view(np.uint8) if arr.dtype.kind == "b" else arr
+    base = ints.dtype.type(lo)
+    counts = np.bincount((ints - base).astype(np.intp, copy=False))
+    values = np.flatnonzero(counts)
+    counts = counts[values]
+    values = (values.astype(ints.dtype) + base).astype(arr.dtype, copy=False)
+    return {"values": encode(values), "counts": encode(counts.astype(np.int64))}
 
 
 def _ragged_histogram(outputs):
@@ -169,6 +196,119 @@ def _ragged_histogram(outputs):
             "counts": encode(np.fromiter(counter.values(), dtype=np.int64, count=len(counter)))}
 
 
+# -- the binary block reply ------------------------------------------------------------------
+
+#: integer dtypes a run of values may travel in, smallest first (little-endian)
+WIRE_INTS = tuple(np.dtype(t).newbyteorder("<") for t in ("u1", "i1", "u2", "i2", "u4", "i4", "u8", "i8"))
+_WIRE_RANGES = tuple((w, int(np.iinfo(w).min), int(np.iinfo(w).max)) for w in WIRE_INTS)
+#: dtypes of arrays that travel as raw buffers (any other array travels as tagged JSON)
+RAW_DTYPES = frozenset(d.str for d in WIRE_INTS) | {np.dtype(t).newbyteorder("<").str for t in ("?", "f2", "f4", "f8")}
+
+
+def wire_dtype(dtype: np.dtype, lo: int, hi: int) -> np.dtype:
+    """The smallest integer dtype that holds every value in [lo, hi] and casts to ``dtype``
+    without loss (``dtype`` itself for booleans and floats): uint16 for 0..65535."""
+    if dtype.kind in "iu":
+        for wire, low, high in _WIRE_RANGES:
+            if low <= lo and hi <= high and np.can_cast(wire, dtype):
+                return wire
+    return dtype
+
+
+def _packable(arr: np.ndarray) -> bool:
+    """A 0/1 matrix of 8 columns or more, one byte per cell: it travels 8 cells per byte."""
+    return arr.ndim == 2 and arr.dtype.itemsize == 1 and arr.dtype.kind in "bu" and arr.size > 0 \
+        and arr.shape[1] >= 8 and int(arr.max()) <= 1
+
+
+def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bool) -> tuple[dict, np.ndarray]:
+    """The header and payload that answer a block: outputs[k] drawn for a chunk of counts[k].
+
+    The header's ``"block"`` lists descriptors covering the chunks in order:
+    ``["r", dtype, wire, trailing, k]``: the next k chunks are arrays of ``dtype`` and shape
+    (count, *trailing), their values sent back to back as ``wire`` (:func:`wire_dtype` of the
+    run's range); ``["p", dtype, width]``: one 0/1 matrix, rows packed 8 cells per byte;
+    ``["h", histogram]`` and ``["j", encoded outputs]``: one chunk as tagged JSON. ``"bytes"``
+    is the payload's length."""
+    descriptors, pieces, size = [], [], 0       # pieces: (offset, wire, array) to copy in
+    for segment in _segments(outputs, counts, histogram_asked, batch):
+        tag = segment[0]
+        if tag == "h":
+            descriptors.append(["h", segment[1]])
+        elif tag == "j":
+            try:
+                descriptors.append(["j", encode(outputs[segment[1]])])
+            except Unsendable as exc:
+                exc.item = segment[1]
+                raise
+        elif tag == "p":
+            out = outputs[segment[1]]
+            bits = np.packbits(out.view(np.uint8), axis=1)
+            descriptors.append(["p", out.dtype.str, out.shape[1]])
+            pieces.append((size, np.dtype(np.uint8), bits))
+            size += bits.nbytes
+        else:
+            _, values, dtype, trailing, chunks, lo, hi = segment
+            wire = wire_dtype(dtype, lo, hi)
+            descriptors.append(["r", dtype.str, wire.str, list(trailing), chunks])
+            pieces.append((size, wire, values))
+            size += values.size * wire.itemsize
+    payload = np.empty(size, dtype=np.uint8)
+    for offset, wire, values in pieces:
+        target = payload[offset:offset + values.size * wire.itemsize].view(wire).reshape(values.shape)
+        np.copyto(target, values, casting="unsafe")
+    return {"block": descriptors, "bytes": size}, payload
+
+
+def _segments(outputs: list, counts: list, histogram_asked: bool, batch: bool):
+    """How the chunks travel, in order: ("h", histogram), ("j", k), ("p", k) for one chunk k,
+    or ("r", values, dtype, trailing, chunks, lo, hi) for a run of consecutive arrays of one
+    dtype and row shape, ``values`` all of them back to back. The value ranges of a run of
+    1-d integer arrays are found at once."""
+    k, n = 0, len(outputs)
+    while k < n:
+        out = outputs[k]
+        if not (isinstance(out, np.ndarray) and out.dtype.kind in "biuf" and 1 <= out.ndim <= 2
+                and out.shape[0] == counts[k] and out.dtype.newbyteorder("<").str in RAW_DTYPES):
+            h = histogram(out, batch) if histogram_asked else None
+            yield ("h", h) if h is not None else ("j", k)
+            k += 1
+            continue
+        dtype = out.dtype.newbyteorder("<")
+        if dtype.kind == "f" or out.ndim == 2 or out.size == 0:
+            if _packable(out):
+                yield "p", k
+            else:
+                lo, hi = _value_range(out) if dtype.kind != "f" and out.size else (0, 0)
+                yield "r", out, dtype, out.shape[1:], 1, lo, hi
+            k += 1
+            continue
+        end = k + 1     # consecutive non-empty 1-d integer arrays of this dtype: ranges at once
+        while end < n and isinstance(outputs[end], np.ndarray) and outputs[end].dtype == out.dtype \
+                and outputs[end].ndim == 1 and outputs[end].size and outputs[end].shape[0] == counts[end]:
+            end += 1
+        run = outputs[k:end]
+        flat = np.concatenate(run) if len(run) > 1 else out
+        ints = flat.view(np.uint8) if flat.dtype.kind == "b" else flat
+        sizes = np.array([a.size for a in run])
+        starts = np.concatenate([[0], np.cumsum(sizes[:-1])])
+        lows, highs = np.minimum.reduceat(ints, starts), np.maximum.reduceat(ints, starts)
+        if histogram_asked and batch:   # chunks whose range holds at most half their draws: histograms
+            spans = highs.astype(np.uint64) - lows.astype(np.uint64)    # high - low, exact modulo 2^64
+            short = np.flatnonzero(spans < (sizes // 2).astype(np.uint64))
+        else:
+            short = np.zeros(0, dtype=np.intp)
+        cut = 0
+        for j in short.tolist():
+            if j > cut:
+                yield "r", flat[starts[cut]:starts[j]], dtype, (), j - cut, int(lows[cut:j].min()), int(highs[cut:j].max())
+            yield "h", _array_histogram(run[j], int(lows[j]), int(highs[j]))
+            cut = j + 1
+        if cut < len(run):
+            yield "r", flat[starts[cut]:], dtype, (), len(run) - cut, int(lows[cut:].min()), int(highs[cut:].max())
+        k = end
+
+
 def _parse_args(argv):
     p = argparse.ArgumentParser(prog="ldpaudit-worker")
     p.add_argument("target")
@@ -192,6 +332,127 @@ class _Counter:
                     self.cells = memoryview(mmap.mmap(f.fileno(), 8)).cast("q")
             except (OSError, ValueError, TypeError):
                 pass
+
+
+class _GlobalStates:
+    """The global ``random`` and ``numpy.random`` generators' states, read in place (the
+    Mersenne Twister's 624 words and position of each: CPython's ``_random.Random`` object and
+    numpy's ``mt19937_state``), so that the worker sees whether a call drew from them for a
+    microsecond. ``usable`` is False (seed them for every chunk instead) unless reading them
+    behaves as expected here: equal after seeding twice alike, different after another seed and
+    after one draw."""
+
+    def __init__(self):
+        self.regions = ()
+        try:
+            self.regions = ((ctypes.c_char * (4 + 624 * 4)).from_address(id(random._inst) + object.__basicsize__),
+                            (ctypes.c_char * (624 * 4 + 4)).from_address(
+                                np.random.mtrand._rand._bit_generator.ctypes.state_address))
+            self.usable = self._behaves()
+        except Exception:  # noqa: BLE001 - another Python or numpy: seed every chunk
+            self.usable = False
+
+    def read(self) -> tuple:
+        python, numpy = self.regions
+        return python.raw, numpy.raw
+
+    def _behaves(self) -> bool:
+        def seeded(seed):
+            random.seed(seed)
+            np.random.seed(seed)
+            return self.read()
+
+        first, again, other = seeded(1), seeded(1), seeded(2)
+        random.random()
+        drew_random = self.read()
+        seeded(2)
+        np.random.random()
+        drew_numpy = self.read()
+        return first == again and first != other and drew_random != other and drew_numpy != other
+
+
+class _ChunkGenerator:
+    """The generator a batch target gets for a chunk of seed S: one PCG64 generator set to the
+    state of ``default_rng(S)`` (:func:`ldpaudit.audit.seeds.default_rng_words`, a block at a
+    time), its 32 bytes of state written in place where that behaves as expected here (else
+    through its ``state`` dict); ``default_rng(S)`` itself where the computed states are not
+    numpy's."""
+
+    def __init__(self):
+        from ldpaudit.audit.seeds import matches_numpy
+
+        self.bitgen = np.random.PCG64(0)
+        self.rng = np.random.Generator(self.bitgen)
+        self.exact = matches_numpy()
+        self.words = None
+        self.in_place = None    # (address of the state, has_uint32 flag) when writing it in place works
+        try:
+            address = self.bitgen.ctypes.state_address
+            # pcg64_state: the pointer to the 128-bit state and increment, then has_uint32 and uinteger
+            self.in_place = (ctypes.c_void_p.from_address(address).value, ctypes.c_uint64.from_address(address + 8))
+            self.prepare([7, 2**40 + 3])
+            self.bitgen.random_raw()
+            self.rng.integers(0, 10, dtype=np.uint32)     # leaves half a 64-bit draw buffered
+            if not self._behaves():
+                self.in_place = None
+        except Exception:  # noqa: BLE001 - another numpy: the state dict
+            self.in_place = None
+
+    def _behaves(self) -> bool:
+        for i, seed in enumerate([7, 2**40 + 3]):
+            self.get(i, seed)
+            reference = np.random.default_rng(seed)
+            if self.bitgen.state != reference.bit_generator.state or \
+                    self.rng.integers(0, 2**32, size=3, dtype=np.uint32).tolist() != \
+                    reference.integers(0, 2**32, size=3, dtype=np.uint32).tolist():
+                return False
+        return True
+
+    def prepare(self, seeds: list) -> None:
+        """Compute the states of a block's chunks."""
+        if self.exact:
+            from ldpaudit.audit.seeds import default_rng_words
+
+            self.words = default_rng_words(seeds)
+            self.base = self.words.ctypes.data
+
+    def get(self, item: int, seed: int) -> np.random.Generator:
+        """The generator of the block's chunk ``item`` (seed ``seed``)."""
+        if not self.exact:
+            return np.random.default_rng(seed)
+        if self.in_place is not None:
+            ctypes.memmove(self.in_place[0], self.base + 32 * item, 32)
+            self.in_place[1].value = 0
+        else:
+            w = self.words[item].tolist()
+            self.bitgen.state = {"bit_generator": "PCG64", "state": {"state": w[1] << 64 | w[0], "inc": w[3] << 64 | w[2]},
+                                 "has_uint32": 0, "uinteger": 0}
+        return self.rng
+
+
+class _Held:
+    """1-d arrays of a block's chunks copied into one buffer per dtype, kept from block to block:
+    the randomizer's own array is freed at once and its memory, still in cache, serves its next
+    call (holding a block's arrays, each freshly allocated, costs about 2 µs a chunk)."""
+
+    def __init__(self):
+        self.buffers: dict = {}
+        self.used: dict = {}
+
+    def start(self) -> None:
+        self.used.clear()
+
+    def hold(self, arr: np.ndarray, total: int) -> np.ndarray:
+        buffer = self.buffers.get(arr.dtype)
+        used = self.used.get(arr.dtype, 0)
+        if buffer is None or used + arr.size > buffer.size:
+            if used:        # the block outgrew it: keep this array as it is
+                return arr
+            buffer = self.buffers[arr.dtype] = np.empty(max(total, arr.size), dtype=arr.dtype)
+        view = buffer[used:used + arr.size]
+        view[...] = arr
+        self.used[arr.dtype] = used + arr.size
+        return view
 
 
 class _Watchdog:
@@ -221,11 +482,17 @@ class _Watchdog:
                 signal.pthread_kill(self.main, signal.SIGALRM)
 
 
+def _write_all(fd: int, data) -> None:
+    view = memoryview(data).cast("B")
+    while view:
+        view = view[os.write(fd, view):]
+
+
 def main(argv=None) -> int:
     args = _parse_args(argv)
     # the protocol channel is a private copy of stdout; fd 1 now goes to stderr, so that
     # whatever the randomizer prints cannot corrupt the protocol
-    channel = os.fdopen(os.dup(1), "w", buffering=1)
+    channel = os.dup(1)
     os.dup2(2, 1)
     recorder = _StdoutRecorder()
     sys.stdout = recorder
@@ -236,11 +503,12 @@ def main(argv=None) -> int:
     def limit() -> float:
         return args.warmup if calls == 0 else max(args.floor, args.factor * slowest)
 
-    def send(obj):
+    def send(obj, payload=None):
         obj["limit"] = limit()
         obj["slowest"] = slowest if calls > 1 else None
-        channel.write(json.dumps(obj, allow_nan=True) + "\n")
-        channel.flush()
+        _write_all(channel, (json.dumps(obj, allow_nan=True) + "\n").encode())
+        if payload is not None and payload.size:
+            _write_all(channel, payload)
 
     from ldpaudit.audit.adapters import load_target
 
@@ -258,6 +526,13 @@ def main(argv=None) -> int:
     watchdog = _Watchdog(args.warmup)
     perf = time.perf_counter
     cells = counter.cells
+    generator = _ChunkGenerator() if args.batch else None
+    keep = _Held()
+    global_states = _GlobalStates() if args.batch else None
+    seed_globals = not (global_states and global_states.usable)     # before every chunk
+    if not seed_globals:
+        read_globals = global_states.read
+    seen = None             # the global states after the last call, while they are not seeded
 
     def finished(took: float) -> None:
         """Account for a call that took ``took`` seconds; set the next call's limit."""
@@ -280,58 +555,100 @@ def main(argv=None) -> int:
         if request.get("probe"):  # the target has loaded (a cluster checks this before sampling)
             send({"loaded": True})
             continue
-        x, count, seed = request["input"], int(request["count"]), int(request["seed"])
-        if isinstance(x, list):
-            x = tuple(x)
-        random.seed(seed)
-        np.random.seed(seed % 2**32)
-        try:
-            if args.batch:
-                calls += 1
-                cells[0] = calls
-                watchdog.started = start = perf()
-                outputs = func(x, count, np.random.default_rng(seed))
-                watchdog.started = None
-                finished(perf() - start)
-            else:
-                outputs = []
-                append = outputs.append
-                last = perf()
-                for i in range(count):
-                    calls += 1
-                    cells[0] = calls
-                    watchdog.started = start = perf()
-                    append(func(x))
-                    end = perf()
-                    watchdog.started = None
-                    if calls <= 2 or end - start > slowest:
-                        finished(end - start)
-                    if recorder.text:
-                        break
-                    if calls == 1 or end - last > 0.5:
-                        send({"progress": i + 1})
-                        last = end
-            if recorder.text:
-                text = "".join(recorder.text)
-                send({"error": f"randomizer wrote to stdout: {text[:80]!r}", "kind": "stdout", "call": calls})
-                return 1
-            hist = histogram(outputs, args.batch) if request.get("histogram") else None
-            send({"hist": hist} if hist is not None else {"outputs": encode(outputs)})
-        except _CallTimeout:
-            send({"error": too_slow(), "kind": "timeout", "call": calls})
+        block = request.get("block")
+        chunks = block if block is not None else [(request["input"], request["count"], request["seed"])]
+        item = 0
+        last = perf()       # when the last line went out: a progress line every 0.5 s of a long request
+
+        def failed(obj):
+            if block is not None:
+                obj["item"] = item
+            send(obj)
             return 1
+
+        try:
+            seeds = [int(seed) for _, _, seed in chunks]
+            if args.batch:
+                generator.prepare(seeds)
+                keep.start()
+                seeds_total = sum(int(c) for _, c, _ in chunks)
+            outputs = []
+            for item, (x, count, _) in enumerate(chunks):
+                if isinstance(x, list):
+                    x = tuple(x)
+                count, seed = int(count), seeds[item]
+                if seed_globals:
+                    random.seed(seed)
+                    np.random.seed(seed % 2**32)
+                if args.batch:
+                    before = None if seed_globals else (seen if seen is not None else read_globals())
+                    while True:
+                        chunk_rng = generator.get(item, seed)
+                        calls += 1
+                        cells[0] = calls
+                        watchdog.started = start = perf()
+                        drawn = func(x, count, chunk_rng)
+                        end = perf()
+                        watchdog.started = None
+                        if calls <= 2 or end - start > slowest:
+                            finished(end - start)
+                        if before is None:
+                            break
+                        seen = read_globals()       # nothing else draws from them until the next call
+                        if seen == before:
+                            break
+                        # it drew from random or numpy.random: seed them for this chunk and every later one
+                        seed_globals, before = True, None
+                        random.seed(seed)
+                        np.random.seed(seed % 2**32)
+                    if type(drawn) is np.ndarray and drawn.ndim == 1 and drawn.shape[0] == count and block is not None:
+                        drawn = keep.hold(drawn, seeds_total)     # frees the randomizer's array for its next call
+                    outputs.append(drawn)
+                    if block is not None and end - last > 0.5 and not recorder.text:
+                        send({"progress": item + 1})
+                        last = end
+                else:
+                    drawn = []
+                    append = drawn.append
+                    for i in range(count):
+                        calls += 1
+                        cells[0] = calls
+                        watchdog.started = start = perf()
+                        append(func(x))
+                        end = perf()
+                        watchdog.started = None
+                        if calls <= 2 or end - start > slowest:
+                            finished(end - start)
+                        if recorder.text:
+                            break
+                        if calls == 1 or end - last > 0.5:
+                            send({"progress": i + 1})
+                            last = end
+                    outputs.append(drawn)
+                if recorder.text:
+                    text = "".join(recorder.text)
+                    return failed({"error": f"randomizer wrote to stdout: {text[:80]!r}", "kind": "stdout",
+                                   "call": calls})
+            if block is None:
+                hist = histogram(outputs[0], args.batch) if request.get("histogram") else None
+                send({"hist": hist} if hist is not None else {"outputs": encode(outputs[0])})
+            else:
+                header, payload = block_reply(outputs, [int(c) for _, c, _ in chunks],
+                                              histogram_asked=bool(request.get("histogram")), batch=args.batch)
+                send(header, payload)
+        except _CallTimeout:
+            return failed({"error": too_slow(), "kind": "timeout", "call": calls})
         except MemoryError:
             watchdog.started = None
-            send({"error": "randomizer ran out of memory (MemoryError under the worker's memory limit)",
-                  "kind": "memory", "call": calls})
-            return 1
+            return failed({"error": "randomizer ran out of memory (MemoryError under the worker's memory limit)",
+                           "kind": "memory", "call": calls})
         except Unsendable as exc:
-            send({"error": str(exc), "kind": "output", "call": calls})
-            return 1
+            item = getattr(exc, "item", item)
+            return failed({"error": str(exc), "kind": "output", "call": calls})
         except Exception as exc:
             watchdog.started = None
-            send({"error": f"randomizer raised {type(exc).__name__}: {exc}", "kind": "exception", "call": calls})
-            return 1
+            return failed({"error": f"randomizer raised {type(exc).__name__}: {exc}", "kind": "exception",
+                           "call": calls})
     return 0
 
 
