@@ -4,13 +4,41 @@ over trials: de-biasing k-ary randomized response (KVAgg1/KVAgg2), the one-round
 unknown-variance protocols, and the inverse-normal-CDF estimate μ̂ = μ₁ + σ Φ⁻¹(p̂) of KVRR2.
 
 Reconstruction choices (the seed text lost the formulas) are stated in each docstring and
-collected in the generated report ``proofs/joseph2018/``."""
+collected in the generated report ``proofs/joseph2018/``. The arithmetic gives the same bits on
+every CPU (:mod:`ldpaudit.portable`): e^ε by mpmath, Φ⁻¹ by AS 241, powers of two by ldexp."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from ldpaudit import portable
+
+
+#: above this ε, e^ε is not formed (it overflows a float at about 709.78): the probabilities
+#: are computed from e^(-ε) instead, which only underflows towards the limits 1 and 0
+_LARGE_EPSILON = 700.0
+
+
+def rr_probabilities(epsilon: float, k: int) -> tuple[float, float]:
+    """k-RR's (p, q) = (e^ε, 1)/(e^ε + k - 1): keep the value, report one given other value.
+    For ε > 700 the same fractions divided through by e^ε, so any finite ε is computed stably."""
+    epsilon = float(epsilon)
+    if epsilon <= _LARGE_EPSILON:
+        t = math.exp(epsilon)
+        return t / (t + k - 1), 1.0 / (t + k - 1)
+    u = math.exp(-epsilon)
+    return 1.0 / (1.0 + (k - 1) * u), u / (1.0 + (k - 1) * u)
+
+
+def rr_keep(epsilon, k: int) -> np.ndarray:
+    """p = e^ε/(e^ε + k - 1) elementwise over an array of ε, stably for any finite ε (as
+    :func:`rr_probabilities`)."""
+    eps = np.asarray(epsilon, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        t = np.exp(np.minimum(eps, _LARGE_EPSILON))
+        return np.where(eps <= _LARGE_EPSILON, t / (t + k - 1), 1.0 / (1.0 + (k - 1) * np.exp(-eps)))
 
 
 def debias_rr(counts: np.ndarray, epsilon: float) -> np.ndarray:
@@ -22,8 +50,7 @@ def debias_rr(counts: np.ndarray, epsilon: float) -> np.ndarray:
     counts = np.asarray(counts, dtype=float)
     k = counts.shape[-1]
     m = counts.sum(axis=-1, keepdims=True)
-    t = math.exp(epsilon)
-    p, q = t / (t + k - 1), 1.0 / (t + k - 1)
+    p, q = rr_probabilities(epsilon, k)
     with np.errstate(invalid="ignore", divide="ignore"):
         return (counts / np.maximum(m, 1) - q) / (p - q)
 
@@ -52,7 +79,7 @@ def median_search(freq: np.ndarray, width: float, stop: np.ndarray | int = 0) ->
         below = np.take_along_axis(f, ((b - 1) % 4)[..., None], -1)[..., 0] + \
             np.take_along_axis(f, (b % 4)[..., None], -1)[..., 0]
         chosen = np.where(below >= 0.5, b, b + 1)
-        w = width * 2.0**j
+        w = math.ldexp(width, j)
         done = j == stop
         estimate = np.where(done, (chosen + 0.5) * w, estimate)
         b = 2 * chosen
@@ -80,13 +107,26 @@ def inverse_normal_estimate(center, fraction_above, sigma, m) -> np.ndarray:
     """μ̂ = c + σ Φ⁻¹(p̂) from the de-biased fraction p̂ of inputs above the threshold c
     (KVAgg2 + the final step of KVGausstimate: P(x > c) = Φ((μ - c)/σ)). p̂ is clipped to
     [1/(2m), 1 - 1/(2m)] so the estimate stays finite."""
-    from scipy.special import ndtri
-
     m = np.maximum(np.asarray(m, dtype=float), 1.0)
     p = np.clip(np.nan_to_num(fraction_above, nan=0.5), 0.5 / m, 1 - 0.5 / m)
-    return np.asarray(center) + np.asarray(sigma) * ndtri(p)
+    return np.asarray(center) + np.asarray(sigma) * portable.ndtri(p)
 
 
 def nearest_grid_point(x, offset, spacing):
     """The point of offset + spacing·ℤ nearest to x (ties upward)."""
     return offset + spacing * np.floor((np.asarray(x) - offset) / spacing + 0.5)
+
+
+def exp_exact(epsilon) -> float:
+    """e^ε by mpmath, rounded once (``math.exp`` differs in the last bit between C libraries)."""
+    import mpmath
+
+    with mpmath.workdps(portable.EXACT_DIGITS):
+        return float(mpmath.exp(mpmath.mpf(float(epsilon))))
+
+
+def round_log2(x) -> np.ndarray:
+    """The integer nearest log₂ x (x > 0), from the binary exponent: x = m 2^e with m in [½, 1),
+    so log₂ x rounds to e - 1 below m = √½ and to e from it (exact; no vectorized log2)."""
+    m, e = np.frexp(np.asarray(x, dtype=float))
+    return np.where(m < math.sqrt(0.5), e - 1, e).astype(np.int64)

@@ -14,10 +14,14 @@ or a user answers rounds whose budgets sum past ε, 3 when a round is UNKNOWN. W
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
+import math
 
 from ldpaudit.errors import InvalidParameter
+from ldpaudit.mechanism.options import option_megabytes
+from ldpaudit.protocol.simulate import MEMORY_MB
 
 PROTOCOL_NAMES = ("kv2", "kv1", "uv2", "uv1", "laplace")
 
@@ -35,7 +39,11 @@ def add_parser(subparsers) -> None:
     p.add_argument("--sigma-max", type=float, default=None, help="unknown-variance protocols: upper bound on sigma (default 8 sigma)")
     p.add_argument("--trials", type=int, default=200, help="independent runs per setting (default 200)")
     p.add_argument("--beta", type=float, default=0.05, help="report the (1-beta) error quantile (default 0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of numpy's default_rng (same seed, same result)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of numpy's default_rng, a non-negative integer "
+                                                        "(same seed, same result)")
+    p.add_argument("--memory-mb", type=lambda text: option_megabytes(text, "--memory-mb"), default=MEMORY_MB,
+                   metavar="MB", help=f"memory budget of the simulation's arrays in MiB (default {MEMORY_MB}); a run "
+                                      "that would need more is refused before it starts (exit 2)")
     p.add_argument("--method", choices=("auto", "users", "law"), default="auto",
                    help="auto: exact count laws where available, per-user draws elsewhere; users: always per user")
     p.add_argument("--privacy", action="store_true", help="also verify every round's randomizer (z3) and compose")
@@ -44,10 +52,31 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+def _seed(text: str) -> int:
+    """--seed: numpy's default_rng takes a non-negative integer (an argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; give e.g. 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative; numpy's generator takes a non-negative integer such as 0")
+    return value
+
+
+#: the largest ratio R/σ (and σ_max/σ_min) the level grids are built for: 2^1000 blocks of
+#: width σ·2^j stay finite floats
+_MAX_RATIO = 2.0**1000
+
+
 def constants_for(name: str, *, n: int, epsilon: float, sigma: float, R: float, sigma_min=None, sigma_max=None) -> dict:
+    for option, value in (("--epsilon", epsilon), ("--sigma", sigma), ("--R", R), ("--sigma-min", sigma_min),
+                          ("--sigma-max", sigma_max)):
+        if value is not None and not math.isfinite(value):
+            raise InvalidParameter(f"{option} {value} is not a finite number; give e.g. 1")
     if n < 1 or epsilon <= 0 or sigma <= 0 or R <= 0:
         raise InvalidParameter(f"need n >= 1, epsilon > 0, sigma > 0, R > 0; got n={n}, epsilon={epsilon}, sigma={sigma}, R={R}")
     c = {"n": n, "epsilon": epsilon, "R": R}
+    lo = hi = sigma
     if name in ("kv2", "kv1"):
         c["sigma"] = sigma
     elif name in ("uv2", "uv1"):
@@ -56,6 +85,9 @@ def constants_for(name: str, *, n: int, epsilon: float, sigma: float, R: float, 
         if not 0 < lo <= sigma <= hi:
             raise InvalidParameter(f"--sigma-min {lo} <= --sigma {sigma} <= --sigma-max {hi} must hold (and sigma-min > 0)")
         c.update(sigma_min=lo, sigma_max=hi)
+    if not (R + 4 * hi) / lo <= _MAX_RATIO:
+        raise InvalidParameter(f"--R {R} is more than 2^1000 times sigma ({lo}); the protocols' level grid would not "
+                               f"fit in floats: give a smaller --R or a larger --sigma")
     return c
 
 
@@ -67,6 +99,10 @@ def run(args) -> int:
     from ldpaudit.mechanism.options import option_float
 
     protocol = PROTOCOLS[args.protocol]()
+    if not 0 < args.beta < 1:
+        raise InvalidParameter(f"--beta {args.beta}; the error quantile 1-beta needs 0 < beta < 1, e.g. 0.05")
+    if args.trials < 1:
+        raise InvalidParameter(f"--trials {args.trials}; give at least 1")
     epsilons = [option_float(e, "--epsilon") for e in args.epsilon or ["1"]]
     settings = list(itertools.product(args.n or [100_000], epsilons, args.sigma or [1.0], args.R or [1000.0]))
     rows = []
@@ -75,12 +111,12 @@ def run(args) -> int:
             consts = constants_for(args.protocol, n=n, epsilon=eps, sigma=sigma, R=R,
                                    sigma_min=args.sigma_min, sigma_max=args.sigma_max)
             mu = R / 3 if args.mu is None else args.mu
-            if abs(mu) > R:
+            if not abs(mu) <= R:
                 raise InvalidParameter(f"--mu {mu} is outside [-R, R] = [{-R}, {R}]; the protocols assume |mu| <= R")
             progress(f"{args.protocol} setting {number}/{len(settings)}: n={n}, epsilon={eps:g}, sigma={sigma:g}, "
                      f"R={R:g} ({args.trials} trials)")
             rows.append(simulate(protocol, constants=consts, mu=mu, sigma=sigma, trials=args.trials, beta=args.beta,
-                                 seed=args.seed, method=args.method))
+                                 seed=args.seed, method=args.method, memory_mb=args.memory_mb))
         payload = {"protocol": protocol.name, "description": protocol.description, "results": rows}
         verdict = "OK"
         if args.privacy:

@@ -32,6 +32,7 @@ from ldpaudit.protocol.aggregate import (
     inverse_normal_estimate,
     median_search,
     nearest_grid_point,
+    rr_keep,
     scale_level,
 )
 from ldpaudit.protocol.model import Protocol, Randomizer, Round
@@ -76,8 +77,7 @@ RECONSTRUCTION = (
 # --- randomizers: samplers and exact laws ------------------------------------------------------
 
 def _keep(epsilon, k):
-    t = np.exp(np.asarray(epsilon, dtype=float))
-    return t / (t + k - 1)
+    return rr_keep(epsilon, k)
 
 
 def _rr(value, k, epsilon, rng, values=None):

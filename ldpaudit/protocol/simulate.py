@@ -10,7 +10,8 @@ reports (``method="users"`` forces per-user sampling; tests compare the two).
 
 Randomness comes from one ``np.random.default_rng(seed)``; trials are processed in blocks whose
 size depends only on the group sizes, so a (protocol, constants, seed) triple always gives the
-same estimates.
+same estimates, to the bit on every CPU for the bundled protocols and populations (draws from
+:mod:`ldpaudit.portable`; a user's own sampler or aggregator is what it is).
 """
 
 from __future__ import annotations
@@ -21,11 +22,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ldpaudit import portable
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.protocol.model import SUBGROUP, Protocol, Round, call_binding
 
 #: per-user arrays are built in trial blocks of at most this many entries
 BLOCK_ENTRIES = 4_000_000
+#: bytes held per entry (one user in one trial) of a round drawn user by user, at the peak of
+#: a block: inputs, reports, per-user public values and the statistic's index arrays (measured
+#: with tracemalloc at 33-37 bytes per user for every bundled protocol, doubled for margin)
+BYTES_PER_USER = 80
+#: bytes per trial: the estimates, their errors and the sorted copy of the summary
+BYTES_PER_TRIAL = 40
+#: the most users a count can hold: counts are 64-bit integers (numpy's binomial/multinomial)
+MAX_USERS = 2**62
+#: default memory budget of a simulation in MiB (``--memory-mb``)
+MEMORY_MB = 2048
 
 
 @dataclass(frozen=True)
@@ -40,7 +52,7 @@ class Gaussian:
             raise InvalidParameter(f"Gaussian(mu={self.mu}, sigma={self.sigma}): need finite mu and sigma > 0")
 
     def draw(self, shape, rng):
-        return self.mu + self.sigma * rng.standard_normal(shape)
+        return self.mu + self.sigma * portable.normal(rng, shape)
 
     @property
     def mean(self) -> float:
@@ -128,8 +140,10 @@ def _statistic(r: Round, reports: np.ndarray, sizes: np.ndarray) -> np.ndarray:
 
 
 def run(protocol: Protocol, constants: Mapping[str, object], population, *, trials: int, seed: int = 0,
-        method: str = "auto") -> np.ndarray:
-    """The protocol's output estimate in each of ``trials`` independent runs, shape (trials,)."""
+        method: str = "auto", memory_mb: int = MEMORY_MB) -> np.ndarray:
+    """The protocol's output estimate in each of ``trials`` independent runs, shape (trials,).
+    The arrays it will hold are sized before anything is allocated: over ``memory_mb`` MiB
+    (users drawn one by one at a huge n, or a huge number of trials) it refuses in one line."""
     missing = [c for c in protocol.constants if c not in constants]
     if missing:
         raise InvalidParameter(f"protocol {protocol.name!r} needs constants {', '.join(missing)}; pass them in constants=")
@@ -137,14 +151,43 @@ def run(protocol: Protocol, constants: Mapping[str, object], population, *, tria
         raise InvalidParameter(f"method={method!r}; use 'auto', 'users' or 'law'")
     if trials < 1:
         raise InvalidParameter(f"trials={trials}; need at least 1")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidParameter(f"seed (--seed) {seed!r} is not a non-negative integer; give e.g. 0")
+    n = int(constants["n"])
+    if n > MAX_USERS:
+        raise InvalidParameter(f"n (--n) {n} is above 2^62 = {MAX_USERS}, the most users whose counts fit a 64-bit "
+                               f"integer; give a smaller n")
     p = plan(protocol, constants)
-    rng = np.random.default_rng(seed)
     biggest = max(int(s.sum()) for s in p.sizes.values())
     block = max(1, min(trials, BLOCK_ENTRIES // max(biggest, 1)))
+    _check_memory(protocol, population, p, n, method, trials, block, memory_mb)
+    rng = np.random.default_rng(seed)
     out = []
     for start in range(0, trials, block):
         out.append(_run_block(protocol, constants, population, p, min(block, trials - start), rng, method))
     return np.concatenate(out)
+
+
+def _uses_law(r: Round, population, p: Plan, method: str) -> bool:
+    """Whether round ``r`` draws its statistic from the exact count law (else user by user)."""
+    return (method != "users" and isinstance(population, Gaussian) and r.randomizer.law is not None
+            and r.users_from is None and r.name not in p.reused)
+
+
+def _check_memory(protocol, population, p: Plan, n, method, trials, block, memory_mb) -> None:
+    """Refuse, before allocating, a run whose arrays would not fit in ``memory_mb`` MiB."""
+    per_user = [int(p.sizes[r.name].sum()) for r in protocol.rounds if not _uses_law(r, population, p, method)]
+    budget = memory_mb * 2**20
+    need = block * sum(per_user) * BYTES_PER_USER
+    if per_user and need > budget:
+        how = "--method users" if method == "users" else f"protocol {protocol.name!r} has no exact count law for them"
+        fix = ("use --method auto (exact count laws) or " if method == "users" else "") + "lower --n or raise --memory-mb"
+        raise InvalidParameter(f"n (--n) {n} users drawn one by one ({how}) need about {need / 2**30:.3g} GiB "
+                               f"per trial block, above the memory budget of {memory_mb} MiB (--memory-mb); {fix}")
+    if trials * BYTES_PER_TRIAL > budget:
+        raise InvalidParameter(f"trials (--trials) {trials} need about {trials * BYTES_PER_TRIAL / 2**30:.3g} GiB for "
+                               f"their estimates, above the memory budget of {memory_mb} MiB (--memory-mb); give "
+                               f"at most {budget // BYTES_PER_TRIAL} trials or raise --memory-mb")
 
 
 def _run_block(protocol, constants, population, p: Plan, T, rng, method):
@@ -154,8 +197,7 @@ def _run_block(protocol, constants, population, p: Plan, T, rng, method):
         sizes = p.sizes[r.name]
         S, m = len(sizes), int(sizes.sum())
         public = _publics(r, constants, estimates, S)
-        use_law = (method != "users" and isinstance(population, Gaussian) and r.randomizer.law is not None
-                   and r.users_from is None and r.name not in p.reused)
+        use_law = _uses_law(r, population, p, method)
         if method == "law" and not use_law:
             raise InvalidParameter(f"round {r.name!r} has no exact law for this population; use method='auto'")
         if use_law:
@@ -198,33 +240,50 @@ class ErrorSummary:
     confidence: float
 
     def as_dict(self) -> dict:
-        return {k: (round(v, 12) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        # NaN (the standard error of one trial) is not JSON: None
+        return {k: (round(v, 12) if math.isfinite(v) else None) if isinstance(v, float) else v
+                for k, v in self.__dict__.items()}
+
+
+def _binomial_ppf(level, T: int, q) -> int:
+    """The smallest k with P(Binomial(T, q) ≤ k) ≥ level, in integers (q = a/(a + b) a Fraction):
+    an order statistic's index must not hang on the last bit of a special function."""
+    from math import comb
+
+    a, b = q.numerator, q.denominator - q.numerator
+    need = level * (a + b) ** T
+    acc = 0
+    for k in range(T + 1):
+        acc += comb(T, k) * a**k * b ** (T - k)
+        if acc >= need:
+            return k
+    return T
 
 
 def summarize(errors: np.ndarray, *, beta: float = 0.05, confidence: float = 0.95) -> ErrorSummary:
-    from scipy.stats import binom
+    from fractions import Fraction
 
     if not 0 < beta < 1:
         raise InvalidParameter(f"beta={beta}; the error quantile 1-beta needs 0 < beta < 1")
     e = np.sort(np.abs(np.asarray(errors, dtype=float)))
     T = len(e)
-    q = 1 - beta
-    alpha = 1 - confidence
-    lo = int(binom.ppf(alpha / 2, T, q))             # P(Bin < lo) <= α/2  ->  X_(lo) <= ξ_q w.p. >= 1 - α/2
-    hi = int(binom.ppf(1 - alpha / 2, T, q)) + 1
+    q = 1 - Fraction(str(beta))                      # the decimal the caller wrote
+    alpha = 1 - Fraction(str(confidence))
+    lo = _binomial_ppf(alpha / 2, T, q)              # P(Bin < lo) <= α/2  ->  X_(lo) <= ξ_q w.p. >= 1 - α/2
+    hi = _binomial_ppf(1 - alpha / 2, T, q) + 1
     lo, hi = max(lo, 1), min(hi, T)
-    k = max(1, math.ceil(q * T))
+    k = max(1, math.ceil(q * T))                   # exact: q is a Fraction
     return ErrorSummary(T, beta, float(e.mean()), float(e.std(ddof=1) / math.sqrt(T)) if T > 1 else float("nan"),
                         float(e[k - 1]), float(e[lo - 1]), float(e[hi - 1]), confidence)
 
 
 def simulate(protocol: Protocol, *, constants: Mapping[str, object], mu: float = 0.0, sigma: float = 1.0,
              population=None, trials: int = 200, beta: float = 0.05, seed: int = 0, method: str = "auto",
-             confidence: float = 0.95) -> dict:
+             confidence: float = 0.95, memory_mb: int = MEMORY_MB) -> dict:
     """Run ``protocol`` ``trials`` times and summarize |μ̂ - μ|. ``population`` defaults to
     Gaussian(mu, sigma); pass :class:`Custom` for your own sampler."""
     pop = population if population is not None else Gaussian(float(mu), float(sigma))
-    est = run(protocol, constants, pop, trials=trials, seed=seed, method=method)
+    est = run(protocol, constants, pop, trials=trials, seed=seed, method=method, memory_mb=memory_mb)
     s = summarize(est - pop.mean, beta=beta, confidence=confidence)
     return {"protocol": protocol.name, "constants": {k: _plain(v) for k, v in constants.items()},
             "mu": pop.mean, **({"sigma": pop.sigma} if isinstance(pop, Gaussian) else {}),
