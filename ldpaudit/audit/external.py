@@ -99,6 +99,29 @@ class TimeoutPolicy:
                 "rule": self.rule(), "slowest_call_s": slowest}
 
 
+class _LongInt(int):
+    """An integer past Python's int/str conversion limit (4,300 digits): an int, printed
+    through Decimal, which converts without that limit."""
+
+    def __repr__(self):
+        from decimal import Decimal
+
+        return str(Decimal(int(self)))
+
+    __str__ = __repr__
+
+
+def _json_int(text: str) -> int:
+    """A JSON integer of a reply: the limit on converting long digit strings is the
+    auditor's own, not a fault of the randomizer, so a longer one is read through Decimal."""
+    try:
+        return int(text)
+    except ValueError:
+        from decimal import Decimal
+
+        return _LongInt(Decimal(text))
+
+
 def decode(value):
     """Inverse of :func:`ldpaudit.audit.worker.encode`; plain JSON arrays become tuples.
     Nothing is unpickled: values the encoding does not know arrive as opaque stand-ins."""
@@ -724,7 +747,7 @@ class ExternalRandomizer:
             if not line.strip():
                 continue
             try:
-                reply = json.loads(line)
+                reply = json.loads(line, parse_int=_json_int)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 raise self._fail(x, f"replied with something that is not JSON: {line[:80].decode(errors='replace')!r}") from None
             if not isinstance(reply, dict):
