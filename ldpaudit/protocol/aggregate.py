@@ -16,29 +16,24 @@ import numpy as np
 from ldpaudit import portable
 
 
-#: above this ε, e^ε is not formed (it overflows a float at about 709.78): the probabilities
-#: are computed from e^(-ε) instead, which only underflows towards the limits 1 and 0
-_LARGE_EPSILON = 700.0
-
-
 def rr_probabilities(epsilon: float, k: int) -> tuple[float, float]:
     """k-RR's (p, q) = (e^ε, 1)/(e^ε + k - 1): keep the value, report one given other value.
-    For ε > 700 the same fractions divided through by e^ε, so any finite ε is computed stably."""
-    epsilon = float(epsilon)
-    if epsilon <= _LARGE_EPSILON:
-        t = math.exp(epsilon)
-        return t / (t + k - 1), 1.0 / (t + k - 1)
-    u = math.exp(-epsilon)
-    return 1.0 / (1.0 + (k - 1) * u), u / (1.0 + (k - 1) * u)
+    By mpmath, rounded once: stable for any finite ε (no e^ε is formed as a float) and the same
+    bits on every CPU (``math.exp`` differs in the last bit between C libraries)."""
+    import mpmath
+
+    with mpmath.workdps(portable.EXACT_DIGITS):
+        t = mpmath.exp(mpmath.mpf(float(epsilon)))
+        return float(t / (t + k - 1)), float(1 / (t + k - 1))
 
 
 def rr_keep(epsilon, k: int) -> np.ndarray:
-    """p = e^ε/(e^ε + k - 1) elementwise over an array of ε, stably for any finite ε (as
-    :func:`rr_probabilities`)."""
+    """p = e^ε/(e^ε + k - 1) elementwise over an array of ε (as :func:`rr_probabilities`, once
+    per distinct ε)."""
     eps = np.asarray(epsilon, dtype=float)
-    with np.errstate(over="ignore", invalid="ignore"):
-        t = np.exp(np.minimum(eps, _LARGE_EPSILON))
-        return np.where(eps <= _LARGE_EPSILON, t / (t + k - 1), 1.0 / (1.0 + (k - 1) * np.exp(-eps)))
+    values, index = np.unique(eps, return_inverse=True)
+    keep = np.array([rr_probabilities(v, k)[0] for v in values])
+    return keep[index].reshape(eps.shape)
 
 
 def debias_rr(counts: np.ndarray, epsilon: float) -> np.ndarray:
@@ -115,14 +110,6 @@ def inverse_normal_estimate(center, fraction_above, sigma, m) -> np.ndarray:
 def nearest_grid_point(x, offset, spacing):
     """The point of offset + spacing·ℤ nearest to x (ties upward)."""
     return offset + spacing * np.floor((np.asarray(x) - offset) / spacing + 0.5)
-
-
-def exp_exact(epsilon) -> float:
-    """e^ε by mpmath, rounded once (``math.exp`` differs in the last bit between C libraries)."""
-    import mpmath
-
-    with mpmath.workdps(portable.EXACT_DIGITS):
-        return float(mpmath.exp(mpmath.mpf(float(epsilon))))
 
 
 def round_log2(x) -> np.ndarray:

@@ -18,20 +18,28 @@ and in the generated report.
 * ``uv1`` 1RoundUVGausstimate: the second half is split over scales u_a = σ_min 2^a and ρ offsets;
   each user reports x minus its nearest grid point plus Laplace(ρu_a/ε).
 * ``laplace`` the baseline: every user reports clip(x, -R, R) + Laplace(2R/ε).
+
+Samplers, laws and group sizes give the same bits on every CPU (:mod:`ldpaudit.portable`):
+e^ε, Φ and the logarithms in the group sizes by mpmath, draws from integers and correctly
+rounded arithmetic, powers of two by ldexp.
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from ldpaudit import portable
 from ldpaudit.protocol.aggregate import (
     debias_rr,
     inverse_normal_estimate,
     median_search,
     nearest_grid_point,
+    round_log2,
     rr_keep,
     scale_level,
 )
@@ -80,6 +88,17 @@ def _keep(epsilon, k):
     return rr_keep(epsilon, k)
 
 
+def _ncdf(z) -> np.ndarray:
+    """Φ(z) elementwise by mpmath (40 digits) for each distinct z, rounded once."""
+    import mpmath
+
+    z = np.asarray(z, dtype=float)
+    values, index = np.unique(z, return_inverse=True)
+    with mpmath.workdps(40):
+        out = np.array([float(mpmath.ncdf(mpmath.mpf(v))) for v in values])
+    return out[index].reshape(z.shape)
+
+
 def _rr(value, k, epsilon, rng, values=None):
     """k-ary randomized response on integer codes 0..k-1 (vectorized)."""
     keep = rng.random(value.shape) < _keep(epsilon, k)
@@ -88,19 +107,23 @@ def _rr(value, k, epsilon, rng, values=None):
 
 
 def sample_rr1(x, rng, *, epsilon, s, j):
-    v = np.floor(x / (s * 2.0 ** np.asarray(j))).astype(np.int64) % 4
+    v = np.floor(x / np.ldexp(s, np.asarray(j).astype(np.int64))).astype(np.int64) % 4
     return _rr(v, 4, epsilon, rng)
 
 
 def _block_masses(mu, sd, width, offset, period):
-    """P(⌊(x - offset)/width⌋ ≡ r mod period) for x ~ N(mu, sd²), each r (exact up to 1e-30)."""
-    from scipy.special import ndtr
+    """P(⌊(x - offset)/width⌋ ≡ r mod period) for x ~ N(mu, sd²), each r (exact up to 1e-30;
+    Φ by mpmath at 40 digits, the masses summed there and rounded once)."""
+    import mpmath
 
     lo = math.floor((mu - offset - 13 * sd) / width) - 1
     hi = math.floor((mu - offset + 13 * sd) / width) + 1
-    b = np.arange(lo, hi + 1)
-    mass = ndtr((offset + (b + 1) * width - mu) / sd) - ndtr((offset + b * width - mu) / sd)
-    return np.bincount(b % period, weights=mass, minlength=period)[:period]
+    with mpmath.workdps(40):
+        out = [mpmath.mpf(0)] * period
+        edge = lambda b: mpmath.ncdf((mpmath.mpf(offset) + b * mpmath.mpf(width) - mu) / mpmath.mpf(sd))  # noqa: E731
+        for b in range(lo, hi + 1):
+            out[b % period] += edge(b + 1) - edge(b)
+        return np.array([float(m) for m in out])
 
 
 def law_rr1(population, sizes, rng, trials, *, epsilon, s, j):
@@ -112,19 +135,19 @@ def law_rr1(population, sizes, rng, trials, *, epsilon, s, j):
         for s in range(len(sizes)):
             key = (eps[t, s], sig[t, s], lev[t, s])
             if key not in cache:
-                p = _block_masses(population.mu, population.sigma, sig[t, s] * 2.0 ** lev[t, s], 0.0, 4)
+                p = _block_masses(population.mu, population.sigma, math.ldexp(sig[t, s], int(lev[t, s])), 0.0, 4)
                 keep = _keep(key[0], 4)
                 cache[key] = keep * p + (1 - keep) * (1 - p) / 3
             probs[t, s] = cache[key]
     probs /= probs.sum(axis=-1, keepdims=True)
-    return rng.multinomial(np.broadcast_to(sizes, (trials, len(sizes))), probs)
+    return portable.multinomial(rng, np.broadcast_to(sizes, (trials, len(sizes))), probs)
 
 
 def _binary_counts(p_plus, sizes, epsilon, rng):
     keep = _keep(epsilon, 2)
     q = keep * p_plus + (1 - keep) * (1 - p_plus)
     m = np.broadcast_to(sizes, q.shape)
-    plus = rng.binomial(m, np.clip(q, 0, 1))
+    plus = portable.binomial(rng, m, np.clip(q, 0, 1))
     return np.stack([m - plus, plus], axis=-1)
 
 
@@ -134,10 +157,8 @@ def sample_kvrr2(x, rng, *, epsilon, mu1, sigma):
 
 
 def law_kvrr2(population, sizes, rng, trials, *, epsilon, mu1, sigma):
-    from scipy.special import ndtr
-
     mu1 = np.broadcast_to(np.asarray(mu1, dtype=float), (trials, len(sizes)))
-    return _binary_counts(ndtr((population.mu - mu1) / population.sigma), sizes, epsilon, rng)
+    return _binary_counts(_ncdf((population.mu - mu1) / population.sigma), sizes, epsilon, rng)
 
 
 def sample_grid_sign(x, rng, *, epsilon, g, rho, sigma):
@@ -164,11 +185,11 @@ def law_grid_sign(population, sizes, rng, trials, *, epsilon, g, rho, sigma):
 
 def sample_clipped_laplace(x, rng, *, epsilon, center, half_width):
     clipped = np.clip(x, center - half_width, center + half_width)
-    return clipped + rng.laplace(0.0, 1.0, size=x.shape) * (2 * half_width / np.asarray(epsilon))
+    return clipped + portable.laplace(rng, x.shape) * (2 * half_width / np.asarray(epsilon))
 
 
 def sample_grid_laplace(x, rng, *, epsilon, offset, spacing):
-    return x - nearest_grid_point(x, offset, spacing) + rng.laplace(0.0, 1.0, size=x.shape) * (spacing / np.asarray(epsilon))
+    return x - nearest_grid_point(x, offset, spacing) + portable.laplace(rng, x.shape) * (spacing / np.asarray(epsilon))
 
 
 RR1 = Randomizer("RR1", sample_rr1, spec=REPO_SPECS / "joseph_rr1.toml", outputs=(0, 1, 2, 3), law=law_rr1)
@@ -187,7 +208,7 @@ def _laplace_mean_spec():
 
 
 def _sample_baseline(x, rng, *, epsilon, M):
-    return np.clip(x, -M, M) + rng.laplace(0.0, 1.0, size=x.shape) * (2 * np.asarray(M) / np.asarray(epsilon))
+    return np.clip(x, -M, M) + portable.laplace(rng, x.shape) * (2 * np.asarray(M) / np.asarray(epsilon))
 
 
 BASELINE = Randomizer("clipped Laplace", _sample_baseline, spec=_laplace_mean_spec)
@@ -195,24 +216,43 @@ BASELINE = Randomizer("clipped Laplace", _sample_baseline, spec=_laplace_mean_sp
 
 # --- group sizes --------------------------------------------------------------------------------
 
+def _ceil_log2(x: Fraction) -> int:
+    """⌈log₂ x⌉ for a positive rational x, exactly."""
+    k = x.numerator.bit_length() - x.denominator.bit_length()
+    while Fraction(2) ** k < x:
+        k += 1
+    while Fraction(2) ** (k - 1) >= x:
+        k -= 1
+    return k
+
+
+@lru_cache(maxsize=64)
+def _root_two_log(n) -> float:
+    """√(2 ln n) by mpmath (irrational for n ≥ 2, so a ceiling of it never hangs on rounding)."""
+    import mpmath
+
+    with mpmath.workdps(portable.EXACT_DIGITS):
+        return float(mpmath.sqrt(2 * mpmath.log(int(n))))
+
+
 def kv_levels(R, sigma) -> int:
-    return math.ceil(math.log2((float(R) + 4 * float(sigma)) / float(sigma))) + 1
+    return _ceil_log2((Fraction(float(R)) + 4 * Fraction(float(sigma))) / Fraction(float(sigma))) + 1
 
 
 def uv_levels(R, sigma_min, sigma_max) -> int:
-    return math.ceil(math.log2((float(R) + 4 * float(sigma_max)) / float(sigma_min))) + 1
+    return _ceil_log2((Fraction(float(R)) + 4 * Fraction(float(sigma_max))) / Fraction(float(sigma_min))) + 1
 
 
 def kv_rho(n) -> int:
-    return 2 * math.ceil(math.sqrt(2 * math.log(n))) + 4
+    return 2 * math.ceil(_root_two_log(n)) + 4
 
 
 def uv_rho(n) -> int:
-    return math.ceil(2 * math.sqrt(2 * math.log(n))) + 5
+    return math.ceil(2 * _root_two_log(n)) + 5
 
 
 def uv_scales(sigma_min, sigma_max) -> int:
-    return math.ceil(math.log2(float(sigma_max) / float(sigma_min))) + 2
+    return _ceil_log2(Fraction(float(sigma_max)) / Fraction(float(sigma_min))) + 2
 
 
 # --- aggregators ----------------------------------------------------------------------------------
@@ -243,7 +283,7 @@ def _uv_round1(stat, ctx):
     freq = debias_rr(stat, ctx.constants["epsilon"])
     level = scale_level(freq)
     smin = float(ctx.constants["sigma_min"])
-    sigma_hat = np.maximum(smin, smin * 2.0 ** (level - 1.0))
+    sigma_hat = np.maximum(smin, np.ldexp(smin, level - 1))
     return {"mu1": median_search(freq, smin, stop=level), "sigma_hat": sigma_hat}
 
 
@@ -255,7 +295,7 @@ def _uv1_round2(stat, ctx):
     mu1 = ctx.estimates["mu1"][:, None]
     smin, smax = float(ctx.constants["sigma_min"]), float(ctx.constants["sigma_max"])
     scales, rho = uv_scales(smin, smax), uv_rho(ctx.constants["n"])
-    a = np.clip(np.round(np.log2(ctx.estimates["sigma_hat"] / smin)).astype(np.int64), 0, scales - 1)
+    a = np.clip(round_log2(ctx.estimates["sigma_hat"] / smin), 0, scales - 1)
     cols = a[:, None] * rho + np.arange(rho)[None, :]                   # (T, ρ) subgroups at scale a
     rows = np.arange(stat.shape[0])[:, None]
     offset = np.broadcast_to(ctx.public["offset"], stat.shape)[rows, cols]
@@ -306,7 +346,7 @@ def uv_two_round() -> Protocol:
                     "j": lambda subgroup: subgroup}),
         Round("UVRR2", CLIPPED_LAPLACE, _uv_round2, produces=("mu_hat",), share="1/2",
               bind={"epsilon": lambda epsilon: epsilon, "center": lambda mu1: mu1,
-                    "half_width": lambda sigma_hat, n: 2 * sigma_hat * (1 + math.sqrt(2 * math.log(n)))}),
+                    "half_width": lambda sigma_hat, n: 2 * sigma_hat * (1 + _root_two_log(n))}),
     ), output="mu_hat", constants=("n", "epsilon", "sigma_min", "sigma_max", "R"),
         description="unknown variance, two rounds (adaptive)")
 
@@ -314,10 +354,10 @@ def uv_two_round() -> Protocol:
 def uv_one_round() -> Protocol:
     """1RoundUVGausstimate: RR1 and, in the same round, Laplace reports relative to fixed grids."""
     def offset(subgroup, n, sigma_min):
-        return (subgroup % uv_rho(n)) * sigma_min * 2.0 ** (subgroup // uv_rho(n))
+        return (subgroup % uv_rho(n)) * np.ldexp(sigma_min, subgroup // uv_rho(n))
 
     def spacing(subgroup, n, sigma_min):
-        return uv_rho(n) * sigma_min * 2.0 ** (subgroup // uv_rho(n))
+        return uv_rho(n) * np.ldexp(sigma_min, subgroup // uv_rho(n))
 
     return Protocol("1RoundUVGausstimate", (
         Round("RR1", RR1, _uv_round1, produces=("mu1", "sigma_hat"), share="1/2",

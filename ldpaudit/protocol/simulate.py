@@ -248,15 +248,15 @@ class ErrorSummary:
 def _binomial_ppf(level, T: int, q) -> int:
     """The smallest k with P(Binomial(T, q) ≤ k) ≥ level, in integers (q = a/(a + b) a Fraction):
     an order statistic's index must not hang on the last bit of a special function."""
-    from math import comb
-
     a, b = q.numerator, q.denominator - q.numerator
     need = level * (a + b) ** T
-    acc = 0
+    term = b**T                                      # C(T, k) a^k b^(T-k), exact integers
+    acc = term
     for k in range(T + 1):
-        acc += comb(T, k) * a**k * b ** (T - k)
         if acc >= need:
             return k
+        term = term * (T - k) * a // ((k + 1) * b)
+        acc += term
     return T
 
 
