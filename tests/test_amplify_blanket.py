@@ -173,7 +173,7 @@ def exact_epsilon(rows, n, delta):
 def test_blanket_epsilon_is_at_least_the_exact_small_n_value(rows, n):
     delta = Fraction(1, 100)
     truth = exact_epsilon(rows, n, delta)
-    bound = B.blanket_epsilon(as_channel(rows), n, float(delta), seconds=None)
+    bound = B.blanket_epsilon(as_channel(rows), n, float(delta))
     assert bound.epsilon >= truth
     assert bound.delta_at <= float(delta)
     if rows is KRR3:   # tight for k-RR (the decomposition is optimal)
@@ -186,7 +186,7 @@ def test_blanket_is_never_looser_than_the_generic_clone_bound_for_krr():
     for d, n, delta in [(2, 10, 1e-3), (2, 1000, 1e-8), (3, 100, 1e-6), (3, 1000, 1e-8), (8, 1000, 1e-8),
                         (8, 10_000, 1e-6), (16, 10_000, 1e-8), (2, 10**6, 1e-8)]:
         ch = channel("krr", f"d={d}", "epsilon=1")
-        bound = B.blanket_epsilon(ch, n, delta, seconds=None)
+        bound = B.blanket_epsilon(ch, n, delta)
         generic = generic_epsilon(B.local_epsilon(ch), n, delta)
         assert bound.epsilon <= generic, (d, n, delta, bound.epsilon, generic)
 
@@ -245,7 +245,7 @@ def test_blanket_against_the_channel_clone_bound_for_krr():
         mech = load_bound("krr", [f"d={d}", "epsilon=1"])
         ch, facts = B.channel_numbers(mech), channel_facts(mech)
         for n, delta in [(10, 1e-3), (1000, 1e-6), (10_000, 1e-3)]:
-            blanket = B.blanket_epsilon(ch, n, delta, seconds=None).epsilon
+            blanket = B.blanket_epsilon(ch, n, delta).epsilon
             clone = channel_epsilon(facts, n, delta)
             if d == 2:
                 assert blanket == pytest.approx(clone, rel=1e-4)
@@ -294,4 +294,4 @@ def test_random_rational_channels_blanket_bounds_the_truth():
             bound = max(min(B.BlanketDivergence(red, 3, 1e-14)(math.log(e_eps)) for red in B.reductions(c, 3, e_max))
                         for c in classes)
             assert bound >= truth * (1 - 1e-12)
-        assert B.blanket_epsilon(ch, 3, 0.05, seconds=None).epsilon >= exact_epsilon(rows, 3, Fraction(1, 20))
+        assert B.blanket_epsilon(ch, 3, 0.05).epsilon >= exact_epsilon(rows, 3, Fraction(1, 20))
