@@ -25,7 +25,7 @@ from ldpaudit.errors import RandomizerError
 
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
 _POOL_BLOCK = 4096              # jobs handed to a local pool at once
-BLOCK_CELLS = 1 << 18           # output cells (draws x columns) of the chunks drawn as one block, at most
+BLOCK_CELLS = 1 << 20           # output cells (draws x columns) of the chunks drawn as one block, at most
 BLOCK_JOBS = 1024               # chunks drawn as one block, at most
 
 

@@ -221,8 +221,10 @@ def _packable(arr: np.ndarray) -> bool:
         and arr.shape[1] >= 8 and int(arr.max()) <= 1
 
 
-def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bool) -> tuple[dict, np.ndarray]:
-    """The header and payload that answer a block: outputs[k] drawn for a chunk of counts[k].
+def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bool,
+                packer: "_Packer | None" = None) -> tuple[dict, list]:
+    """The header and payload (a list of byte buffers, sent back to back) that answer a block:
+    outputs[k] drawn for a chunk of counts[k] (a :class:`_Packed` chunk is in ``packer``).
 
     The header's ``"block"`` lists descriptors covering the chunks in order:
     ``["r", dtype, wire, trailing, k]``: the next k chunks are arrays of ``dtype`` and shape
@@ -230,7 +232,7 @@ def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bo
     run's range); ``["p", dtype, width]``: one 0/1 matrix, rows packed 8 cells per byte;
     ``["h", histogram]`` and ``["j", encoded outputs]``: one chunk as tagged JSON. ``"bytes"``
     is the payload's length."""
-    descriptors, pieces, size = [], [], 0       # pieces: (offset, wire, array) to copy in
+    descriptors, pieces, size = [], [], 0
     for segment in _segments(outputs, counts, histogram_asked, batch):
         tag = segment[0]
         if tag == "h":
@@ -245,19 +247,20 @@ def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bo
             out = outputs[segment[1]]
             bits = np.packbits(out.view(np.uint8), axis=1)
             descriptors.append(["p", out.dtype.str, out.shape[1]])
-            pieces.append((size, np.dtype(np.uint8), bits))
+            pieces.append(bits)
             size += bits.nbytes
+        elif tag == "packed":
+            _, offset, cells, chunks = segment
+            descriptors.append(["r", packer.dtype.newbyteorder("<").str, packer.wire.str, [], chunks])
+            pieces.append(packer.values(offset, cells))
+            size += cells * packer.wire.itemsize
         else:
             _, values, dtype, trailing, chunks, lo, hi = segment
             wire = wire_dtype(dtype, lo, hi)
             descriptors.append(["r", dtype.str, wire.str, list(trailing), chunks])
-            pieces.append((size, wire, values))
+            pieces.append(values.astype(wire.newbyteorder("<"), copy=False).reshape(-1))
             size += values.size * wire.itemsize
-    payload = np.empty(size, dtype=np.uint8)
-    for offset, wire, values in pieces:
-        target = payload[offset:offset + values.size * wire.itemsize].view(wire).reshape(values.shape)
-        np.copyto(target, values, casting="unsafe")
-    return {"block": descriptors, "bytes": size}, payload
+    return {"block": descriptors, "bytes": size}, pieces
 
 
 def _segments(outputs: list, counts: list, histogram_asked: bool, batch: bool):
@@ -268,6 +271,13 @@ def _segments(outputs: list, counts: list, histogram_asked: bool, batch: bool):
     k, n = 0, len(outputs)
     while k < n:
         out = outputs[k]
+        if type(out) is _Packed:     # consecutive packed chunks lie back to back in the packer
+            end = k + 1
+            while end < n and type(outputs[end]) is _Packed:
+                end += 1
+            yield "packed", out.offset, sum(o.size for o in outputs[k:end]), end - k
+            k = end
+            continue
         if not (isinstance(out, np.ndarray) and out.dtype.kind in "biuf" and 1 <= out.ndim <= 2
                 and out.shape[0] == counts[k] and out.dtype.newbyteorder("<").str in RAW_DTYPES):
             h = histogram(out, batch) if histogram_asked else None
@@ -284,7 +294,8 @@ def _segments(outputs: list, counts: list, histogram_asked: bool, batch: bool):
             k += 1
             continue
         end = k + 1     # consecutive non-empty 1-d integer arrays of this dtype: ranges at once
-        while end < n and isinstance(outputs[end], np.ndarray) and outputs[end].dtype == out.dtype \
+        while end < n and type(outputs[end]) is not _Packed and isinstance(outputs[end], np.ndarray) \
+                and outputs[end].dtype == out.dtype \
                 and outputs[end].ndim == 1 and outputs[end].size and outputs[end].shape[0] == counts[end]:
             end += 1
         run = outputs[k:end]
@@ -430,29 +441,63 @@ class _ChunkGenerator:
         return self.rng
 
 
-class _Held:
-    """1-d arrays of a block's chunks copied into one buffer per dtype, kept from block to block:
-    the randomizer's own array is freed at once and its memory, still in cache, serves its next
-    call (holding a block's arrays, each freshly allocated, costs about 2 µs a chunk)."""
+class _Packed:
+    """A chunk's values already written into the packer's buffer (elements offset..offset+size)."""
+
+    __slots__ = ("offset", "size")
+
+    def __init__(self, offset: int, size: int):
+        self.offset, self.size = offset, size
+
+
+class _Packer:
+    """The 1-d integer and boolean arrays of a block, written into one buffer in their wire
+    dtype as each call returns them: the array is read once while in cache and freed for the
+    randomizer's next call, and the buffer is the payload (no concatenation, no second cast).
+    The wire dtype is :func:`wire_dtype` of the values so far, widened (what was written recast)
+    when a value does not fit, so the block travels in the smallest dtype that holds it."""
 
     def __init__(self):
-        self.buffers: dict = {}
-        self.used: dict = {}
+        self.storage = np.empty(0, dtype=np.uint8)      # reused from block to block
 
-    def start(self) -> None:
-        self.used.clear()
+    def start(self, cells: int) -> None:
+        if self.storage.size < cells * 8:
+            self.storage = np.empty(cells * 8, dtype=np.uint8)
+        self.dtype = self.wire = None
+        self.used, self.lo, self.hi = 0, 0, 0
 
-    def hold(self, arr: np.ndarray, total: int) -> np.ndarray:
-        buffer = self.buffers.get(arr.dtype)
-        used = self.used.get(arr.dtype, 0)
-        if buffer is None or used + arr.size > buffer.size:
-            if used:        # the block outgrew it: keep this array as it is
+    def pack(self, arr: np.ndarray, histogram_asked: bool):
+        """Write a 1-d integer or boolean array, or return it as it is (another dtype than the
+        block's first, or a range that makes its histogram the shorter message)."""
+        if self.dtype is None:
+            if arr.dtype.newbyteorder("<").str not in RAW_DTYPES:
                 return arr
-            buffer = self.buffers[arr.dtype] = np.empty(max(total, arr.size), dtype=arr.dtype)
-        view = buffer[used:used + arr.size]
-        view[...] = arr
-        self.used[arr.dtype] = used + arr.size
-        return view
+            self.dtype = arr.dtype
+        elif arr.dtype != self.dtype:
+            return arr
+        if not arr.size:
+            return _Packed(self.used, 0)
+        lo, hi = _value_range(arr)
+        if histogram_asked and arr.size >= 2 and hi - lo + 1 <= arr.size // 2:
+            return arr
+        if self.wire is None:
+            self.lo, self.hi = lo, hi
+            self.wire = wire_dtype(self.dtype.newbyteorder("<"), lo, hi)
+        elif lo < self.lo or hi > self.hi:
+            self.lo, self.hi = min(lo, self.lo), max(hi, self.hi)
+            wider = wire_dtype(self.dtype.newbyteorder("<"), self.lo, self.hi)
+            if wider != self.wire:
+                written = self.storage[:self.used * self.wire.itemsize].view(self.wire).copy()
+                self.wire = wider
+                self.storage[:self.used * wider.itemsize].view(wider)[...] = written
+        target = self.storage[self.used * self.wire.itemsize:(self.used + arr.size) * self.wire.itemsize]
+        np.copyto(target.view(self.wire), arr, casting="unsafe")
+        packed = _Packed(self.used, arr.size)
+        self.used += arr.size
+        return packed
+
+    def values(self, offset: int, size: int) -> np.ndarray:
+        return self.storage[offset * self.wire.itemsize:(offset + size) * self.wire.itemsize]
 
 
 class _Watchdog:
@@ -503,12 +548,12 @@ def main(argv=None) -> int:
     def limit() -> float:
         return args.warmup if calls == 0 else max(args.floor, args.factor * slowest)
 
-    def send(obj, payload=None):
+    def send(obj, payload=()):
         obj["limit"] = limit()
         obj["slowest"] = slowest if calls > 1 else None
         _write_all(channel, (json.dumps(obj, allow_nan=True) + "\n").encode())
-        if payload is not None and payload.size:
-            _write_all(channel, payload)
+        for piece in payload:
+            _write_all(channel, piece)
 
     from ldpaudit.audit.adapters import load_target
 
@@ -527,7 +572,7 @@ def main(argv=None) -> int:
     perf = time.perf_counter
     cells = counter.cells
     generator = _ChunkGenerator() if args.batch else None
-    keep = _Held()
+    packer = _Packer()
     global_states = _GlobalStates() if args.batch else None
     seed_globals = not (global_states and global_states.usable)     # before every chunk
     if not seed_globals:
@@ -570,8 +615,8 @@ def main(argv=None) -> int:
             seeds = [int(seed) for _, _, seed in chunks]
             if args.batch:
                 generator.prepare(seeds)
-                keep.start()
-                seeds_total = sum(int(c) for _, c, _ in chunks)
+                packer.start(sum(int(c) for _, c, _ in chunks))
+                hist_asked = bool(request.get("histogram"))
             outputs = []
             for item, (x, count, _) in enumerate(chunks):
                 if isinstance(x, list):
@@ -601,8 +646,9 @@ def main(argv=None) -> int:
                         seed_globals, before = True, None
                         random.seed(seed)
                         np.random.seed(seed % 2**32)
-                    if type(drawn) is np.ndarray and drawn.ndim == 1 and drawn.shape[0] == count and block is not None:
-                        drawn = keep.hold(drawn, seeds_total)     # frees the randomizer's array for its next call
+                    if block is not None and type(drawn) is np.ndarray and drawn.ndim == 1 and drawn.shape[0] == count \
+                            and drawn.dtype.kind in "biu":
+                        drawn = packer.pack(drawn, hist_asked)
                     outputs.append(drawn)
                     if block is not None and end - last > 0.5 and not recorder.text:
                         send({"progress": item + 1})
@@ -634,7 +680,8 @@ def main(argv=None) -> int:
                 send({"hist": hist} if hist is not None else {"outputs": encode(outputs[0])})
             else:
                 header, payload = block_reply(outputs, [int(c) for _, c, _ in chunks],
-                                              histogram_asked=bool(request.get("histogram")), batch=args.batch)
+                                              histogram_asked=bool(request.get("histogram")), batch=args.batch,
+                                              packer=packer)
                 send(header, payload)
         except _CallTimeout:
             return failed({"error": too_slow(), "kind": "timeout", "call": calls})
