@@ -99,6 +99,26 @@ def noisy(tmp_path_factory, quiet):
     return _parsed(answers)
 
 
+def test_check_json_lists_every_bundled_spec(quiet):
+    """The quiet run of the README's first command: every bundled spec OK on every stage."""
+    from ldpaudit.schema import SCHEMA_VERSION
+
+    code, payload = quiet["check"]
+    assert code == 0
+    names = {r["mechanism"] for r in payload["specs"]}
+    assert names >= {"W-RR", "k-RR", "k-RAPPOR", "OUE", "k-subset", "O-RR", "RR-bit", "Laplace mean", "Laplace histogram"}
+    assert names >= {"Joseph RR1", "Joseph KVRR2", "Joseph UVRR2", "Joseph 1RoundKVRR2", "Duchi binary mean"}  # real inputs
+    assert all(r["ok"] and r["stochastic"] in ("proved", "exact") for r in payload["specs"])
+    assert payload["schema_version"] == SCHEMA_VERSION and payload["command"] == "check" and payload["verdict"] == "OK"
+    assert len(payload["specs"]) == len(SPECS) and payload["cached"] == 0
+    for r in payload["specs"]:
+        stages = r["stages"]
+        assert stages["verify"]["verdict"] == "PROVED", (r["mechanism"], stages["verify"])
+        assert stages["audit"]["verdict"] == "NO_EVIDENCE" and stages["audit"]["alpha"] == 0.01
+        assert stages["derive"]["verdict"] in ("OK", "NOT_DERIVED") and stages["derive"]["text"]
+        assert r["verification"] == stages["verify"]["text"]
+
+
 def test_the_readme_first_command_exits_0_beside_cpu_hogs_with_the_quiet_rows(quiet, noisy):
     code, rows = noisy["check"]
     assert code == 0, [r.get("error") for r in rows["specs"] if not r["ok"]]
