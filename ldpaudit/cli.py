@@ -51,9 +51,18 @@ COMMANDS = {
 }
 
 
+class _UsageError(SystemExit):
+    """argparse's usage error (exit 2), keeping its message for ``--json``."""
+
+    def __init__(self, message: str):
+        super().__init__(2)
+        self.message = message
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # argparse's own usage errors also exit 2, in one line
-        self.exit(2, f"ldpaudit: error: {message}\n")
+        sys.stderr.write(f"ldpaudit: error: {message}\n")
+        raise _UsageError(message)
 
 
 # --- main -------------------------------------------------------------------------------------
@@ -93,31 +102,106 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     debug = "--debug" in argv  # accepted anywhere on the line, before or after the command
     argv = [a for a in argv if a != "--debug"]
+    out = _JsonOnError(argv)
     try:
         parser = build_parser(load=_command_word(argv) or "")
         args = parser.parse_args(argv)
+        out.watch(args)
         code = args.func(args)
     except SystemExit as exc:  # argparse: --help, --version (0) and usage errors (2)
-        return exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        code = exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
+        if code == EXIT_BAD_INPUT:
+            return out.error(code, "usage", _one_line(getattr(exc, "message", "")) or "the command line is not valid",
+                             None)
+        return out.done(code)
     except (BudgetSpent, Undecided) as exc:  # not shown wrong, only not finished or not decided: inconclusive
         print(f"ldpaudit: inconclusive: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_UNKNOWN
+        return out.error(EXIT_UNKNOWN, "inconclusive", _one_line(exc), exc)
     except LdpAuditError as exc:
         print(f"ldpaudit: error: {_one_line(exc)}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
+        return out.error(EXIT_BAD_INPUT, "bad input", _one_line(exc), exc)
+    except KeyboardInterrupt as exc:
         print("ldpaudit: interrupted", file=sys.stderr)
-        return 130
+        return out.error(EXIT_INTERRUPTED, "interrupted", "interrupted", exc)
     except BrokenPipeError:  # e.g. `ldpaudit ... | head`: stop quietly
+        out.done(EXIT_OK)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_OK
     except BaseException as exc:  # noqa: BLE001 - a crash must never read as a verdict
-        return _internal_error(exc, argv, debug)
+        return out.error(_internal_error(exc, argv, debug), "internal error", f"{type(exc).__name__}: "
+                         f"{_one_line(exc)[:300]}", exc)
     if code not in EXIT_STATUS:
         print(f"ldpaudit: internal error: the command returned exit status {code!r}", file=sys.stderr)
-        return EXIT_INTERNAL
-    return code
+        return out.error(EXIT_INTERNAL, "internal error", f"the command returned exit status {code!r}", None)
+    return out.done(code)
+
+
+#: exit status of an interrupted command (the shell's 128 + SIGINT): not a verdict
+EXIT_INTERRUPTED = 130
+
+
+class _JsonOnError:
+    """Every command's ``--json`` prints exactly one JSON object, whatever the exit status:
+    the command prints its own; when it ends in an error instead (bad input, a spent budget,
+    an internal error, a usage error) without having written to stdout, this prints one with
+    the shared keys, the verdict its exit status implies and ``error`` (kind, message, type).
+    While the command runs, stdout is watched (a thin wrapper) to know whether it wrote."""
+
+    def __init__(self, argv: list[str]):
+        self.command = _command_word(argv)
+        self.wanted = self.command in COMMANDS and (
+            "--json" in argv or "--format=json" in argv
+            or any(a == "--format" and b == "json" for a, b in zip(argv, argv[1:])))
+        self.stream = None
+
+    def watch(self, args) -> None:
+        self.wanted = bool(getattr(args, "json", False)) or getattr(args, "format", None) == "json"
+        if self.wanted:
+            self.stream = sys.stdout
+            sys.stdout = _Watched(self.stream)
+
+    def done(self, code: int) -> int:
+        if self.stream is not None:
+            written, sys.stdout = sys.stdout.written if isinstance(sys.stdout, _Watched) else True, self.stream
+            self.stream = None
+            self.wanted = self.wanted and not written
+        return code
+
+    def error(self, code: int, kind: str, message: str, exc: BaseException | None) -> int:
+        self.done(code)
+        if self.wanted:
+            import json
+
+            from ldpaudit.schema import envelope
+
+            verdict = {EXIT_BAD_INPUT: "INVALID", EXIT_INTERNAL: "INTERNAL_ERROR", EXIT_INTERRUPTED: "INTERRUPTED",
+                       EXIT_UNKNOWN: "INCONCLUSIVE" if self.command == "audit" else "UNKNOWN"}[code]
+            error = {"kind": kind, "message": message, "exception": type(exc).__name__ if exc else None}
+            try:
+                print(json.dumps(envelope(self.command, verdict, {"error": error}), indent=2, ensure_ascii=False))
+            except BrokenPipeError:
+                pass
+        return code
+
+
+class _Watched:
+    """``sys.stdout``, noting whether anything was written to it."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.written = False
+
+    def write(self, text):
+        self.written = self.written or bool(text)
+        return self._stream.write(text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def _one_line(exc: BaseException) -> str:

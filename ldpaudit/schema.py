@@ -19,6 +19,8 @@ VERDICTS = {
     "UNKNOWN": 3,       # verify: undecided (z3 unknown, a budget spent); never a pass
     "INCONCLUSIVE": 3,  # audit: the run could not decide
     "ERROR": 3,         # a stage inside `check` failed on this spec
+    "INTERNAL_ERROR": 4,  # the tool itself failed (a bug, not a verdict); `error` says what
+    "INTERRUPTED": 130,   # stopped by SIGINT (the shell's 128 + 2): no verdict
 }
 
 
