@@ -91,3 +91,58 @@ def test_check_jobs_gives_the_sequential_rows_in_file_order(tmp_path, capsys):
     assert parallel == sequential
     assert main(["check", str(tmp_path), "--jobs", "0"]) == 2
     assert "--jobs '0' is not a whole number >= 1" in capsys.readouterr().err
+
+
+def test_a_second_check_of_unchanged_specs_is_served_from_the_cache(tmp_path, monkeypatch, capsys):
+    """Rows are functions of the spec's bytes (budgets count work): the second check reads them
+    back (the summary says how many), an edited spec is checked afresh, and a row that spent a
+    budget is never kept."""
+    monkeypatch.setenv("LDPAUDIT_CACHE_DIR", str(tmp_path / "cache"))
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "krr.toml").write_text((Path("specs") / "krr.toml").read_text())
+    argv = ["check", str(specs), "--json", "--audit-samples", "2000", "--jobs", "1"]
+    assert main(argv) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["cached"] == 0 and first["summary"] == {"OK": 1}
+    [entry] = (tmp_path / "cache" / "check").iterdir()
+    assert json.loads(entry.read_text()) == first["specs"][0]
+    assert main(argv) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["cached"] == 1 and second["specs"] == first["specs"]
+    assert main(argv[:2] + ["--audit-samples", "2000", "--jobs", "1"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("1 spec: 1 OK (1 unchanged since an earlier check: from the cache)")
+    # a planted row proves the lookup; an edit to the spec is another key
+    row = json.loads(entry.read_text())
+    entry.write_text(json.dumps({**row, "mechanism": "from the cache"}))
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["specs"][0]["mechanism"] == "from the cache"
+    (specs / "krr.toml").write_text((specs / "krr.toml").read_text() + "\n# edited\n")
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["cached"] == 0
+
+
+def test_check_summary_counts_each_status(tmp_path, capsys):
+    (tmp_path / "krr.toml").write_text((Path("specs") / "krr.toml").read_text())
+    (tmp_path / "halved.toml").write_text((Path("specs") / "krr.toml").read_text().replace(
+        'claimed_epsilon = "epsilon"', 'claimed_epsilon = "epsilon/2"'))
+    (tmp_path / "bad.toml").write_text('[mechanism]\nname = "x"\n')
+    assert main(["check", str(tmp_path), "--audit-samples", "2000", "--jobs", "1"]) == 2
+    assert capsys.readouterr().out.rstrip().splitlines()[-1] == "3 specs: 1 INVALID, 1 REFUTED, 1 OK"
+
+
+def test_a_validated_load_is_read_back_without_loading_again(tmp_path, monkeypatch):
+    from ldpaudit import budget
+    from ldpaudit.mechanism.loader import load_budgeted
+
+    monkeypatch.setenv("LDPAUDIT_CACHE_DIR", str(tmp_path / "cache"))
+    family, mech = load_budgeted("specs/square_wave.toml", ["epsilon=1", "b=1/2"])
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("loaded again")
+
+    monkeypatch.setattr(budget, "call", no_work)
+    again_family, again = load_budgeted("specs/square_wave.toml", ["epsilon=1", "b=1/2"])
+    assert again == mech and again_family == family and again.spec_path == mech.spec_path
+    with pytest.raises(AssertionError, match="loaded again"):
+        load_budgeted("specs/square_wave.toml", ["epsilon=2", "b=1/2"])  # other bindings: another key
