@@ -4,16 +4,18 @@ nonadaptive), their privacy from verify (every round's randomizer for all public
 simulated (1-β) error against n with a fitted log-log slope beside the theorems' rates, and the
 naive baseline (Laplace on x clipped to [-R, R]) that pays for R ≫ σ.
 
-Seeded: regenerating gives identical Markdown, LaTeX and JSON."""
+Seeded, with the protocols' draws and arithmetic from :mod:`ldpaudit.portable` and the rates and
+slopes by mpmath: regenerating gives identical Markdown, LaTeX and JSON on every CPU."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
+import sympy as sp
 
 from ldpaudit.errors import LdpAuditError
+from ldpaudit.portable import exact_function, loglog_slope
 from ldpaudit.report.documents import Document, Math, fmt, save_png, write_outputs
 
 SEED = 20181120
@@ -28,23 +30,27 @@ NS = tuple(2**k for k in range(14, 19))
 R_SWEEP = (10.0, 100.0, 1000.0, 10_000.0)
 N_SWEEP = 2**16
 
-#: key -> (constructor name, rate in LaTeX, rate as a function of n, where the rate comes from)
+_N = sp.Symbol("n", positive=True)
+_LOG_BETA = sp.log(1 / sp.Rational(str(BETA)))
+_SCALE = sp.Rational(str(SIGMA)) / sp.Rational(str(EPSILON))
+
+#: key -> (constructor name, rate in LaTeX, rate as a function of n (mpmath), where the rate comes from)
 RATES = {
     "kv2": (r"\frac{\sigma}{\varepsilon}\sqrt{\frac{\log(1/\beta)}{n}}",
-            lambda n: SIGMA / EPSILON * math.sqrt(math.log(1 / BETA) / n),
+            exact_function((_N,), _SCALE * sp.sqrt(_LOG_BETA / _N)),
             "Theorem 1.1(1) / 3.3"),
     "kv1": (r"\frac{\sigma}{\varepsilon}\sqrt{\frac{\log(1/\beta)\sqrt{\log n}}{n}}",
-            lambda n: SIGMA / EPSILON * math.sqrt(math.log(1 / BETA) * math.sqrt(math.log(n)) / n),
+            exact_function((_N,), _SCALE * sp.sqrt(_LOG_BETA * sp.sqrt(sp.log(_N)) / _N)),
             "Theorem 1.1(2)"),
     "uv2": (r"\frac{\sigma}{\varepsilon}\sqrt{\frac{\log(1/\beta)\log n}{n}}",
-            lambda n: SIGMA / EPSILON * math.sqrt(math.log(1 / BETA) * math.log(n) / n),
+            exact_function((_N,), _SCALE * sp.sqrt(_LOG_BETA * sp.log(_N) / _N)),
             "Theorem 1.2(1)"),
     "uv1": (r"\frac{\sigma}{\varepsilon}\sqrt{\frac{\log(1/\beta)\log n}{n}}",
-            lambda n: SIGMA / EPSILON * math.sqrt(math.log(1 / BETA) * math.log(n) / n),
+            exact_function((_N,), _SCALE * sp.sqrt(_LOG_BETA * sp.log(_N) / _N)),
             "Theorem 1.2(2), shape as recovered"),
 }
 LAPLACE_RATE = (r"\frac{R}{\varepsilon}\sqrt{\frac{\log(1/\beta)}{n}}",
-                lambda n, r=R: r / EPSILON * math.sqrt(math.log(1 / BETA) / n))
+                exact_function((_N,), sp.Rational(str(R)) / sp.Rational(str(EPSILON)) * sp.sqrt(_LOG_BETA / _N)))
 
 
 def _constants(key: str, n: int, r: float = R) -> dict:
@@ -57,7 +63,7 @@ def _constants(key: str, n: int, r: float = R) -> dict:
 
 
 def _r(x: float) -> float:
-    """Six significant digits: stable JSON across platforms' last-bit float differences."""
+    """Six significant digits (the printed precision)."""
     return float(f"{x:.6g}")
 
 
@@ -83,9 +89,7 @@ def _series(key: str, protocol, ns, r: float = R, mu: float = MU) -> list[dict]:
 
 
 def _slope(rows) -> float:
-    x = np.log([row["n"] for row in rows])
-    y = np.log([row["quantile"] for row in rows])
-    return _r(float(np.polyfit(x, y, 1)[0]))
+    return _r(loglog_slope([row["n"] for row in rows], [row["quantile"] for row in rows]))
 
 
 def reproduce(out_dir) -> tuple[list, dict]:
