@@ -183,8 +183,8 @@ class LdpAudit:
         text = _describe(result, randomizer, settings, domain, seed_from, self._item.nodeid)
         if result.verdict == "VIOLATION" or _conformance_failed(result.conformance):
             pytest.fail(text)
-        if result.verdict != "NO_EVIDENCE":
-            pytest.fail(f"ldp_audit did not decide (verdict {result.verdict!r}): nothing is shown either way\n{text}")
+        if result.epsilon_verdict != "NO_EVIDENCE":
+            pytest.fail(f"ldp_audit did not decide (verdict {result.epsilon_verdict!r}): nothing is shown either way\n{text}")
         self._item.add_report_section("call", "ldpaudit", text)   # shown with -rP
         return result
 
@@ -219,7 +219,7 @@ def _describe(result, randomizer, settings, domain, seed_from, nodeid) -> str:
     claim = f"({eps:g}, {delta:g})-LDP" if delta else f"{eps:g}-LDP"
     conformance = result.conformance
     lines, w = [], result.witness
-    if result.verdict == "VIOLATION":
+    if result.epsilon_verdict == "VIOLATION":
         lines.append(f"VIOLATION: {_name(randomizer)} is not {claim}")
     elif _conformance_failed(conformance):
         lines.append(f"NONCONFORMING: {_name(randomizer)} does not match its spec")
@@ -235,7 +235,7 @@ def _describe(result, randomizer, settings, domain, seed_from, nodeid) -> str:
                  f"bounds at α/(2k), Bonferroni over {k} confirmed candidate(s) × 2 bounds)")
     if w:
         x, y = w["pair"]
-        label = "Falsifying witness" if result.verdict == "VIOLATION" else "Best event"
+        label = "Falsifying witness" if result.epsilon_verdict == "VIOLATION" else "Best event"
         lines.append(f"{label}: x={x!r}, x'={y!r}, S = {w['event']}: {w['counts'][0]}/{w['samples'][0]} "
                      f"under x vs {w['counts'][1]}/{w['samples'][1]} under x' (P(S|x) >= {w['p_lower']:.5g}, "
                      f"P(S|x') <= {w['q_upper']:.5g})")

@@ -51,7 +51,7 @@ def assert_ldp(
         **options,
     )
     settings = f"α = {alpha:g}, seed {seed}, {samples:,} samples per input"
-    if result.verdict == "VIOLATION":
+    if result.epsilon_verdict == "VIOLATION":
         raise AssertionError(
             f"randomizer is not {epsilon}-LDP: certified epsilon >= {result.epsilon_lower_bound:.4f} "
             f"at confidence {result.confidence:g} ({settings}). "

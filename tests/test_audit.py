@@ -147,7 +147,7 @@ def test_private_but_mismatched_fails_conformance():
     spec = C.k_rr(d=6, epsilon=1)
     r = audit(F.krr_private_but_mismatched(d=6, epsilon=1), domain=range(6), epsilon=1, samples=100_000,
               alpha=ALPHA, batch=True, spec=spec)
-    assert r.verdict == "NO_EVIDENCE"
+    assert (r.verdict, r.epsilon_verdict) == ("VIOLATION", "NO_EVIDENCE")  # the ε test alone finds nothing
     c = r.conformance
     assert c["passed"] is False and c["rejected"] >= 1
     d = c["discrepancy"]
@@ -160,7 +160,7 @@ def test_swapped_oue_fails_conformance_only():
     spec = C.oue(d=6, epsilon=1)
     r = audit(F.oue_swapped_halves(d=6, epsilon=1), domain=range(6), epsilon=1, samples=100_000,
               alpha=ALPHA, batch=True, spec=spec)
-    assert r.verdict == "NO_EVIDENCE"
+    assert (r.verdict, r.epsilon_verdict) == ("VIOLATION", "NO_EVIDENCE")
     assert r.conformance["passed"] is False
 
 
@@ -328,7 +328,7 @@ def test_result_json_and_reproducibility():
     d = r1.to_json()
     assert set(d) == {"verdict", "epsilon_claimed", "epsilon_lower_bound", "confidence", "witness",
                       "samples_per_input", "seconds", "detectable_epsilon", "conformance", "method", "delta",
-                      "outputs"}
+                      "outputs", "epsilon_verdict"}
     json.dumps(d)
     assert d["confidence"] == 0.95 and d["conformance"] is None and d["delta"] == 0.0
     assert d["outputs"] == {"shape": "vector", "read_as": "vectors of length 6, per coordinate", "as_set": False,

@@ -73,7 +73,7 @@ def test_a_wrong_g_is_flagged_by_conformance():
     still ε-LDP, so no ε violation, but the other inputs are supported 1/3 of the time, not the
     spec's 1/g = 1/4 (and the hit rate is e/(e+2), not e/(e+3))."""
     r = _audit(H.olh_g3, H.hash3)
-    assert r.verdict == "NO_EVIDENCE" and not r.conformance["passed"]
+    assert (r.verdict, r.epsilon_verdict) == ("VIOLATION", "NO_EVIDENCE") and not r.conformance["passed"]
     d = r.conformance["discrepancy"]
     assert "v == h(seed, j) for j != " in d["event"] and d["expected_probability"] == pytest.approx(1 / 4, rel=1e-12)
     assert d["observed_frequency"] == pytest.approx(1 / 3, abs=0.005)
@@ -83,7 +83,7 @@ def test_an_olh_that_ignores_its_seed_is_flagged_by_conformance():
     """Hashing with a fixed seed while reporting a fresh one: still ε-LDP (k-RR on h_0(x)), so no
     ε violation, but the reported value equals h(seed, x) only 1/4 of the time, not p = e/(e+3)."""
     r = _audit(H.olh_seed_ignored, H.hash4)
-    assert r.verdict == "NO_EVIDENCE" and not r.conformance["passed"]
+    assert (r.verdict, r.epsilon_verdict) == ("VIOLATION", "NO_EVIDENCE") and not r.conformance["passed"]
     d = r.conformance["discrepancy"]
     assert "h(seed" in d["event"]
     assert d["observed_frequency"] == pytest.approx(1 / 4, abs=0.02)

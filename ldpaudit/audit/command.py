@@ -429,7 +429,7 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     nonconforming = _conformance_failed(result.conformance)
     payload["alpha"] = args.alpha
     payload["epsilon_claimed_exact"] = str(args.epsilon if args.epsilon is not None else mech.claimed_epsilon)
-    payload["epsilon_verdict"] = result.verdict  # the ε test alone; "verdict" also counts conformance
+    payload["epsilon_verdict"] = result.epsilon_verdict  # the ε test alone; "verdict" also counts conformance
     payload["detectable_epsilon_max"] = result.detectable_epsilon   # at this δ, with these draws
     payload["false_alarm_control"] = _false_alarm_control(result.delta, mech is not None and not box,
                                                           rounds is not None, args.alpha)

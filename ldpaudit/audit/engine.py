@@ -32,8 +32,11 @@ from ldpaudit.errors import InvalidParameter
 
 @dataclass(frozen=True)
 class AuditResult:
-    """Outcome of one audit. VIOLATION iff epsilon_lower_bound > epsilon_claimed; with
-    ``delta`` > 0 both are the ε of an (ε, δ) statement at that δ."""
+    """Outcome of one audit. ``epsilon_verdict`` is the ε test alone: VIOLATION iff
+    epsilon_lower_bound > epsilon_claimed (with ``delta`` > 0 both are the ε of an (ε, δ)
+    statement at that δ). ``verdict`` also counts the conformance test against a spec: a
+    randomizer shown not to follow its spec's law is a VIOLATION, from the API as from the
+    command line (docs/reference/guarantees.md)."""
 
     verdict: str
     epsilon_claimed: float
@@ -47,6 +50,13 @@ class AuditResult:
     method: str
     delta: float = 0.0
     outputs: dict | None = None     # how the outputs were read (shape, as_set, precision); black box only
+    epsilon_verdict: str | None = None  # the ε test alone (set from ``verdict`` when not given)
+
+    def __post_init__(self):
+        if self.epsilon_verdict is None:
+            object.__setattr__(self, "epsilon_verdict", self.verdict)
+        if conformance_failed(self.conformance):
+            object.__setattr__(self, "verdict", "VIOLATION")
 
     def to_json(self) -> dict:
         return jsonable(asdict(self))
@@ -68,6 +78,8 @@ class AuditResult:
         at = f" at δ = {self.delta:g}" if self.delta else ""
         head = (f"{self.verdict}: ε_lb = {self.epsilon_lower_bound:.4f} vs claimed ε = "
                 f"{self.epsilon_claimed:.4f}{at} at confidence {self.confidence:g}")
+        if self.verdict != self.epsilon_verdict:
+            head += f" (conformance with the spec failed; ε test: {self.epsilon_verdict})"
         if self.witness:
             w = self.witness
             x, y = w["pair"]

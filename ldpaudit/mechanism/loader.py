@@ -94,8 +94,14 @@ _LAW = {"values", "density"}
 
 
 def load_spec(path: str | Path) -> Mechanism:
-    """Read a spec file and return its validated :class:`Mechanism`."""
-    path = Path(path)
+    """Read a spec file and return its validated :class:`Mechanism`; a bundled catalog name
+    (``krr``, ``ksubset``, ...) works as it does for every command (:func:`resolve_spec`)."""
+    where = resolve_spec(path)
+    if not isinstance(where, Path):
+        from ldpaudit.mechanism.catalog import CATALOG
+
+        return CATALOG[where]()
+    path = where
     try:
         data = path.read_bytes()
     except FileNotFoundError:
