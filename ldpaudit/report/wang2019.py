@@ -23,6 +23,7 @@ from ldpaudit.derive.mean import mean_estimator
 from ldpaudit.derive.mixture import ALPHA, DIMENSIONS, SAMPLED, even_quadratic, optimal_mixture, sampled_coordinate
 from ldpaudit.derive.piecewise import piecewise_moments
 from ldpaudit.mechanism.params import X
+from ldpaudit.portable import exact_function
 from ldpaudit.report.documents import Document, Math, fmt, save_png, write_outputs
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
@@ -192,21 +193,21 @@ def _same_exp_root(root, printed: sp.Basic) -> bool:
 
 @lru_cache(maxsize=1)
 def _functions() -> dict:
-    """Compiled (float) worst-case variances of the derived expressions."""
+    """Worst-case variances of the derived expressions as float functions (mpmath, rounded once)."""
     r = derive_all()
     eps, hybrid = r["eps"], r["hybrid"]
     sw_worst = r["sw"].worst_variance.xreplace({r["sw_b_symbol"]: r["sw_b"]}).xreplace({r["sw_eps"]: eps})
-    f = {"PM": sp.lambdify(eps, r["pm"].worst_variance, "math"), "Duchi": sp.lambdify(eps, r["duchi_worst"], "math"),
-         "SW": sp.lambdify(eps, sw_worst, "math"), "SW[-1,1]": sp.lambdify(eps, 4 * sw_worst, "math"),
-         "SW b": sp.lambdify(eps, r["sw_b"].xreplace({r["sw_eps"]: eps}), "math")}
+    f = {"PM": exact_function(eps, r["pm"].worst_variance), "Duchi": exact_function(eps, r["duchi_worst"]),
+         "SW": exact_function(eps, sw_worst), "SW[-1,1]": exact_function(eps, 4 * sw_worst),
+         "SW b": exact_function(eps, r["sw_b"].xreplace({r["sw_eps"]: eps}))}
     threshold = float(hybrid.thresholds[0].value(30))
-    pieces = [(sp.lambdify(eps, p.worst, "math"), sp.lambdify(eps, p.weight, "math")) for p in hybrid.pieces]
+    pieces = [(exact_function(eps, p.worst), exact_function(eps, p.weight)) for p in hybrid.pieces]
     f["HM"] = lambda e: pieces[0 if e < threshold else 1][0](e)
     f["alpha"] = lambda e: pieces[0 if e < threshold else 1][1](e)
     multi = {}
     for name, sc in r["multi"].items():
         args = (DIMENSIONS, SAMPLED, eps)
-        multi[name] = (sp.lambdify(args, sc.constant, "math"), sp.lambdify(args, sc.x_squared, "math"))
+        multi[name] = (exact_function(args, sc.constant), exact_function(args, sc.x_squared))
     f["multi"] = multi
     f["threshold"] = threshold
     return f

@@ -5,17 +5,18 @@ k-RR and k-RAPPOR, and its ℓ1 risk at most 70%.
 
 All risks are the derived worst cases under the i.i.d. model (the paper's), k-subset at its
 derived optimal integer k (floor or ceil of the stationary point, whichever is better, for
-each loss)."""
+each loss). Numbers are evaluated by mpmath and rounded once: the same bits on every CPU."""
 
 from __future__ import annotations
 
-import math
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 
 import sympy as sp
 
 from ldpaudit.derive import N_USERS, compiled_rule, hit_risk, unbiased_estimator
+from ldpaudit.portable import exact_function, exact_log
 from ldpaudit.report.documents import Document, fmt, save_png, write_outputs
 from ldpaudit.mechanism.catalog import k_rappor, k_rr, k_subset
 
@@ -26,15 +27,15 @@ EXAMPLE = (1000, 4)
 
 @lru_cache(maxsize=1)
 def _functions():
-    """Worst-case ℓ2² and ℓ1 risks (n = 1) of the three schemes, derived and compiled."""
+    """Worst-case ℓ2² and ℓ1 risks (n = 1) of the three schemes, derived (evaluated by mpmath)."""
     out = {}
     for name, mech in (("k-RR", k_rr()), ("k-RAPPOR", k_rappor()), ("k-subset", k_subset())):
         S = mech.symbols
         risk = hit_risk(unbiased_estimator(mech), "iid")
         args = [S["d"], S.get("k", sp.Symbol("k_unused")), S["epsilon"]]
         out[name] = {
-            "l2": sp.lambdify(args, risk.l2_worst.subs(N_USERS, 1), "math"),
-            "l1": sp.lambdify(args, risk.l1_worst.subs(N_USERS, 1), "math"),
+            "l2": exact_function(args, risk.l2_worst.subs(N_USERS, 1)),
+            "l1": exact_function(args, risk.l1_worst.subs(N_USERS, 1)),
             "l2_expr": risk.l2_worst, "l1_expr": risk.l1_worst,
         }
     return out
@@ -57,7 +58,7 @@ def ratios(d: int, epsilon: float) -> dict:
 def grid() -> list[dict]:
     rows = []
     for d in DS:
-        hi = math.log(d / 9)
+        hi = exact_log(Fraction(d, 9))
         for i in range(1, POINTS_PER_D + 1):
             eps = round(3.8 + (hi - 3.8) * i / (POINTS_PER_D + 1), 4)
             rows.append(ratios(d, eps))
@@ -127,7 +128,7 @@ def optimality_gaps() -> list[dict]:
     out = []
     for d in GAP_DS:
         for eps in GAP_EPSILONS:
-            if math.exp(float(eps)) >= d:
+            if sp.exp(eps) >= d:                   # ε rational: decided exactly
                 continue
             row = {"d": d, "epsilon": float(eps)}
             for loss in ("l2", "l1"):
