@@ -47,7 +47,7 @@ def test_unknown_exits_3(capsys):
         (["-p", "d=1"], "parameter d = 1 of k-RR is out of range: need d >= 2"),
         (["-p", "dd=3"], "unknown parameter 'dd'"),
         (["-p", "d"], "is not name=value"),
-        (["--delta", "1/10"], "needs numeric parameters"),
+        (["--delta", "1/10", "-p", "d=4"], "needs numeric parameters"),
         (["--epsilon", "epsilon2"], "epsilon2"),
         (["--float-params", "p=abc"], "is not a float literal"),
     ],
@@ -102,3 +102,62 @@ def test_certificate_option(capsys, tmp_path):
 def test_param_values_are_exact():
     assert parse_param_values(["d=8", "epsilon=0.25,k=2"]) == {"d": Fraction(8), "epsilon": Fraction(1, 4), "k": Fraction(2)}
     assert parse_param_values(["epsilon=log(3)"]) == {"epsilon": "log(3)"}
+
+
+def test_an_epsilon_delta_claim_with_nothing_bound_is_decided_on_the_example(capsys):
+    """(ε, δ) is decided on numbers: with no -p, verify uses the spec's [example] and says so
+    (as check does) instead of refusing; the Gaussian's pure ε* is ∞, said in words."""
+    code, out, _ = run(capsys, SPECS / "gaussian.toml", "--tight")
+    assert code == 0 and out.startswith("PROVED: (1, 1/100000)-LDP")
+    assert "  instance: the spec's [example] (sigma=sqrt(2)*sqrt(log(125000)), epsilon=1)" in out
+    assert "  tightest: ε* = ∞: not ε-LDP for any finite ε (the log-ratio" in out
+    assert "nan" not in out and "E*" not in out and "≈ 4.11369e-08" in out and "S = {z > 1/2 + 6*log(50) ≈ 23.9721}" in out
+    code, out, _ = run(capsys, SPECS / "gaussian.toml", "--tight", "--json")
+    payload = json.loads(out)
+    assert payload["instance"] == {"source": "example", "bindings": {"sigma": "sqrt(2)*sqrt(log(125000))", "epsilon": "1"}}
+    assert payload["tight"]["epsilon"] == "oo" and payload["tight"]["determined"] is True
+    code, out, _ = run(capsys, SPECS / "krr.toml", "--delta", "1/10")
+    assert code == 0 and "instance: the spec's [example] (d=8, epsilon=1)" in out
+
+
+def test_an_undetermined_tight_epsilon_is_said_in_words(capsys, tmp_path):
+    """Square Wave written the paper's way (b a function of ε) with e^(2ε) in place of e^ε
+    claiming ε: REFUTED, and the tightest ε is "not determined" with the reason, never nan."""
+    spec = tmp_path / "sw2.toml"
+    spec.write_text(SW_PAPER.replace("exp(epsilon)/(2*b*exp(epsilon) + 1)", "exp(2*epsilon)/(2*b*exp(2*epsilon) + 1)")
+                    .replace('q = "1/(2*b*exp(epsilon) + 1)"', 'q = "1/(2*b*exp(2*epsilon) + 1)"'))
+    code, out, _ = run(capsys, spec, "--tight")
+    assert code == 1 and out.startswith("REFUTED: ") and "= exp(2) ≈ 7.38906 > e^1" in out.splitlines()[0]
+    assert "nan" not in out
+    assert "  tightest: ε* not determined: could not prove that the largest attained ratio of branch values, " in out
+    code, out, _ = run(capsys, spec, "--tight", "--json")
+    tight = json.loads(out)["tight"]
+    assert tight["epsilon"] is None and tight["determined"] is False and tight["reason"].startswith("could not prove")
+
+
+SW_PAPER = """
+[mechanism]
+name = "SW (the paper's b)"
+claimed_epsilon = "epsilon"
+
+[parameters.epsilon]
+type = "real"
+min = 0
+strict_min = true
+
+[example]
+epsilon = 1
+
+[inputs]
+low = 0
+high = 1
+
+[definitions]
+b = "(epsilon*exp(epsilon) - exp(epsilon) + 1)/(2*exp(epsilon)*(exp(epsilon) - 1 - epsilon))"
+p = "exp(epsilon)/(2*b*exp(epsilon) + 1)"
+q = "1/(2*b*exp(epsilon) + 1)"
+
+[channel]
+form = "density"
+density = "p if abs(z - x) <= b else (q if -b <= z <= 1 + b else 0)"
+"""

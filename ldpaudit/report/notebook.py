@@ -133,7 +133,8 @@ def verdict_markdown(v) -> str:
 
 
 def tight_markdown(t) -> str:
-    rows = [("mechanism", escape(t.mechanism)), ("tight ε*", math(tight_latex(t).strip("$")))]
+    shown = math(tight_latex(t).strip("$")) if t.determined else escape(str(t))
+    rows = [("mechanism", escape(t.mechanism)), ("tight ε*", shown)]
     if t.witness is not None:
         rows.append(("attained by", math(witness_latex(t.witness).split(" > ")[0])))
         if t.witness.params:
@@ -142,10 +143,13 @@ def tight_markdown(t) -> str:
         rows.append(("proof", escape(str(t.proof.status))))
     if t.method:
         rows.append(("method", escape(t.method)))
-    return "\n".join([f"**ε\\* = {escape(t.value)}**", "", *table(rows)]) + "\n"
+    head = f"**ε\\* = {escape(t.value)}**" if t.determined else f"**{escape(str(t))}**"
+    return "\n".join([head, "", *table(rows)]) + "\n"
 
 
 def tight_latex(t) -> str:
+    if not t.determined:
+        return "$\\varepsilon^*$ not determined"
     return f"$\\varepsilon^* = {_latex(t.value)}$"
 
 

@@ -167,6 +167,11 @@ def _run(args) -> int:
         return report.verdict.exit_code
     if args.calibrate:
         return _calibrate(args, mech)
+    example = None
+    if (args.delta is not None or mech.claimed_delta is not None) and mech.parameters and not args.param and mech.example:
+        # δ(ε) is decided on numbers: with nothing bound, the spec's [example] is the instance
+        _, mech = load_budgeted(args.spec, None, example=True, **load_budget(args))
+        example = ", ".join(f"{k}={v}" for k, v in mech.bindings)
     verdict = verify(mech, epsilon=args.epsilon, delta=args.delta, rlimit=rlimit)
     tight = tight_epsilon(mech, rlimit=rlimit) if args.tight and args.delta is None else None
     written = _certificate(args, verdict)
@@ -174,16 +179,23 @@ def _run(args) -> int:
         payload = verdict.to_json()
         if tight is not None:
             payload["tight"] = {
-                "epsilon": str(tight.value),
+                "epsilon": str(tight.value) if tight.determined else None,
+                "determined": tight.determined,
+                "reason": tight.reason or None,
                 "proof": None if tight.proof is None else tight.proof.status.value,
                 "witness": None if tight.witness is None else tight.witness.to_json(),
                 "text": str(tight),
             }
         if written:
             payload["certificate"] = [str(p) for p in written]
+        if example is not None:
+            payload["instance"] = {"source": "example", "bindings": {k: str(v) for k, v in mech.bindings}}
         print(json.dumps(_envelope(verdict.status.value, payload), indent=2))
     else:
         print(verdict)
+        if example is not None:
+            print(f"  instance: the spec's [example] ({example}): an (ε, δ) claim is decided on numbers; "
+                  "bind others with -p")
         if verdict.method:
             print(f"  method: {verdict.method}")
         for note in verdict.notes:

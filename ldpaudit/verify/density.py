@@ -231,7 +231,37 @@ def _tight_value(setup: _Setup, *, rlimit) -> tuple[sp.Basic, dict]:
             return value, vertex
         if len(seen) >= 4:
             break
+    growth = _unbounded_growth(setup, subs)
+    if growth:
+        raise _Unbounded(growth)
     raise Unsupported("the supremum of the log-ratio is not attained at a vertex")
+
+
+class _Unbounded(Exception):
+    """ε* = ∞: the log-ratio grows without bound in z (the message says how)."""
+
+
+def _unbounded_growth(setup: _Setup, subs: dict) -> str:
+    """Why sup ln f(z|x)/f(z|x') = ∞ when the log-ratio of a density on all of ℝ is a polynomial
+    in z whose leading coefficient is non-zero at the ends of the input interval ("" otherwise)."""
+    if setup.product:
+        return ""
+    z = setup.z.symbol
+    d = sp.expand(setup.delta)
+    if d.has(sp.Abs, sp.Piecewise, sp.Max, sp.Min, sp.sign) or not d.is_polynomial(z):
+        return ""
+    poly = sp.Poly(d, z)
+    if poly.degree() < 1:
+        return ""
+    dom = setup.mech.inputs
+    ends = {setup.xa.symbol: dom.high, setup.xb.symbol: dom.low}
+    lead = sp.simplify(poly.LC().xreplace(ends).xreplace(subs))
+    if not lead.is_number or lead == 0:
+        return ""
+    names = {setup.xa.symbol: sp.Symbol("x"), setup.xb.symbol: sp.Symbol("x'"), z: sp.Symbol("z")}
+    shown = sstr(sp.factor(d).xreplace(names))
+    return (f"the log-ratio ln f(z|x)/f(z|x') = {shown} is a polynomial of degree {poly.degree()} in z, "
+            f"unbounded as z → {'+∞' if lead > 0 or poly.degree() % 2 == 0 else '-∞'} (x, x' the ends of the inputs)")
 
 
 def tight_density(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
@@ -240,6 +270,8 @@ def tight_density(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon
         value, vertex = _tight_value(setup, rlimit=rlimit)
     except Unsupported as exc:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
+    except _Unbounded as exc:
+        return TightEpsilon(mech.name, sp.oo, None, None, method=f"no finite ε: {exc}")
     proof = None
     if value != 0:
         proof = verify_density(mech, sp.sympify(value), rlimit=rlimit, start=time.perf_counter(), tight=False)

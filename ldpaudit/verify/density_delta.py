@@ -31,7 +31,7 @@ from ldpaudit.mechanism.params import X, Z
 from ldpaudit.mechanism.spaces import IntervalDomain
 from ldpaudit.verify.claims import scope_of
 from ldpaudit.verify.result import Status, Verdict, Witness
-from ldpaudit.verify.text import sstr
+from ldpaudit.verify.text import human, sstr
 
 _W = sp.Dummy("w", real=True)
 _V = sp.Dummy("v", positive=True)
@@ -68,10 +68,41 @@ class DensityDelta:
 
     def __str__(self) -> str:
         value = self.delta
-        text = f"δ({sstr(self.epsilon)}) = {sstr(value)}"
+        text = f"δ({human(self.epsilon)}) = {human(value)}"
         if value.is_number and not value.is_Rational:
-            text += f" ≈ {sp.N(value, 6)}"
-        return text + f" (x={sstr(self.x)}, x'={sstr(self.x_prime)}, S = {{z > {sstr(self.threshold)}}})"
+            text += f" ≈ {_approx(value)}"
+        t = self.threshold
+        shown = human(_log_of_powers(t))
+        if t.is_number and not t.is_Rational:
+            shown += f" ≈ {_approx(t)}"
+        return text + f" (x={human(self.x)}, x'={human(self.x_prime)}, S = {{z > {shown}}})"
+
+
+def _approx(value: sp.Basic) -> str:
+    """A number for people: 6 significant digits, e-notation in lower case (4.11369e-8)."""
+    return f"{float(sp.N(value, 20)):.6g}"
+
+
+def _log_of_powers(expr: sp.Basic) -> sp.Basic:
+    """log(15625000000) as 6*log(50) + log(...)-free where the integer is a perfect power, so an
+    event reads 1/2 + 6*log(50) instead of 1/2 + log(15625000000)."""
+    def split(arg):
+        n = sp.Integer(arg)
+        factors = sp.factorint(n) if n > 1 and n < 10**60 else {}
+        if not factors:
+            return sp.log(arg)
+        from math import gcd
+        g = 0
+        for e in factors.values():
+            g = gcd(g, e)
+        if g <= 1:
+            return sp.log(arg)
+        root = sp.Integer(1)
+        for prime, e in factors.items():
+            root *= prime ** (e // g)
+        return g * sp.log(root)
+
+    return expr.replace(lambda e: isinstance(e, sp.log) and e.args[0].is_Integer, lambda e: split(e.args[0]))
 
 
 def applies(mech: Mechanism) -> bool:

@@ -41,7 +41,7 @@ from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Query
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Encoder, Unsupported
-from ldpaudit.verify.text import sstr
+from ldpaudit.verify.text import human, sstr
 from ldpaudit.verify.witness import candidate_points, checked_witness
 
 METHOD = ("piecewise density: one z3 query per pair of branches, z off every breakpoint "
@@ -512,10 +512,11 @@ def _tight(setup: _Setup, *, rlimit) -> tuple[sp.Basic, tuple[int, int]]:
             raise Unsupported("could not decide which ratio of branch values is attained")
         eps = sp.simplify(sp.log(r))
         # the attained ratio must bound every pair of branches everywhere: the LDP query at e^ε* = r
-        verdict_ok = all(violation_query(setup, r, a, b, rlimit=rlimit)[0].result == "unsat"
-                         for a, b in _pairs(setup))
-        if not verdict_ok:
-            raise Unsupported("the largest attained branch ratio does not bound every pair everywhere")
+        answers = {violation_query(setup, r, a, b, rlimit=rlimit)[0].result for a, b in _pairs(setup)}
+        if answers != {"unsat"}:
+            how = "z3 gave up" if "unknown" in answers else "z3 could not rule out a point of its encoding"
+            raise Unsupported(f"could not prove that the largest attained ratio of branch values, "
+                              f"{human(r)}, bounds every pair of branches ({how})")
         return eps, (i, j)
     raise Unsupported("no pair of branches overlaps")
 

@@ -190,7 +190,28 @@ class TightEpsilon:
     witness: Witness | None
     method: str = ""
 
+    @property
+    def determined(self) -> bool:
+        """Whether ε* was found (a closed form or ∞); False: the method could not decide it."""
+        v = self.value
+        return v is not None and v is not sp.nan and not (isinstance(v, sp.Basic) and v.has(sp.nan))
+
+    @property
+    def unbounded(self) -> bool:
+        """ε* = ∞: no finite ε (some output has Q(y|x) > 0 = Q(y|x'), or the log-ratio is unbounded)."""
+        return self.determined and self.value == sp.oo
+
+    @property
+    def reason(self) -> str:
+        """Why ε* was not determined (the method's words), or ""."""
+        return "" if self.determined else self.method.removeprefix("unknown: ")
+
     def __str__(self) -> str:
+        if not self.determined:
+            return f"ε* not determined: {self.reason or 'no method applies'}"
+        if self.unbounded:
+            why = self.method.removeprefix("no finite ε: ") if self.method.startswith("no finite ε: ") else ""
+            return "ε* = ∞: not ε-LDP for any finite ε" + (f" ({why})" if why else "")
         text = f"ε* = {human(self.value)}"
         w = self.witness
         if w is not None:
