@@ -146,3 +146,17 @@ def test_a_validated_load_is_read_back_without_loading_again(tmp_path, monkeypat
     assert again == mech and again_family == family and again.spec_path == mech.spec_path
     with pytest.raises(AssertionError, match="loaded again"):
         load_budgeted("specs/square_wave.toml", ["epsilon=2", "b=1/2"])  # other bindings: another key
+
+
+def test_check_refutes_a_false_epsilon_delta_claim_by_its_delta(tmp_path, capsys):
+    """A Gaussian claiming δ = 10^-10 at the example's σ: the row's reason is the excess
+    δ(1) ≈ 4.11e-8 > 10^-10 (what refutes an (ε, δ) claim), not a probability ratio."""
+    spec = (Path("specs") / "gaussian.toml").read_text().replace('claimed_delta = "1/100000"',
+                                                                'claimed_delta = "1/10000000000"')
+    (tmp_path / "g.toml").write_text(spec)
+    assert main(["check", str(tmp_path / "g.toml"), "--json", "--audit-samples", "2000", "--jobs", "1"]) == 1
+    row = json.loads(capsys.readouterr().out)["specs"][0]
+    verify = row["stages"]["verify"]
+    assert verify["verdict"] == "REFUTED"
+    assert verify["text"] == "REFUTED: δ(1) ≈ 4.11369e-8 > δ = 1/10000000000 (pair x=1, x'=0)"
+    assert "Phi" in verify["exact_delta"]

@@ -161,3 +161,13 @@ q = "1/(2*b*exp(epsilon) + 1)"
 form = "density"
 density = "p if abs(z - x) <= b else (q if -b <= z <= 1 + b else 0)"
 """
+
+
+def test_calibration_tells_the_two_ends_of_its_bracket_apart(capsys):
+    code, out, _ = run(capsys, SPECS / "gaussian.toml", "-p", "epsilon=1", "--delta", "1/100000", "--calibrate", "sigma")
+    assert code == 0
+    import re
+
+    above, below = re.fullmatch(r"smallest sigma with δ\(1\) <= 1/100000: ([0-9.]+) \(just below, at sigma = ([0-9.]+), "
+                                r"δ\(1\) exceeds 1/100000\)\n", out).groups()
+    assert above != below and float(below) < float(above) < float(below) + 1e-9

@@ -206,8 +206,18 @@ def _verify_stage(mech, *, samples) -> dict:
             tight = f" ε*={human(verdict.tight_epsilon)}"
         out["text"] = f"PROVED{tight}{scope}"
     elif verdict.status.value == "REFUTED":
-        out["witness"] = verdict.witness.to_json()
-        out["text"] = f"REFUTED: {verdict.witness}"
+        out["witness"] = None if verdict.witness is None else verdict.witness.to_json()
+        if verdict.delta is not None and verdict.exact_delta is not None:
+            # an (ε, δ) claim is refuted by its δ, not by a ratio: the excess is the reason
+            from ldpaudit.verify.result import approx
+
+            w = verdict.witness
+            pair = "" if w is None else f" (pair x={human(w.x)}, x'={human(w.x_prime)})"
+            out["exact_delta"] = sp.sstr(verdict.exact_delta)
+            out["text"] = (f"REFUTED: δ({human(verdict.claim)}) ≈ {approx(verdict.exact_delta)} > "
+                           f"δ = {human(verdict.delta)}{pair}")
+        else:
+            out["text"] = f"REFUTED: {verdict.witness}"
     else:
         out["reason"] = verdict.reason
         out["text"] = f"UNKNOWN ({verdict.reason})"

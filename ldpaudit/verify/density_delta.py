@@ -244,8 +244,19 @@ class Calibration:
     above: sp.Rational
 
     def __str__(self) -> str:
-        return (f"smallest {self.parameter} with δ({sstr(self.epsilon)}) <= {sstr(self.delta)}: "
-                f"{sp.N(self.above, 15)} (δ exceeds {sstr(self.delta)} at {self.parameter} = {sp.N(self.below, 15)})")
+        below, above = _apart(self.below, self.above)
+        return (f"smallest {self.parameter} with δ({human(self.epsilon)}) <= {human(self.delta)}: {above} "
+                f"(just below, at {self.parameter} = {below}, δ({human(self.epsilon)}) exceeds {human(self.delta)})")
+
+
+def _apart(below: sp.Rational, above: sp.Rational) -> tuple[str, str]:
+    """The two ends of a bracket with as many significant digits as it takes to tell them apart
+    (at least 6): 7.461263269631 and 7.461263269632, never the same text twice."""
+    for digits in range(6, 40):
+        lo, hi = str(sp.N(below, digits)), str(sp.N(above, digits))
+        if lo != hi:
+            return lo, hi
+    return sstr(below), sstr(above)
 
 
 def smallest(mech: Mechanism, parameter: str, epsilon, delta, *, digits: int = 15, closed_form=None) -> Calibration:
