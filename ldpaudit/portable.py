@@ -24,7 +24,8 @@ tree of conditional binomials). They draw from a numpy ``Generator`` in a fixed 
 (PCG64 and its integer methods are stable across numpy releases by NEP 19's policy).
 Derived numbers that a simulation needs (probabilities, e^ε, a slope of logs) come from
 :func:`exact_function`, :func:`exact_log` and :func:`loglog_slope`: mpmath at 30 digits (integer
-arithmetic), rounded once.
+arithmetic), rounded once. Linear algebra (:func:`matmul`, the pseudo-inverse factor
+:func:`psd_pinv_factor`) sums in a fixed order instead of calling BLAS or LAPACK.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import math
 import numpy as np
 
 __all__ = ["binomial", "exact_function", "exact_log", "exp", "exponential", "laplace", "log", "log1p", "loglog_slope",
-           "multinomial", "ndtri", "normal", "open_uniform", "standard_gamma"]
+           "matmul", "multinomial", "ndtri", "normal", "open_uniform", "psd_pinv_factor", "standard_gamma"]
 
 # fdlibm's split of ln 2: LN2_HI has 21 trailing zero bits, so k * LN2_HI is exact for |k| < 2**21
 _LN2_HI = 6.93147180369123816490e-01
@@ -437,3 +438,66 @@ def loglog_slope(xs, ys) -> float:
         sxy = mpmath.fsum((a - mx) * (b - my) for a, b in zip(lx, ly))
         sxx = mpmath.fsum((a - mx) ** 2 for a in lx)
         return float(sxy / sxx)
+
+
+# --- linear algebra in a fixed order (no BLAS, no LAPACK) -----------------------------------------
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for 2-d a (m × k) and b (k × n), each entry summed over k in a fixed order
+    (BLAS picks kernels, block sizes and FMA by CPU; this does not)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    out = np.empty((a.shape[0], b.shape[1]))
+    for i in range(a.shape[0]):
+        out[i] = (a[i][:, None] * b).sum(axis=0)
+    return out
+
+
+def psd_pinv_factor(G: np.ndarray, rel_tol: float = 1e-10) -> tuple[np.ndarray, int]:
+    """M (S × r) with G⁺ = M Mᵀ for a symmetric positive semi-definite G, and the rank r.
+
+    Pivoted Cholesky G = Pᵀ L Lᵀ P (largest remaining diagonal first, stopped when it falls to
+    ``rel_tol`` × the largest diagonal of G: the numerical rank), then L = QR by Householder
+    reflections, so G⁺ = L (LᵀL)⁻² Lᵀ = M Mᵀ with M = L R⁻¹ R⁻ᵀ. Every step is an outer-product
+    update, a sum in a fixed order or a triangular solve: the same bits on every CPU (LAPACK's
+    eigendecomposition is not)."""
+    G = np.array(G, dtype=float)
+    S = G.shape[0]
+    perm = np.arange(S)
+    L = np.zeros((S, S))
+    tol = rel_tol * float(np.max(np.diagonal(G))) if S else 0.0
+    r = 0
+    for j in range(S):
+        diag = np.diagonal(G)[j:]
+        q = j + int(np.argmax(diag))
+        if not diag[q - j] > tol:
+            break
+        if q != j:
+            G[[j, q], :] = G[[q, j], :]
+            G[:, [j, q]] = G[:, [q, j]]
+            L[[j, q], :j] = L[[q, j], :j]
+            perm[[j, q]] = perm[[q, j]]
+        pivot = math.sqrt(G[j, j])
+        L[j, j] = pivot
+        column = G[j + 1:, j] / pivot
+        L[j + 1:, j] = column
+        G[j + 1:, j + 1:] -= np.outer(column, column)
+        r = j + 1
+    factor = np.zeros((S, r))
+    factor[perm] = L[:, :r]
+    R = factor.copy()
+    for j in range(r):
+        x = R[j:, j]
+        norm = math.sqrt(float((x * x).sum()))
+        v = x.copy()
+        v[0] += norm if x[0] >= 0 else -norm
+        beta = float((v * v).sum())
+        if beta > 0:
+            R[j:, j:] -= np.outer(v, (v[:, None] * R[j:, j:]).sum(axis=0) * (2.0 / beta))
+    R = np.triu(R[:r, :r])
+    W = np.empty((S, r))
+    for j in range(r):
+        W[:, j] = (factor[:, j] - (W[:, :j] * R[:j, j]).sum(axis=1)) / R[j, j]
+    M = np.empty((S, r))
+    for j in range(r - 1, -1, -1):
+        M[:, j] = (W[:, j] - (M[:, j + 1:] * R[j, j + 1:]).sum(axis=1)) / R[j, j]
+    return M, r

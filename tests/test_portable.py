@@ -6,22 +6,19 @@ switched off reproduces it."""
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import platform
 import subprocess
 import sys
-from pathlib import Path
 
 import mpmath
 import numpy as np
+import plain_cpu
 import pytest
 from scipy import stats
 
 from ldpaudit import portable as P
 
-ROOT = Path(__file__).resolve().parents[1]
 ALPHA = 0.001
 
 
@@ -80,6 +77,21 @@ def test_chunking_does_not_change_a_bit():
 def test_bad_arguments(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("S, rank", [(30, 30), (30, 7), (40, 1), (25, 0)])
+def test_pseudo_inverse_factor_against_numpy(S, rank):
+    """G = B Bᵀ of rank r: M Mᵀ is numpy's pinv (relative 1e-9), the rank is found, and the
+    Moore-Penrose identities hold; matmul equals numpy's product to rounding."""
+    rng = np.random.default_rng(S + rank)
+    B = rng.normal(size=(S, rank))
+    G = P.matmul(B, B.T) if rank else np.zeros((S, S))
+    assert np.allclose(G, B @ B.T, rtol=1e-13, atol=1e-13)
+    M, r = P.psd_pinv_factor(G)
+    assert r == rank == np.linalg.matrix_rank(G)
+    pinv = M @ M.T
+    assert np.allclose(pinv, np.linalg.pinv(G, hermitian=True), rtol=1e-9, atol=1e-9 * max(1.0, np.abs(pinv).max()))
+    assert np.allclose(G @ pinv @ G, G, atol=1e-9 * max(1.0, np.abs(G).max()))
 
 
 # --- laws: Kolmogorov-Smirnov / chi-square at α = 0.001, fixed seeds, a planted fault each ------
@@ -173,6 +185,8 @@ parts = {
     "multinomial": P.multinomial(rng, [10**6, 37, 10**9], rng.random((3, 300))).astype(float),
     "slope": np.array([P.loglog_slope([1, 10, 100, 1000], [3.0, 0.4, 0.05, 0.007])]),
 }
+B = np.random.default_rng([2024, 32]).random((60, 40))
+parts["pinv"] = P.psd_pinv_factor(P.matmul(B, B.T))[0]
 print(json.dumps({k: hashlib.sha256(np.ascontiguousarray(v, dtype=float).tobytes()).hexdigest()[:16]
                   for k, v in parts.items()}))
 """
@@ -188,36 +202,16 @@ PINNED = {
     "binomial": "90fad71dd94ab448",
     "multinomial": "e612a9041371323e",
     "slope": "4e2ae12a16e862a5",
+    "pinv": "568950b93253f5b0",
 }
 
 
-def other_cpu_env() -> dict:
-    """The environment of a process that runs this machine as a plainer CPU: numpy's dispatched
-    SIMD targets off (NPY_DISABLE_CPU_FEATURES), glibc's AVX2/FMA/AVX-512 variants of exp, log,
-    pow, sin off (GLIBC_TUNABLES), OpenBLAS on its oldest x86-64 kernels (OPENBLAS_CORETYPE)."""
-    from numpy._core import _multiarray_umath as umath
-
-    env = dict(os.environ)
-    baseline = set(umath.__cpu_baseline__)
-    dispatch = [f for f in umath.__cpu_dispatch__ if f not in baseline and umath.__cpu_features__.get(f)]
-    if dispatch:
-        env["NPY_DISABLE_CPU_FEATURES"] = " ".join(dispatch)
-    if platform.machine().lower() in ("x86_64", "amd64"):
-        env["GLIBC_TUNABLES"] = "glibc.cpu.hwcaps=-AVX2,-FMA,-AVX512F"
-        env["OPENBLAS_CORETYPE"] = "Prescott"
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    return env
-
-
-def _digests(env=None) -> dict:
-    out = subprocess.run([sys.executable, "-c", _DIGEST_PROGRAM], capture_output=True, text=True, cwd=ROOT, env=env,
-                         timeout=300)
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)
+def _digests(plain: bool) -> dict:
+    return json.loads(plain_cpu.run(["-c", _DIGEST_PROGRAM], plain=plain, timeout=300).stdout)
 
 
 def test_same_bits_with_the_vector_extensions_off_and_as_pinned():
-    here, plain = _digests(), _digests(other_cpu_env())
+    here, plain = _digests(False), _digests(True)
     assert plain == here
     assert here == PINNED
 
@@ -226,7 +220,7 @@ def test_the_plainer_cpu_is_plainer():
     """The child really runs without the dispatched SIMD targets (else the test above shows nothing)."""
     from numpy._core import _multiarray_umath as umath
 
-    env = other_cpu_env()
+    env = plain_cpu.other_cpu_env()
     if "NPY_DISABLE_CPU_FEATURES" not in env:
         pytest.skip("numpy dispatches nothing beyond its baseline on this CPU")
     code = ("from numpy._core import _multiarray_umath as u; import json; "

@@ -22,14 +22,19 @@ rate about 1/k); "closed" uses minimal perfect hashing, a seeded random injectio
 symbols into [k] when k >= S and a balanced map (a permutation, then mod k) when k < S.
 
 Decoding (:mod:`ldpaudit.derive.leastsquares`): least squares p̂ = m̂ A⁺ computed through
-the S × S normal matrix A Aᵀ = (1/C²)(f² Ck J + f Δ (r1ᵀ + 1rᵀ) + Δ² H Hᵀ) (H Hᵀ counts
-collisions), then projected onto the simplex (the slides' projected estimator).
+the S × S normal matrix G = A Aᵀ = (1/C²)(f² Ck J + f Δ (r1ᵀ + 1rᵀ) + Δ² H Hᵀ) (H Hᵀ counts
+collisions), p̂ = m̂ Aᵀ G⁺, then projected onto the simplex (the slides' projected estimator).
+G⁺ = M Mᵀ comes from a pivoted Cholesky factor and its QR (:func:`ldpaudit.portable.psd_pinv_factor`,
+numerical rank at 1e-10 of the largest diagonal), and the products sum in a fixed order, so
+the decoded losses are the same bits on every CPU (an eigendecomposition by LAPACK and products
+by BLAS are not).
 
 Sampling (i.i.d. model, exact in law for the sufficient statistics): O-RR's counts are one
 multinomial over the C·k outputs; O-RAPPOR's are, per repetition, a multinomial of the n users
 over (cohort, symbol), the number U of users with each (cohort, bit) set, and
 Binomial(U, 1 - f) + Binomial(N_c - U, f) ones per bit. Seeded: every configuration draws
-from its own generator, seeded by (seed, a hash of the configuration).
+from its own generator, seeded by (seed, a hash of the configuration), through
+:mod:`ldpaudit.portable`; the input distribution and e^ε are exact, rounded once.
 """
 
 from __future__ import annotations
@@ -39,6 +44,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import sympy as sp
+
+from ldpaudit import portable
 
 S_DEFAULT = 256
 L1_TARGET = 0.20
@@ -74,11 +82,20 @@ DEFAULTS = {"orr_k": {"C": 16}, "orr_k_many": {"C": 1024}, "orr_C": {"k": 128}, 
 
 
 def geometric(S: int = S_DEFAULT, mean: float | None = None) -> np.ndarray:
-    """Geometric on {0, ..., S-1} with (untruncated) mean S/5, renormalized."""
-    mean = S / 5 if mean is None else mean
-    theta = 1.0 / (mean + 1.0)
-    p = theta * (1 - theta) ** np.arange(S)
-    return p / p.sum()
+    """Geometric on {0, ..., S-1} with (untruncated) mean S/5, renormalized (exact, rounded once)."""
+    from fractions import Fraction
+
+    mean = Fraction(S, 5) if mean is None else Fraction(mean)
+    stay = 1 - 1 / (mean + 1)
+    weights = [stay**x for x in range(S)]
+    total = sum(weights)
+    return np.array([float(w / total) for w in weights])
+
+
+def _exp(value: float) -> float:
+    """e^value by mpmath, rounded once."""
+    t = sp.Symbol("t")
+    return portable.exact_function((t,), sp.exp(t))(value)
 
 
 def hash_table(alphabet: str, C: int, h: int, k: int, S: int, seed: int) -> np.ndarray:
@@ -110,18 +127,20 @@ def incidence(table: np.ndarray, k: int):
 
 @dataclass
 class Decoder:
-    """Least squares through the normal matrix of A = (1/C)(lo J + Δ H)."""
+    """Least squares through the normal matrix G of A = (1/C)(lo J + Δ H), G⁺ = M Mᵀ."""
 
     H: object
     C: int
     lo: float
     delta: float
-    G_pinv: np.ndarray
+    M: np.ndarray
     rank: int
 
     def decode(self, m_hat: np.ndarray) -> np.ndarray:
+        """p̂ = m̂ Aᵀ G⁺ for each row of m_hat (H's entries are 1, so H m̂ᵀ sums m̂ exactly as
+        written; the dense products sum in a fixed order)."""
         Am = (self.lo * m_hat.sum(axis=1)[:, None] + self.delta * (self.H @ m_hat.T).T) / self.C
-        return Am @ self.G_pinv
+        return portable.matmul(portable.matmul(Am, self.M), self.M.T)
 
     def mean_matrix(self, p: np.ndarray) -> np.ndarray:
         """m = pA: the mean of the normalized counts."""
@@ -133,38 +152,8 @@ def decoder(H, C: int, k: int, lo: float, delta: float) -> Decoder:
     r = np.asarray(H.sum(axis=1)).ravel()
     HHt = (H @ H.T).toarray()
     G = (lo * lo * C * k * np.ones((S, S)) + lo * delta * (r[:, None] + r[None, :]) + delta * delta * HHt) / C**2
-    w, V = np.linalg.eigh(G)
-    keep = w > w.max() * 1e-10
-    G_pinv = (V[:, keep] / w[keep]) @ V[:, keep].T
-    return Decoder(H, C, lo, delta, G_pinv, int(keep.sum()))
-
-
-class single_thread_blas:
-    """Run numpy's OpenBLAS on one thread inside the block (eigh of a 256 × 256 matrix is 30×
-    slower with threads contending for two shared cores); a no-op when the library is not found."""
-
-    def __enter__(self):
-        import ctypes
-        import glob
-        import os
-
-        self.lib, self.before = None, None
-        libs = glob.glob(os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs", "*openblas*.so*"))
-        for path in libs:
-            try:
-                lib = ctypes.CDLL(path)
-                get, put = lib.scipy_openblas_get_num_threads64_, lib.scipy_openblas_set_num_threads64_
-            except (OSError, AttributeError):
-                continue
-            self.lib, self.before = (get, put), get()
-            put(1)
-            break
-        return self
-
-    def __exit__(self, *exc):
-        if self.lib is not None:
-            self.lib[1](self.before)
-        return False
+    M, rank = portable.psd_pinv_factor(G)
+    return Decoder(H, C, lo, delta, M, rank)
 
 
 def _rng(seed: int, *key) -> np.random.Generator:
@@ -181,7 +170,7 @@ def _project(v: np.ndarray) -> np.ndarray:
 def orr_losses(p, eps, k, C, alphabet, ns, reps, seed) -> dict:
     """Mean ℓ1 loss (and its standard error) of projected LS for O-RR at each n."""
     S = p.size
-    t = math.exp(eps)
+    t = _exp(eps)
     table = hash_table(alphabet, C, 1, k, S, seed)
     H = incidence(table, k)
     dec = decoder(H, C, k, 1 / (t + k - 1), (t - 1) / (t + k - 1))
@@ -190,7 +179,7 @@ def orr_losses(p, eps, k, C, alphabet, ns, reps, seed) -> dict:
     rng = _rng(seed, "orr", eps, k, C, alphabet)
     out = {}
     for n in ns:
-        counts = rng.multinomial(n, m, size=reps)
+        counts = portable.multinomial(rng, np.full(reps, n), m)
         est = _project(dec.decode(counts / n))
         loss = np.abs(est - p).sum(axis=1)
         out[n] = (float(loss.mean()), float(loss.std(ddof=1) / math.sqrt(reps)) if reps > 1 else 0.0)
@@ -199,7 +188,7 @@ def orr_losses(p, eps, k, C, alphabet, ns, reps, seed) -> dict:
 
 def orappor_losses(p, eps, k, C, h, alphabet, ns, reps, seed) -> dict:
     S = p.size
-    s = math.exp(eps / (2 * h))
+    s = _exp(eps / (2 * h))
     f = 1 / (1 + s)
     table = hash_table(alphabet, C, h, k, S, seed)
     H = incidence(table, k)
@@ -229,33 +218,37 @@ def orappor_counts(H, p: np.ndarray, C: int, k: int, f: float):
     cell = cell / cell.sum()
 
     def draw(n: int, reps: int, rng: np.random.Generator) -> np.ndarray:
-        N = rng.multinomial(n, cell, size=reps)
-        U = np.asarray((M.T @ N.T).T)
+        N = portable.multinomial(rng, np.full(reps, n), cell)
+        U = np.rint(np.asarray((M.T @ N.T).T)).astype(np.int64)   # sums of integers: exact
         Nc = N.reshape(reps, C, S).sum(axis=2)
         rest = np.repeat(Nc, k, axis=1) - U
-        return rng.binomial(U.astype(np.int64), 1 - f) + rng.binomial(rest.astype(np.int64), f)
+        return portable.binomial(rng, U, 1 - f) + portable.binomial(rng, rest, f)
 
     return draw
 
 
 def n_for_target(losses: dict, target: float = L1_TARGET) -> float | None:
-    """Sample size at which the loss reaches the target: log-log interpolation on the grid
-    (None when even the largest n is above the target; the smallest n when it is already below)."""
+    """Sample size at which the loss reaches the target: log-log interpolation on the grid, by
+    mpmath (None when even the largest n is above the target; the smallest n when it is already
+    below)."""
     ns = sorted(losses)
     vals = [losses[n][0] for n in ns]
     if vals[0] <= target:
         return float(ns[0])
+    import mpmath
+
     for (n0, v0), (n1, v1) in zip(zip(ns, vals), zip(ns[1:], vals[1:])):
         if v1 <= target < v0:
-            a = (math.log(target) - math.log(v0)) / (math.log(v1) - math.log(v0))
-            return float(math.exp(math.log(n0) + a * (math.log(n1) - math.log(n0))))
+            with mpmath.workdps(portable.EXACT_DIGITS):
+                log = lambda v: mpmath.log(mpmath.mpf(v))  # noqa: E731
+                a = (log(target) - log(v0)) / (log(v1) - log(v0))
+                return float(mpmath.exp(log(n0) + a * (log(n1) - log(n0))))
     return None
 
 
 def run_sweeps(sweep: str = "full", *, seed: int = 2016, S: int = S_DEFAULT, progress=None) -> dict:
     """All panels for every alphabet kind and ε. Returns a JSON-ready dict."""
-    with single_thread_blas():
-        return _run_sweeps(sweep, seed=seed, S=S, progress=progress)
+    return _run_sweeps(sweep, seed=seed, S=S, progress=progress)
 
 
 def _run_sweeps(sweep: str, *, seed: int, S: int, progress) -> dict:
