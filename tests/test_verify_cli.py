@@ -171,3 +171,28 @@ def test_calibration_tells_the_two_ends_of_its_bracket_apart(capsys):
     above, below = re.fullmatch(r"smallest sigma with δ\(1\) <= 1/100000: ([0-9.]+) \(just below, at sigma = ([0-9.]+), "
                                 r"δ\(1\) exceeds 1/100000\)\n", out).groups()
     assert above != below and float(below) < float(above) < float(below) + 1e-9
+
+
+def test_exp_identities_are_decided_as_rational_functions_of_one_exponential():
+    import sympy as sp
+
+    from ldpaudit.mechanism.checks import _exp_identity, is_zero
+
+    e = sp.Symbol("epsilon", positive=True)
+    assert _exp_identity((sp.exp(2 * e) - 1) / (sp.exp(e) - 1) - sp.exp(e) - 1)
+    assert _exp_identity((sp.exp(e) - 1) / (sp.exp(e / 2) - 1) - sp.exp(e / 2) - 1)
+    b = (e * sp.exp(e) - sp.exp(e) + 1) / (2 * sp.exp(e) * (sp.exp(e) - 1 - e))   # Square Wave's b(ε)
+    p, q = sp.exp(e) / (2 * b * sp.exp(e) + 1), 1 / (2 * b * sp.exp(e) + 1)
+    assert is_zero(2 * b * p + q - 1) is True                                       # its window's mass plus the rest
+    assert not _exp_identity((sp.exp(2 * e) - 1) / (sp.exp(e) - 1) - sp.exp(e))
+    assert not _exp_identity(sp.exp(e) - sp.exp(sp.sqrt(2) * e))                     # no common base: not decided
+
+
+def test_an_unproved_validity_note_names_the_breakpoints_and_says_nothing_is_shown_wrong(capsys, tmp_path):
+    spec = tmp_path / "sw.toml"
+    spec.write_text(SW_PAPER)
+    code, out, _ = run(capsys, spec)
+    assert code == 0 and out.startswith("PROVED: epsilon-LDP for all 0 < epsilon")
+    note = next(line for line in out.splitlines() if "validity" in line)
+    assert "order (" not in note.replace("order (2*", "") and "so nothing is shown wrong" in note
+    assert " < x < " in note

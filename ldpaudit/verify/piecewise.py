@@ -187,7 +187,7 @@ class Validity:
         if self.proved:
             return (f"∫ f(z|x) dz = 1 and f >= 0 proved for every x and parameter value, over the "
                     f"{len(self.orders)} order(s) of the breakpoints in z that occur")
-        return f"validity (∫ f = 1, f >= 0) not proved: {self.reason}"
+        return f"validity (∫ f = 1, f >= 0) {self.reason}" if self.reason.startswith("not proved") else f"validity (∫ f = 1, f >= 0) not proved: {self.reason}"
 
 
 def feasible_orders(setup: _Setup, enc: Encoder, *, rlimit) -> tuple[list[tuple[int, ...]], list[Query]]:
@@ -249,8 +249,10 @@ def validity(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> Validity:
             queries.append(Query(f"mass = 1 on the order {order}", res.smt2, "unsat", res.result))
             if res.result == "sat":
                 _refute_mass(setup, enc2, res.model)
-                return Validity(False, orders, f"z3 found a point of the order {order} where the mass may differ "
-                                "from 1, but its exact value there was 1", queries)
+                return Validity(False, orders, f"not proved for every parameter value: with the breakpoints in the "
+                                f"order {_order_text(pd, order)} the mass is not identically 1, and z3 could not rule "
+                                "that order out (at the point it proposed the exact mass is 1, so nothing is shown "
+                                "wrong); the loader checked the density at exact points", queries)
             if res.result == "unknown":
                 return Validity(False, orders, f"z3 could not decide that the mass {sstr(mass)} equals 1 on the order "
                                 f"{order}: {res.reason}", queries)
@@ -275,6 +277,11 @@ def validity(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> Validity:
     if not orders:
         return Validity(False, [], "no order of the breakpoints is realizable (is the input domain empty?)", queries)
     return Validity(True, orders, queries=queries)
+
+
+def _order_text(pd, order) -> str:
+    """An order of the breakpoints as people read it: ``x - b < -b < x + b < 1 + b``."""
+    return " < ".join(human(pd.breakpoints[i]) for i in order)
 
 
 def _point(setup: _Setup, enc: Encoder, model) -> dict:
