@@ -350,11 +350,39 @@ def _validate_real_input(mech, ch: RealInputChannel) -> list[str]:
             what = ", ".join(f.describe() for f in ab.features) or "no input function"
             scope = "every x" + (" (x enters only through " + what + ")" if ab.features and not ab.residual else "")
             notes.append(f"rows sum to 1{' and class counts hold' if ch.classes else ''} for {scope}: case split, sympy")
+    _require_nonnegative_at_ends(mech, ch, rows)
     checked = _spot_check_real_input(mech, ch, rows)
     notes.append(f"rows checked exactly at {checked} (input, parameter) points")
     if not proved:
         notes.append("row sums not proved symbolically for every x; spot checks only")
     return notes
+
+
+#: at most this many rows are checked at the ends of the input interval
+MAX_END_ROWS = 64
+
+
+def _require_nonnegative_at_ends(mech, ch: RealInputChannel, rows) -> None:
+    """Each row at both ends of the input interval, as a function of the parameters, checked
+    over the parameter range (sample points spread over it): an entry affine in x (Duchi's
+    1/2 + y x (e^ε - 1)/(2B(e^ε + 1)) on [-2B, 2B]) is smallest at an end, and an end is a
+    declared input, so a negative value found there is a shown fault, whatever ε it needs."""
+    dom = mech.inputs
+    for end in (dom.low, dom.high):
+        if end is None:
+            continue
+        for y, row in list(zip(ch.outputs, rows))[:MAX_END_ROWS]:
+            _require_nonnegative(mech, _subs(row, {X: end}), f"Q(y={y}|x={end}) of the real-input channel")
+
+
+def _value_text(v: sp.Basic) -> str:
+    """An entry's value for a message: simplified, e written ``e``, with its decimal value."""
+    from ldpaudit.mechanism.expr import for_people
+
+    if not v.is_number or v.has(sp.nan, sp.zoo):
+        return str(v)
+    shown = for_people(sp.simplify(v)) if v.has(sp.E, sp.exp) else str(sp.simplify(v))
+    return shown if v.is_Rational else f"{shown} ≈ {float(sp.N(v, 20)):.4g}"
 
 
 def _spot_check_real_input(mech, ch: RealInputChannel, rows) -> int:
@@ -367,14 +395,16 @@ def _spot_check_real_input(mech, ch: RealInputChannel, rows) -> int:
             step = (len(xs) - 1) / 13
             xs = sorted({xs[round(i * step)] for i in range(14)})
         pretty = ", ".join(f"{k}={v}" for k, v in point.items())
+        at = f" at {pretty}" if pretty else ""
         for x in xs:
             values = [evaluate(r, x) for r in bound_rows]
             for y, v in zip(ch.outputs, values):
-                if not v.is_number or v.has(sp.nan, sp.zoo) or _decided(v < 0, f"Q(y={y}|x={x}) of {mech.name!r} at {pretty}", v):
-                    raise InvalidSpec(f"Q(y={y}|x={x}) of {mech.name!r} = {v} at {pretty} is not a probability")
+                if not v.is_number or v.has(sp.nan, sp.zoo) or _decided(v < 0, f"Q(y={y}|x={x}) of {mech.name!r}{at}", v):
+                    raise InvalidSpec(f"Q(y={y}|x={x}) of {mech.name!r} = {_value_text(v)}{at} is not a probability "
+                                      "(it must lie in [0, 1])")
             if is_zero(sp.Add(*values) - 1) is not True:
                 raise InvalidSpec(
-                    f"row x={x} of channel {mech.name!r} sums to {sp.nsimplify(sp.Add(*values))} at {pretty}; each row must sum to 1"
+                    f"row x={x} of channel {mech.name!r} sums to {sp.nsimplify(sp.Add(*values))}{at}; each row must sum to 1"
                 )
             for i, c in enumerate(ch.classes):
                 rel = c.relation.xreplace(subs)

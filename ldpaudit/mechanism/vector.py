@@ -203,7 +203,7 @@ def _validate_signs(mech, ch: SignVectorChannel) -> list[str]:
     else:
         notes.append("latent law not affine in x: checked at the box's ends only; verify needs an affine law")
     dims = sign_dimensions(mech)
-    where = "for every d in its range"
+    where = f"at d = {dims[0]}" if dims is not None and len(dims) == 1 else "for every d in its range"
     if dims is None:
         example = dict(mech.example).get(str(box.dimension))
         dims = [int(example)] if example is not None else []
