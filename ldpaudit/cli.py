@@ -107,7 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         parser = build_parser(load=_command_word(argv) or "")
         args = parser.parse_args(argv)
         out.watch(args)
-        code = args.func(args)
+        with _fitted(args):
+            code = args.func(args)
     except SystemExit as exc:  # argparse: --help, --version (0) and usage errors (2)
         code = exc.code if isinstance(exc.code, int) else EXIT_BAD_INPUT
         if code == EXIT_BAD_INPUT:
@@ -139,6 +140,33 @@ def main(argv: list[str] | None = None) -> int:
 
 #: exit status of an interrupted command (the shell's 128 + SIGINT): not a verdict
 EXIT_INTERRUPTED = 130
+
+
+class _fitted:
+    """Within the block, what a command prints for people fits the terminal (80 columns in a
+    pipe): :mod:`ldpaudit.textwidth`. JSON, Markdown and LaTeX output pass unchanged."""
+
+    def __init__(self, args):
+        fmt = getattr(args, "format", None)
+        self.on = not getattr(args, "json", False) and fmt in (None, "text")
+        self.stream = None
+
+    def __enter__(self):
+        if self.on:
+            from ldpaudit.textwidth import Wrapped, width
+
+            self.stream = sys.stdout
+            sys.stdout = Wrapped(self.stream, width(self.stream))
+        return self
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            wrapped, sys.stdout = sys.stdout, self.stream
+            try:
+                wrapped.close_pending()
+            except (BrokenPipeError, AttributeError):
+                pass
+        return False
 
 
 class _JsonOnError:

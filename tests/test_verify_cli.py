@@ -15,8 +15,19 @@ from ldpaudit.mechanism.loader import parse_assignments as parse_param_values
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 
 
-def run(capsys, *args):
-    code = main(["verify", *map(str, args)])
+def run(capsys, *args, columns: int = 100_000):
+    """verify's exit status, stdout and stderr; lines unwrapped unless ``columns`` is given."""
+    import os
+
+    before = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(columns)
+    try:
+        code = main(["verify", *map(str, args)])
+    finally:
+        if before is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = before
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -196,3 +207,12 @@ def test_an_unproved_validity_note_names_the_breakpoints_and_says_nothing_is_sho
     note = next(line for line in out.splitlines() if "validity" in line)
     assert "order (" not in note.replace("order (2*", "") and "so nothing is shown wrong" in note
     assert " < x < " in note
+
+
+@pytest.mark.parametrize("spec", ["piecewise.toml", "square_wave.toml", "gaussian.toml", "duchi_multidim.toml",
+                                  "hybrid.toml"])
+def test_verify_tight_fits_80_columns(capsys, spec):
+    code, out, _ = run(capsys, SPECS / spec, "--tight", columns=80)
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 80, out
+    assert "nan" not in out and "E*" not in out
