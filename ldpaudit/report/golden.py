@@ -14,9 +14,11 @@ glibc's FMA/AVX variants and OpenBLAS's CPU kernels switched off and compares to
 files exactly (:func:`json_differences` with ``exact=True``), and ``tests/test_portable.py`` pins
 digests of the portable draws. Two committed results are not simulations and not yet
 bit-identical across CPUs: the amplification bounds of ``proofs/accounting`` (numpy's FFT and
-exp in :mod:`ldpaudit.account`, last-bit differences) and the upper ends of degenerate LPs in
-``proofs/optimality`` (projected from the float LP's dual; they move by 1e-60 relative). Both
-are compared by the rules below.
+exp in :mod:`ldpaudit.account`: last-bit differences, within the float rule below) and the upper
+ends of degenerate LPs in ``proofs/optimality`` (:mod:`ldpaudit.extremal` projects the
+certificate's dual from HiGHS's float dual, which moves with the CPU even for the same input:
+the exact rationals move by 1e-60 relative, which no rule below tolerates, so its slow
+regeneration test fails on another CPU until the projection starts from exact data).
 
 How files are compared. The rules tolerate a new patch release of sympy, z3 or numpy that
 changes how a result is printed, never what is proved:
