@@ -21,7 +21,9 @@ cells are open intervals, and conditions with ``==`` hold on no cell.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -29,11 +31,14 @@ from functools import cached_property
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, Undecided
+from ldpaudit.mechanism.expr import piecewise_fold
 
 #: most breakpoints of one density (orders grow as m!; the caller prunes infeasible prefixes)
 MAX_BREAKPOINTS = 12
 #: most branches after flattening nested conditionals
 MAX_BRANCHES = 64
+#: most orders of tied breakpoints tried for a mass formula that is identically 1
+MAX_TIED_ORDERS = 24
 
 _OPS = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -94,7 +99,7 @@ class PiecewiseDensity:
         return expr.replace(lambda e: isinstance(e, (sp.Abs, sp.Max, sp.Min)) and e.has(z), rewrite)
 
     def _flatten(self, expr: sp.Basic) -> list[Branch]:
-        folded = sp.piecewise_fold(expr)
+        folded = piecewise_fold(expr, guarded=False)  # sympy's fold; its ITE conditions simplified faster
         pairs = folded.args if isinstance(folded, sp.Piecewise) else ((folded, sp.true),)
         out: list[Branch] = []
         for value, cond in pairs:
@@ -126,7 +131,7 @@ class PiecewiseDensity:
                                          "or on x alone are not supported inside a density)")
             h = self._unfold(h)
             if h.has(sp.Piecewise):  # |z - x| <= b: the relation on each branch of its left side
-                folded = sp.piecewise_fold(h)
+                folded = piecewise_fold(h, guarded=False)
                 terms, seen = [], []
                 for value, c in folded.args:
                     here = sp.And(self._condition(c), *[sp.Not(s) for s in seen])
@@ -188,12 +193,16 @@ class PiecewiseDensity:
 
     def integral(self, order: Sequence[int], weight: sp.Basic = sp.Integer(1)) -> sp.Basic:
         """∫ weight(z) f(z) dz, exactly, on the region where the breakpoints lie in ``order``."""
-        total = sp.Integer(0)
-        for value, (lo, hi) in zip(self.cell_values(order), self.cell_ends(order)):
-            if value == 0:
-                continue
-            total += integrate_cell(weight * value, self.z, lo, hi)
-        return total
+        cache = self.__dict__.setdefault("_integrals", {})  # the mass per order: asked at load and in proofs
+        key = (tuple(order), weight)
+        if key not in cache:
+            total = sp.Integer(0)
+            for value, (lo, hi) in zip(self.cell_values(order), self.cell_ends(order)):
+                if value == 0:
+                    continue
+                total += integrate_cell(weight * value, self.z, lo, hi)
+            cache[key] = total
+        return cache[key]
 
     # -- a numeric point -------------------------------------------------------------------------
 
@@ -208,11 +217,36 @@ class PiecewiseDensity:
         order = [k for _, k in sorted(keyed)]
         return order, values
 
-    def mass_at(self, subs: Mapping) -> sp.Basic:
-        order, values = self.order_at(subs)
+    def mass_at(self, subs: Mapping, at: tuple | None = None) -> sp.Basic:
+        """The exact mass at a point (``at``: its :meth:`order_at`, when already computed)."""
+        order, values = self.order_at(subs) if at is None else at
         if self._mass_is_one(tuple(order)):  # the order's own mass formula is identically 1
             return sp.Integer(1)
+        if any(self._mass_is_one(o) for o in self._tied_orders(order, values)):
+            return sp.Integer(1)
         return self._at(subs, order, values, sp.Integer(1))
+
+    def _tied_orders(self, order: Sequence[int], values: Sequence[sp.Basic]) -> list[tuple[int, ...]]:
+        """The other orders of breakpoints that are exactly equal at this point (x at an end of
+        its interval puts a breakpoint on another). Every one of them has the same cells of
+        positive length here (a tie only makes a cell of length 0), so the mass here is the mass
+        formula of any of them: one that is identically 1 shows the mass is 1."""
+        groups, run = [], [order[0]] if order else []
+        try:
+            for a, b in zip(order, order[1:]):
+                if _sign(values[b] - values[a]) == 0:
+                    run.append(b)
+                else:
+                    groups.append(run)
+                    run = [b]
+        except Undecided:
+            return []
+        groups.append(run)
+        if all(len(g) == 1 for g in groups) or math.prod(math.factorial(len(g)) for g in groups) > MAX_TIED_ORDERS:
+            return []
+        orders = (tuple(k for g in choice for k in g)
+                  for choice in itertools.product(*(itertools.permutations(g) for g in groups)))
+        return [o for o in orders if o != tuple(order)]
 
     def _mass_is_one(self, order: tuple[int, ...]) -> bool:
         cache = self.__dict__.setdefault("_one", {})
@@ -220,7 +254,7 @@ class PiecewiseDensity:
             try:
                 d = self.integral(order) - 1
                 w, _ = in_exp_base(d)
-                cache[order] = sp.cancel(sp.together(w)) == 0
+                cache[order] = rational_function_is_zero(w)
             except NotPiecewiseLinear:
                 cache[order] = False
         return cache[order]
@@ -236,11 +270,12 @@ class PiecewiseDensity:
             total += integrate_cell(weight * value, self.z, lo, hi)
         return total
 
-    def negative_at(self, subs: Mapping) -> tuple[sp.Basic, sp.Basic] | None:
+    def negative_at(self, subs: Mapping, at: tuple | None = None) -> tuple[sp.Basic, sp.Basic] | None:
         """A point z (inside a cell of positive length) where the density is negative, with the
         value there, checked at every cell's midpoint (and far out on the unbounded cells)."""
-        order, values = self.order_at(subs)
+        order, values = self.order_at(subs) if at is None else at
         cells = self.cell_values(order)
+        signs: dict = {}  # cells often share a value that does not depend on z
         pts = [None] + [values[k] for k in order] + [None]
         for value, lo, hi in zip(cells, pts[:-1], pts[1:]):
             if lo is None and hi is None:
@@ -253,11 +288,24 @@ class PiecewiseDensity:
                 if _sign(hi - lo) <= 0:
                     continue
                 zs = [(lo + hi) / 2]
+            here = sp.sympify(value).xreplace(subs)
             for zv in zs:
-                v = sp.sympify(value).xreplace(subs).xreplace({self.z: zv})
-                if v.is_number and _sign(v) < 0:
-                    return zv, v
+                v = here.xreplace({self.z: zv})
+                if v.is_number:
+                    if v not in signs:
+                        signs[v] = _sign(v)
+                    if signs[v] < 0:
+                        return zv, v
         return None
+
+
+@functools.lru_cache(maxsize=64)
+def flattened(expr: sp.Basic, z: sp.Symbol, where: str = "channel.density") -> PiecewiseDensity:
+    """``PiecewiseDensity(expr, z)``, built once per density in a process: a proof asks for it in
+    every part (validity, the LDP queries, ε*, the witness) and on the instances it binds. A
+    pure function of its arguments; the instance's own memory (mass formulas per order) is
+    shared with it."""
+    return PiecewiseDensity(expr, z, where=where)
 
 
 def integrate_cell(expr: sp.Basic, z: sp.Symbol, lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
@@ -364,7 +412,22 @@ def _zero_in_e(v: sp.Basic) -> bool | None:
     u = v.xreplace(table)
     if u.free_symbols - {w} or u.atoms(sp.Function) or any(a.is_Pow and not a.exp.is_Integer for a in u.atoms(sp.Pow)):
         return None
-    return sp.cancel(sp.together(u)) == 0
+    return rational_function_is_zero(u)
+
+
+def rational_function_is_zero(expr: sp.Basic) -> bool:
+    """Is ``expr`` 0 as a rational function of its symbols and other atoms (e^x, e^(1/2), ...)
+    taken as independent variables? The answer of ``cancel(together(expr)) == 0``, computed in
+    sympy's field of rational functions over the rationals (several times faster)."""
+    from sympy.polys.fields import sfield
+
+    try:
+        field, f = sfield(expr)
+    except Exception:  # no generators, or sympy cannot build the field: cancel decides
+        field = None
+    if field is not None and field.domain in (sp.ZZ, sp.QQ):
+        return not f
+    return sp.cancel(sp.together(expr)) == 0
 
 
 def _approx(value: sp.Basic) -> str:
@@ -394,7 +457,7 @@ def check_at_points(name: str, density: sp.Basic, z: sp.Symbol, x: sp.Symbol, lo
     stated as checked at those points, not proved: ``ldpaudit verify`` proves it for every x
     and parameter value (:mod:`ldpaudit.verify.piecewise`)."""
     try:
-        pd = PiecewiseDensity(density, z, where=where)
+        pd = flattened(sp.sympify(density), z, where)
     except NotPiecewiseLinear as exc:
         return [f"{where}: validity not checked ({exc})"]
     checked = 0
@@ -406,8 +469,9 @@ def check_at_points(name: str, density: sp.Basic, z: sp.Symbol, x: sp.Symbol, lo
             subs = {**params, x: sp.sympify(xv)}
             shown = _point_text({**{k: v for k, v in params.items()}, x: xv})
             try:
-                mass = pd.mass_at(subs)
-                negative = pd.negative_at(subs)
+                at = pd.order_at(subs)
+                mass = pd.mass_at(subs, at)
+                negative = pd.negative_at(subs, at)
             except NotPiecewiseLinear as exc:
                 return [f"{where}: validity not checked at {shown} ({exc})"]
             if not _is_zero(mass - 1):
