@@ -50,11 +50,12 @@ def test_duchi2013_is_the_same_bits_with_the_vector_extensions_off(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["wang2017", "joseph2018", "yebarg2017", "wang2019", "localhashing"])
+@pytest.mark.parametrize("name", ["wang2017", "joseph2018", "yebarg2017", "wang2019", "localhashing", "optimality"])
 def test_simulations_are_the_same_bits_with_the_vector_extensions_off(tmp_path, name):
     """wang2017 (24 s of CPU: Dirichlet populations, binomial and multinomial counts, Floyd's
     subsets), joseph2018 (35 s: the four protocols' Gaussian, Laplace and exact-law draws),
-    and the derived tables beside them."""
+    the derived tables beside them, and optimality's certificates (HiGHS's dual for the
+    portable LP input, ties among reduced costs in index order)."""
     assert _compare_exactly(_regenerate_plain(tmp_path, name), PROOFS / name) >= 1
 
 

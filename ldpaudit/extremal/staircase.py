@@ -212,7 +212,11 @@ def _utility_float(problem: Problem, keys, t: float, eps: float):
         key = np.asarray(keys, dtype=float)
     else:
         key = (np.asarray([k[0] for k in keys], dtype=float), np.asarray([k[1] for k in keys], dtype=float))
-    return _mu(problem.objective, key, t, eps, lambda v: v, np.log, np.sqrt)
+    from ldpaudit import portable
+
+    # portable.log: numpy's vectorized log differs in the last bit between CPUs, and so would the
+    # LP's input, its dual and the certificate projected from it
+    return _mu(problem.objective, key, t, eps, lambda v: v, portable.log, np.sqrt)
 
 
 # --- result -----------------------------------------------------------------------------------
@@ -411,9 +415,14 @@ def _refine_dual(problem: Problem, sol: FloatSolution, bits: int) -> list[Fracti
     from mpmath import mp
 
     d = problem.d
-    reduced = sol.matrix.T @ sol.dual - sol.utilities
+    from ldpaudit import portable
+
+    # the same order on every CPU: reduced costs summed in a fixed order (not BLAS), ties (many,
+    # by symmetry) kept in index order by a stable sort (numpy's default sort is vectorized and
+    # orders equal keys differently on AVX-512)
+    reduced = portable.matmul(sol.matrix.T, np.asarray(sol.dual)[:, None])[:, 0] - sol.utilities
     scale = max(1.0, float(np.max(np.abs(sol.utilities))))
-    active = [int(j) for j in np.argsort(reduced) if reduced[j] <= 1e-9 * scale]
+    active = [int(j) for j in np.argsort(reduced, kind="stable") if reduced[j] <= 1e-9 * scale]
     active.sort(key=lambda j: -sol.theta[j])          # the support first
     chosen, basis = [], np.zeros((0, d))
     for j in active:

@@ -12,13 +12,14 @@ the derived numbers they print are exact or evaluated by mpmath and rounded once
 a fixed order. ``tests/test_cpu_independence.py`` regenerates them with numpy's SIMD dispatch,
 glibc's FMA/AVX variants and OpenBLAS's CPU kernels switched off and compares to the committed
 files exactly (:func:`json_differences` with ``exact=True``), and ``tests/test_portable.py`` pins
-digests of the portable draws. Two committed results are not simulations and not yet
-bit-identical across CPUs: the amplification bounds of ``proofs/accounting`` (numpy's FFT and
-exp in :mod:`ldpaudit.account`: last-bit differences, within the float rule below) and the upper
-ends of degenerate LPs in ``proofs/optimality`` (:mod:`ldpaudit.extremal` projects the
-certificate's dual from HiGHS's float dual, which moves with the CPU even for the same input:
-the exact rationals move by 1e-60 relative, which no rule below tolerates, so its slow
-regeneration test fails on another CPU until the projection starts from exact data).
+digests of the portable draws. Two committed results are not simulations and not bit-identical
+on every CPU: the amplification bounds of ``proofs/accounting`` (numpy's FFT and exp in
+:mod:`ldpaudit.account`: last-bit differences, within the float rule below), and, on ARM only,
+the upper ends of degenerate LPs in ``proofs/optimality``: :mod:`ldpaudit.extremal` projects the
+certificate's dual from HiGHS's float dual, which is the same on every x86-64 CPU for the
+portable LP input (checked with the vector extensions off) but comes from a differently
+compiled HiGHS on ARM; such an exact rational would move by about 1e-60 relative, which no rule
+below tolerates.
 
 How files are compared. The rules tolerate a new patch release of sympy, z3 or numpy that
 changes how a result is printed, never what is proved:
