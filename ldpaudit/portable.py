@@ -15,8 +15,8 @@ numpy call (a compiler cannot fuse two ufunc calls into one FMA), and sums in a 
 * BLAS and LAPACK (``@``, ``np.linalg``, ``np.polyfit``) pick kernels by CPU.
 
 So everything here is built from the first kind only: :func:`log`, :func:`log1p` and
-:func:`exp` are fdlibm's reductions with Taylor kernels evaluated by Horner's rule (within 2 ulp
-of the true value, and the same bits everywhere); :func:`ndtri` is Wichura's AS 241; the
+:func:`exp` are fdlibm's reductions with Taylor kernels evaluated by Horner's rule (within a few
+ulp of the true value, and the same bits everywhere); :func:`ndtri` is Wichura's AS 241; the
 samplers are exact in law up to that rounding (normal by inversion, Laplace and exponential by
 inversion, gamma by Marsaglia-Tsang, binomial by inversion or Hörmann's BTRS, multinomial by a
 tree of conditional binomials). They draw from a numpy ``Generator`` in a fixed order, so a
@@ -31,6 +31,7 @@ arithmetic), rounded once. Linear algebra (:func:`matmul`, the pseudo-inverse fa
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -242,6 +243,7 @@ def standard_gamma(rng: np.random.Generator, shape: float, size) -> np.ndarray:
     return out.reshape(size)
 
 
+@lru_cache(maxsize=1)
 def _stirling_tail_table() -> np.ndarray:
     """log k! - [(k + ½) log(k + 1) - (k + 1) + ½ log 2π] for k = 0..9, by mpmath (exact bits)."""
     import mpmath
@@ -251,18 +253,12 @@ def _stirling_tail_table() -> np.ndarray:
                                - mpmath.log(2 * mpmath.pi) / 2) for k in range(10)])
 
 
-_STIRLING_TAIL = None
-
-
 def _stirling_tail(k: np.ndarray) -> np.ndarray:
     """The remainder of Stirling's formula for log k! (table below 10, series in 1/(k + 1) above)."""
-    global _STIRLING_TAIL
-    if _STIRLING_TAIL is None:
-        _STIRLING_TAIL = _stirling_tail_table()
     k1 = k + 1.0
     z = 1.0 / (k1 * k1)
     series = (1.0 / 12 - z * (1.0 / 360 - z * (1.0 / 1260 - z * (1.0 / 1680)))) / k1
-    return np.where(k <= 9, _STIRLING_TAIL[np.clip(k, 0, 9).astype(np.int64)], series)
+    return np.where(k <= 9, _stirling_tail_table()[np.clip(k, 0, 9).astype(np.int64)], series)
 
 
 def _binomial_inversion(rng, n: np.ndarray, p: np.ndarray) -> np.ndarray:
