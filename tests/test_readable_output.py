@@ -46,3 +46,39 @@ def test_a_negative_real_input_entry_names_its_point_and_value(tmp_path, capsys)
     assert err.strip().endswith("Q(y=-1|x=-1/4) of 'broken binary mean' = (5 - exp(2))/(4*(1 + exp(2))) ≈ -0.0712 "
                                 "is not a probability (it must lie in [0, 1])")
     assert " at is " not in err
+
+
+@pytest.mark.parametrize("spec", ["piecewise.toml", "square_wave.toml", "gaussian.toml", "laplace_mean.toml",
+                                  "hybrid.toml", "piecewise_multidim.toml", "duchi_multidim.toml"])
+def test_show_fits_80_columns_and_reads_as_math(spec, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)   # a pipe: 80 columns
+    code, out, _ = _run(capsys, "show", str(SPECS / spec))
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 80, out
+    for bad in ("nan", "E*"):
+        assert bad not in out, (bad, out)
+    if spec in ("piecewise.toml", "square_wave.toml", "gaussian.toml", "laplace_mean.toml"):  # one density
+        assert "Piecewise(" not in out and "Abs(" not in out
+
+
+def test_show_prints_a_density_piece_by_piece_in_the_specs_own_names(capsys):
+    code, out, _ = _run(capsys, "show", str(SPECS / "piecewise.toml"))
+    assert code == 0
+    lines = [line.strip() for line in out.splitlines()]
+    i = lines.index("f(z|x) = p                if l <= z <= r")
+    assert lines[i + 1:i + 8] == ["p*e^(-epsilon)   else if -C <= z <= C", "0                otherwise", "where",
+                                  "C = (e^(epsilon/2) + 1)/(e^(epsilon/2) - 1)",
+                                  "p = (-e^(epsilon/2) + e^epsilon)/(2*e^(epsilon/2) + 2)",
+                                  "l = -C/2 + x*(C/2 + 1/2) + 1/2", "r = C + l - 1"]
+    code, out, _ = _run(capsys, "show", str(SPECS / "square_wave.toml"))
+    assert "f(z|x) = p   if |x - z| <= b" in out and "q   else if -b <= z <= b + 1" in out
+
+
+def test_show_states_the_whole_claim_and_no_dangling_colon(tmp_path, capsys):
+    code, out, _ = _run(capsys, "show", str(SPECS / "gaussian.toml"))
+    assert "  claimed: (epsilon, 1/100000)-LDP" in out
+    text = (SPECS / "krr.toml").read_text()
+    text = "\n".join(line for line in text.splitlines() if not line.startswith("description"))
+    (tmp_path / "mine.toml").write_text(text.replace('name = "k-RR"', 'name = "PM (mine)"'))
+    code, out, _ = _run(capsys, "show", str(tmp_path / "mine.toml"))
+    assert code == 0 and out.splitlines()[0] == "PM (mine)"

@@ -10,7 +10,9 @@ import sympy as sp
 
 
 from ldpaudit.mechanism.core import Mechanism
-from ldpaudit.mechanism.describe import channel_latex_lines, describe_channel  # describe_channel: re-exported
+from ldpaudit.mechanism.describe import (channel_latex_lines, density_in_names, describe_channel,  # describe_channel: re-exported
+                                         paper_text, piece_lines)
+from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.mechanism.expr import for_people
 from ldpaudit.mechanism.loader import load_budgeted
@@ -67,14 +69,16 @@ def cmd_show(args) -> int:
 
         print(json.dumps({"schema_version": SCHEMA_VERSION, "command": "show", "verdict": "OK", **payload}, indent=2))
         return 0
-    print(f"{mech.name}: {mech.description}")
+    print(f"{mech.name}: {mech.description}" if mech.description else mech.name)
     if mech.source:
         print(f"  source: {mech.source}")
     print(f"  parameters: {', '.join(p.describe() for p in mech.parameters) or '(none free)'}")
     if mech.bindings:
         print(f"  bound: {', '.join(f'{k} = {v}' for k, v in mech.bindings)}")
     print(f"  inputs: x in {mech.inputs.describe()}")
-    print(f"  claimed epsilon: {mech.claimed_epsilon}")
+    claim = for_people(mech.claimed_epsilon)
+    print(f"  claimed: ({claim}, {for_people(mech.claimed_delta)})-LDP" if mech.claimed_delta is not None
+          else f"  claimed epsilon: {claim}")
     ch = mech.channel
     print(f"  channel ({ch.form}):")
     if hasattr(ch, "show_lines"):
@@ -113,11 +117,24 @@ def cmd_show(args) -> int:
                 print(f"    [{i}] w = {for_people(c.weight)}: atoms z = {for_people(c.at)} for y in {{{', '.join(map(str, c.outputs))}}}, "
                       f"Q(y|x) = {for_people(c.entry)}")
     else:
-        print(f"    f(z|x) = {for_people(ch.density)}")
+        named = density_in_names(mech)
+        density, definitions = named if named is not None else (ch.density, [])
+        for line in piece_lines(density):
+            print(f"    {line}")
+        if definitions:
+            print("    where")
+            for name, expr in definitions:
+                print(f"      {name} = {paper_text(expr)}")
     print("  LaTeX:")
     print(f"    \\varepsilon = {sp.latex(mech.claimed_epsilon)}")
-    for line in channel_latex_lines(ch):
-        print(f"    {line}")
+    named = density_in_names(mech) if isinstance(ch, DensityChannel) else None
+    if named is not None:  # in the spec's own names, the definitions under it
+        print(f"    f(z \\mid x) = {sp.latex(named[0])}")
+        for name, expr in named[1]:
+            print(f"    {sp.latex(sp.Symbol(name))} = {sp.latex(expr)}")
+    else:
+        for line in channel_latex_lines(ch):
+            print(f"    {line}")
     for note in mech.notes:
         print(f"  validated: {note}")
     return 0

@@ -106,3 +106,157 @@ def channel_latex_lines(ch) -> list[str]:
             lines.append(f"{side}: {body}")
         return lines
     return [f"f(z \\mid x) = {sp.latex(ch.density)}"]
+
+
+# --- a density as the paper prints it ----------------------------------------------------------
+
+
+def density_in_names(mech):
+    """``(density, definitions)`` in the names the spec file uses (``p if l <= z <= r else ...``
+    with C, p, l, r under it), read again from the file by the same allow-list parser (nothing is
+    evaluated); None when the mechanism has no spec file or no ``[definitions]``. Each definition
+    is in the parameters, x, z and the definitions above it."""
+    import tomllib
+    from pathlib import Path
+
+    from ldpaudit.mechanism.expr import parse_expression
+    from ldpaudit.mechanism.params import X, Z
+
+    path = getattr(mech, "spec_path", None)
+    if not path:
+        return None
+    try:
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    raw = doc.get("definitions")
+    text = (doc.get("channel") or {}).get("density")
+    if not isinstance(raw, dict) or not raw or not isinstance(text, str):
+        return None
+    scope = {**{p.name: p.symbol for p in mech.parameters}, "x": X, "z": Z}
+    scope.update({k: sp.sympify(v) for k, v in mech.bindings})
+    names = {}
+    definitions = []
+    try:
+        for name, value in raw.items():
+            expr = parse_expression(value, {**scope, **names}, field=f"definitions.{name}")
+            definitions.append((name, expr))
+            names[name] = sp.Symbol(name, real=True)
+        density = parse_expression(text, {**scope, **names}, field="channel.density")
+    except Exception:  # the loader accepted the file; if it changed since, show the inlined form
+        return None
+    return density, definitions
+
+
+def piece_lines(expr) -> list[str]:
+    """``f(z|x) = value   if condition`` one piece a line, the first that holds applies (a nested
+    ``a if c else b`` flattened in order), conditions on z written ``lo <= z <= hi``."""
+    for_people = paper_text
+    pieces = _pieces(expr)
+    if len(pieces) == 1:
+        return [f"f(z|x) = {for_people(pieces[0][0])}"]
+    values = [for_people(v) for v, _ in pieces]
+    wide = max(len(v) for v in values)
+    out = []
+    for i, (value, (_, cond)) in enumerate(zip(values, pieces)):
+        head = "f(z|x) = " if i == 0 else " " * len("f(z|x) = ")
+        if cond is sp.true or cond is True:
+            when = "otherwise"
+        else:
+            when = ("if " if i == 0 else "else if ") + _condition_text(cond)
+        out.append(f"{head}{value.ljust(wide)}   {when}")
+    return out
+
+
+def _pieces(expr) -> list[tuple]:
+    if not isinstance(expr, sp.Piecewise):
+        return [(expr, sp.true)]
+    out = []
+    for value, cond in expr.args:
+        if isinstance(value, sp.Piecewise) and (cond is sp.true or cond is True):
+            out.extend(_pieces(value))
+        elif isinstance(value, sp.Piecewise):
+            out.extend((v, sp.And(cond, c)) for v, c in _pieces(value))
+        else:
+            out.append((value, cond))
+    return out
+
+
+def _condition_text(cond) -> str:
+    """``l <= z <= r`` for a band in z, ``|x - z| <= b``, ``and``/``or`` in words."""
+    if isinstance(cond, sp.And):
+        lower = upper = None
+        rest = []
+        for a in cond.args:
+            bound = _z_bound(a)
+            if bound is not None and bound[0] in (">", ">=") and lower is None:
+                lower = bound
+            elif bound is not None and bound[0] in ("<", "<=") and upper is None:
+                upper = bound
+            else:
+                rest.append(a)
+        parts = [_condition_text(a) for a in rest]
+        if lower and upper:
+            parts.insert(0, f"{paper_text(lower[1])} {lower[0].replace('>', '<')} z {upper[0]} {paper_text(upper[1])}")
+        else:
+            parts[:0] = [f"z {b[0]} {paper_text(b[1])}" for b in (lower, upper) if b]
+        return " and ".join(parts)
+    if isinstance(cond, sp.Or):
+        return " or ".join(f"({_condition_text(a)})" for a in cond.args)
+    if isinstance(cond, sp.Not):
+        return f"not ({_condition_text(cond.args[0])})"
+    bound = _z_bound(cond)
+    if bound is not None:
+        return f"z {bound[0]} {paper_text(bound[1])}"
+    if isinstance(cond, sp.core.relational.Relational):
+        lhs, rhs, op = cond.lhs, cond.rhs, cond.rel_op
+        if isinstance(rhs, sp.Abs) and op in (">=", ">"):   # b >= |x - z|: |x - z| <= b
+            lhs, rhs, op = rhs, lhs, op.replace(">", "<")
+        return f"{paper_text(lhs)} {op} {paper_text(rhs)}"
+    return paper_text(cond)
+
+
+def _z_bound(rel) -> tuple[str, sp.Basic] | None:
+    """``(op, bound)`` when ``rel`` is ``z op bound`` in disguise (``r >= z``, ``C >= -z``)."""
+    from ldpaudit.mechanism.params import Z
+
+    if not isinstance(rel, sp.core.relational.Relational) or rel.rel_op not in ("<", "<=", ">", ">="):
+        return None
+    d = sp.expand(rel.lhs - rel.rhs)
+    k = d.coeff(Z)
+    rest = sp.expand(d - k * Z)
+    if k not in (1, -1) or rest.has(Z):
+        return None
+    op = rel.rel_op
+    if k == -1:   # -z + rest op 0  <=>  z op' rest
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]
+        return op, rest
+    return op, -rest
+
+
+def paper_text(expr) -> str:
+    """An expression as a paper prints it in plain text: e^ε-style powers of e (``e^epsilon``,
+    ``e^(epsilon/2)``), ``|x - z|`` for absolute values, ``e`` for Euler's number."""
+    from sympy.printing.precedence import PRECEDENCE
+    from sympy.printing.str import StrPrinter
+
+    class _Paper(StrPrinter):
+        def _print_Exp1(self, e):
+            return "e"
+
+        def _print_exp(self, e):
+            arg = e.args[0]
+            text = self._print(arg)
+            simple = arg.is_Symbol or arg.is_Integer and arg >= 0
+            return f"e^{text}" if simple else f"e^({text})"
+
+        def _print_Abs(self, e):
+            return f"|{self._print(e.args[0])}|"
+
+        def _print_Pow(self, e, rational=False):
+            if e.base is sp.E:
+                return self._print_exp(sp.exp(e.exp, evaluate=False))
+            return super()._print_Pow(e, rational)
+
+    _ = PRECEDENCE
+    return _Paper().doprint(expr)
