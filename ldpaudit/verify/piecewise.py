@@ -24,6 +24,7 @@ pair of branches attains, proved to bound every pair.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import time
 
@@ -35,7 +36,7 @@ from ldpaudit.mechanism.checks import is_zero
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.params import X, Z, Parameter
-from ldpaudit.mechanism.piecewise import NotPiecewiseLinear, PiecewiseDensity
+from ldpaudit.mechanism.piecewise import NotPiecewiseLinear, flattened
 from ldpaudit.verify import exact, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Query
@@ -61,7 +62,7 @@ class _Setup:
         self.mech = mech
         dom = mech.inputs
         try:
-            self.pd = PiecewiseDensity(mech.channel.density, Z)
+            self.pd = flattened(mech.channel.density, Z)
         except NotPiecewiseLinear as exc:
             raise Unsupported(str(exc)) from None
         self.xa = Parameter("xa", "real", dom.low, dom.high)
@@ -113,13 +114,23 @@ def rel(enc: Encoder, expr: sp.Basic, op: str, *, minus: tuple = ()):
     poly = enc.poly(expr)
     if minus:
         poly = poly - sp.Mul(*[enc.poly(f) for f in minus])
-    n, q = smt.fraction(poly)
-    n, q = sp.expand(n), sp.expand(q)
+    n, q, nq = _cleared(poly)
     if op in ("==", "!="):
         return smt._cmp(enc.z3(n), op, 0)
     if q.is_Rational:
         return smt._cmp(enc.z3(n), op if q > 0 else {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op], 0)
-    return smt._cmp(enc.z3(sp.expand(n * q)), op, 0)
+    return smt._cmp(enc.z3(nq), op, 0)
+
+
+@functools.lru_cache(maxsize=4096)
+def _cleared(poly: sp.Basic) -> tuple[sp.Basic, sp.Basic, sp.Basic | None]:
+    """The numerator n and denominator q of ``poly`` over a common denominator, expanded, and
+    n·q expanded when q is not a number. A pure function of ``poly``, asked for again and again:
+    every query of one proof compares z with the same breakpoints (half of a proof's CPU
+    was spent here, on the same relations)."""
+    n, q = smt.fraction(poly)
+    n, q = sp.expand(n), sp.expand(q)
+    return n, q, None if q.is_Rational else sp.expand(n * q)
 
 
 def boolean(cond, terms: dict):
@@ -223,6 +234,23 @@ def feasible_orders(setup: _Setup, enc: Encoder, *, rlimit) -> tuple[list[tuple[
 
 
 def validity(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> Validity:
+    """∫ f = 1 and f >= 0 over every order of the breakpoints (see :class:`Validity`); proved once
+    per mechanism in a process (``verify --tight`` proves the claim and ε*, each with it)."""
+    return _once(_validity, mech, rlimit)
+
+
+def _once(func, mech: Mechanism, rlimit):
+    """``func(mech, rlimit)``, remembered: a pure function of its arguments (an exception, which
+    names what was shown wrong, is raised again each time)."""
+    try:
+        hash(mech)
+    except TypeError:
+        return func.__wrapped__(mech, rlimit)
+    return func(mech, rlimit)
+
+
+@functools.lru_cache(maxsize=32)
+def _validity(mech: Mechanism, rlimit) -> Validity:
     try:
         setup = _Setup(mech)
         enc = setup.encoder()
@@ -492,6 +520,13 @@ def _exact_witness(setup: _Setup, xa, xb, z, claim) -> Witness | None:
 
 
 def _tight(setup: _Setup, *, rlimit) -> tuple[sp.Basic, tuple[int, int]]:
+    """ε* and the pair of branches attaining it; found once per mechanism in a process."""
+    return _once(_tight_of, setup.mech, rlimit)
+
+
+@functools.lru_cache(maxsize=32)
+def _tight_of(mech: Mechanism, rlimit) -> tuple[sp.Basic, tuple[int, int]]:
+    setup = _Setup(mech)
     pd = setup.pd
     values = [b.value for b in pd.branches]
     if any(v.has(Z) or v.has(X) for v in values if v != 0):
