@@ -43,20 +43,21 @@ def verify_finite(mech: Mechanism, claim, *, rlimit, start, tight: bool = True) 
     return _verify_symbolic(problem, claim, rlimit=rlimit, start=start, tight=tight)
 
 
-def tight_finite(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
-    """ε* of a finite channel in closed form, proved, with a witness attaining it."""
+def tight_finite(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT, witness: bool = True) -> TightEpsilon:
+    """ε* of a finite channel in closed form, proved, with a witness attaining it (none with
+    ``witness=False``, for a caller that keeps only the value and the proof)."""
     try:
         problem = build(mech)
         value = tight_closed_form(problem, rlimit=rlimit)
     except Unsupported as exc:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {exc}")
+    attaining = _attaining_witness if witness else (lambda *args: None)
     if value == sp.oo:
-        return TightEpsilon(mech.name, sp.oo, None, _attaining_witness(mech, problem, value), method=problem.method)
+        return TightEpsilon(mech.name, sp.oo, None, attaining(mech, problem, value), method=problem.method)
     proof = None
     if value != 0:
         proof = verify_finite(mech, sp.sympify(value), rlimit=rlimit, start=time.perf_counter(), tight=False)
-    witness = _attaining_witness(mech, problem, value)
-    return TightEpsilon(mech.name, value, proof, witness, method=problem.method)
+    return TightEpsilon(mech.name, value, proof, attaining(mech, problem, value), method=problem.method)
 
 
 def _tight_numeric(problem: Problem) -> sp.Basic:

@@ -113,12 +113,13 @@ def _explicit_numeric(mech: Mechanism, ch: ExplicitChannel, method: str) -> Prob
     if rational:
         facts, best = _rational_columns(inputs, outputs, matrix)
     else:
+        compare = _compare_once()  # columns repeat the same few entries (OLH: 2 values, 2^k columns)
         for j, y in enumerate(outputs):
             column = [row[j] for row in matrix]
             distinct = list(dict.fromkeys(column))
             hi = lo = distinct[0]
             for v in distinct[1:]:
-                c_hi, c_lo = exact.compare(v, hi), exact.compare(v, lo)
+                c_hi, c_lo = compare(v, hi), compare(v, lo)
                 if c_hi is None or c_lo is None:
                     raise Unsupported(f"cannot order the entries of column y={y} exactly")
                 if c_hi > 0:
@@ -132,19 +133,32 @@ def _explicit_numeric(mech: Mechanism, ch: ExplicitChannel, method: str) -> Prob
             tag = (inputs[i_hi], inputs[i_lo], y)
             ratio = sp.oo if lo == 0 else hi / lo
             facts.append(Fact(hi, lo, tag, where=f"column y={y}"))
-            if best is None or _greater(ratio, best[1]):
+            if best is None or _greater(ratio, best[1], compare):
                 best = (tag, ratio)
     problem = Problem(mech, facts, f"{method}: per-column max/min ({len(outputs)} obligations)", True, best=best)
     problem.locate = lambda tag: (tag[0], tag[1], tag[2], "")
     return problem
 
 
-def _greater(a, b) -> bool:
+def _compare_once():
+    """:func:`exact.compare` remembering its answers (each builds an encoder and rational
+    enclosures of every exponential)."""
+    answers: dict = {}
+
+    def compare(a, b):
+        if (a, b) not in answers:
+            answers[a, b] = exact.compare(a, b)
+        return answers[a, b]
+
+    return compare
+
+
+def _greater(a, b, compare=exact.compare) -> bool:
     if b == sp.oo:
         return False
     if a == sp.oo:
         return True
-    c = exact.compare(a, b)
+    c = compare(a, b)
     if c is None:
         raise Unsupported(f"cannot compare {a} and {b} exactly")
     return c > 0

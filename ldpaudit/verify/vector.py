@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 
 import sympy as sp
@@ -58,7 +59,17 @@ def tight_vector(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
 
 
 def _vertex_mechanisms(mech: Mechanism):
-    """[(d, bound mechanism, vertex mechanism)] for every d to check, or a reason string."""
+    """[(d, bound mechanism, vertex mechanism)] for every d to check, or a reason string; built
+    once per mechanism in a process (the claim and ε* are each proved on them)."""
+    try:
+        hash(mech)
+    except TypeError:  # an unhashable mechanism: nothing to remember it by
+        return _vertex_mechanisms_of.__wrapped__(mech)
+    return _vertex_mechanisms_of(mech)
+
+
+@functools.lru_cache(maxsize=16)
+def _vertex_mechanisms_of(mech: Mechanism):
     ch = mech.channel
     if not ch.affine():
         return ("the latent law is not affine in x, so the extremes of Q(s|x) need not be at the box's vertices; "
@@ -144,7 +155,7 @@ def _tight_signs(mech, *, rlimit) -> TightEpsilon:
         return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {cases}")
     best = None
     for d, bound, vm in cases:
-        t = finite.tight_finite(vm, rlimit=rlimit)
+        t = finite.tight_finite(vm, rlimit=rlimit, witness=best is None)  # the first d's witness is the one shown
         if t.value is sp.nan or t.value != t.value:
             return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown at d = {d}: {t.method}")
         if best is None:
