@@ -11,18 +11,41 @@ The only package that imports z3. Entry points:
 * :func:`summary` — a one-line verdict for ``ldpaudit check``.
 """
 
-from ldpaudit.mechanism.core import Mechanism
-from ldpaudit.verify.certificate import reproduce_certificates, write_certificate
-from ldpaudit.verify.core import tight_epsilon, verify
-from ldpaudit.verify.delta import delta_for
-from ldpaudit.verify.floats import verify_float_params
-from ldpaudit.verify.result import DeltaResult, FloatReport, Status, TightEpsilon, Verdict, Witness
+from __future__ import annotations
 
-PROVED, REFUTED, UNKNOWN = Status.PROVED, Status.REFUTED, Status.UNKNOWN
+from ldpaudit._callable import lazy_names, make_callable
+
+#: public name -> the module that defines it (imported on first use: ``ldpaudit.verify.text``,
+#: which derive's and render's output use, needs neither z3 nor the provers)
+_API = {
+    "verify": "ldpaudit.verify.core",
+    "tight_epsilon": "ldpaudit.verify.core",
+    "delta_for": "ldpaudit.verify.delta",
+    "verify_float_params": "ldpaudit.verify.floats",
+    "write_certificate": "ldpaudit.verify.certificate",
+    "reproduce_certificates": "ldpaudit.verify.certificate",
+    "DeltaResult": "ldpaudit.verify.result",
+    "FloatReport": "ldpaudit.verify.result",
+    "Status": "ldpaudit.verify.result",
+    "TightEpsilon": "ldpaudit.verify.result",
+    "Verdict": "ldpaudit.verify.result",
+    "Witness": "ldpaudit.verify.result",
+}
+_names = lazy_names(__name__, _API)
 
 
-def summary(mech: Mechanism) -> str:
+def __getattr__(name: str):
+    if name in ("PROVED", "REFUTED", "UNKNOWN"):
+        from ldpaudit.verify.result import Status
+
+        return Status[name]
+    return _names(name)
+
+
+def summary(mech) -> str:
     """A short verdict for the ``ldpaudit check`` table, e.g. ``PROVED ε*=epsilon (all d, epsilon)``."""
+    from ldpaudit.verify.core import verify
+    from ldpaudit.verify.result import Status
     from ldpaudit.verify.text import sstr
 
     verdict = verify(mech)
@@ -43,6 +66,4 @@ __all__ = [
 
 
 # ``ldpaudit.verify(...)`` calls :func:`verify`
-from ldpaudit._callable import make_callable  # noqa: E402
-
 make_callable(__name__, "verify")
