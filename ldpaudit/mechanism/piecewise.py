@@ -143,7 +143,8 @@ class PiecewiseDensity:
 
     def _atom(self, h: sp.Basic, op: str, shown) -> sp.Basic:
         z = self.z
-        poly = sp.Poly(sp.expand(h), z) if sp.expand(h).is_polynomial(z) else None
+        expanded = sp.expand(h)
+        poly = sp.Poly(expanded, z) if expanded.is_polynomial(z) else None
         if poly is None or poly.degree() != 1:
             raise NotPiecewiseLinear(f"the condition {shown} is not linear in z")
         a, c = poly.all_coeffs()
@@ -213,9 +214,28 @@ class PiecewiseDensity:
         for g, v in zip(self.breakpoints, values):
             if not v.is_number or v.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
                 raise InvalidSpec(f"{self.where}: the breakpoint z = {g} is {v} at {_point_text(subs)}")
-        keyed = [(_sort_key(v), k) for k, v in enumerate(values)]  # noqa: E501
+        keyed = [(self._key(v), k) for k, v in enumerate(values)]
         order = [k for _, k in sorted(keyed)]
         return order, values
+
+    def _key(self, v: sp.Basic) -> sp.Basic:
+        """:func:`_sort_key` of a breakpoint's value, remembered (the same values recur at every
+        input of a parameter point)."""
+        keys = self.__dict__.setdefault("_keys", {})
+        if v not in keys:
+            keys[v] = _sort_key(v)
+        return keys[v]
+
+    def _gap_sign(self, lo: sp.Basic, hi: sp.Basic) -> int:
+        """The exact sign of hi - lo for two breakpoint values: read off their 30-digit sort keys
+        when these differ by far more than their error, else :func:`_sign`."""
+        a, b = self._key(lo), self._key(hi)
+        gap = b - a
+        if gap.is_Rational:
+            return int(gap.p > 0) - int(gap.p < 0)
+        if abs(gap) > _SEPARATED * max(1, abs(a), abs(b)):
+            return 1 if gap > 0 else -1
+        return _sign(hi - lo)
 
     def mass_at(self, subs: Mapping, at: tuple | None = None) -> sp.Basic:
         """The exact mass at a point (``at``: its :meth:`order_at`, when already computed)."""
@@ -234,7 +254,7 @@ class PiecewiseDensity:
         groups, run = [], [order[0]] if order else []
         try:
             for a, b in zip(order, order[1:]):
-                if _sign(values[b] - values[a]) == 0:
+                if self._gap_sign(values[a], values[b]) == 0:
                     run.append(b)
                 else:
                     groups.append(run)
@@ -265,7 +285,7 @@ class PiecewiseDensity:
         total = sp.Integer(0)
         for value, lo, hi in zip(cells, pts[:-1], pts[1:]):
             value = sp.sympify(value).xreplace(subs)
-            if value == 0 or (lo.is_finite and hi.is_finite and _sign(hi - lo) <= 0):
+            if value == 0 or (lo.is_finite and hi.is_finite and self._gap_sign(lo, hi) <= 0):
                 continue
             total += integrate_cell(weight * value, self.z, lo, hi)
         return total
@@ -285,7 +305,7 @@ class PiecewiseDensity:
             elif hi is None:
                 zs = [lo + 1]
             else:
-                if _sign(hi - lo) <= 0:
+                if self._gap_sign(lo, hi) <= 0:
                     continue
                 zs = [(lo + hi) / 2]
             here = sp.sympify(value).xreplace(subs)
@@ -338,6 +358,10 @@ def _known_sign(a: sp.Basic) -> int | None:
         if v < 0:
             return -1
     return None
+
+
+#: two 30-digit sort keys this far apart (relative) are two different numbers in that order
+_SEPARATED = sp.Float("1e-20", 30)
 
 
 def _sort_key(v: sp.Basic) -> sp.Basic:
