@@ -66,11 +66,16 @@ def test_kairouz2016_full_sweep_is_the_same_bits_with_the_vector_extensions_off(
     assert _compare_exactly(_regenerate_plain(tmp_path, "kairouz2016"), PROOFS / "kairouz2016") >= 2
 
 
-def test_the_reduced_kairouz_sweep_is_the_same_bits_here_and_on_the_plainer_cpu():
-    """The reduced sweep (not committed) in this process and in a plainer one: every figure,
-    the decoder's ranks and the conclusions equal as written."""
-    code = ("import json; from ldpaudit.report.kairouz_open import run_sweeps, conclusions; "
-            "r = run_sweeps('reduced', seed=11); print(json.dumps(dict(r, conclusions=conclusions(r))))")
+def test_kairouz_decoded_losses_are_the_same_bits_here_and_on_the_plainer_cpu():
+    """O-RR and O-RAPPOR losses (not committed at these settings) in this process and in a
+    plainer one, at a rank-deficient channel (C·k < S), the conditioning spike (C·k = S) and a
+    full-rank one, open and closed alphabets: every figure and the decoder's ranks equal as
+    written."""
+    code = ("import json; from ldpaudit.report import kairouz_open as K; p = K.geometric(256); ns = (10**5, 10**6); "
+            "out = [K.orr_losses(p, 1.0, 2, 16, 'open', ns, 3, 11), K.orr_losses(p, 1.0, 16, 16, 'closed', ns, 3, 11), "
+            "K.orappor_losses(p, 1.0, 128, 2, 2, 'open', ns, 3, 11), K.orr_losses(p, 4.0, 512, 16, 'open', ns, 3, 11)]; "
+            "print(json.dumps([{'rank': r['rank'], 'losses': {str(n): v for n, v in r['losses'].items()}} for r in out]))")
     here = json.loads(plain_cpu.run(["-c", code], plain=False).stdout)
     plain = json.loads(plain_cpu.run(["-c", code], plain=True).stdout)
     assert json_differences(plain, here, exact=True) == []
+    assert [r["rank"] for r in here] == [17, 241, 256, 256]
