@@ -160,3 +160,29 @@ def test_check_refutes_a_false_epsilon_delta_claim_by_its_delta(tmp_path, capsys
     assert verify["verdict"] == "REFUTED"
     assert verify["text"] == "REFUTED: δ(1) ≈ 4.11369e-8 > δ = 1/10000000000 (pair x=1, x'=0)"
     assert "Phi" in verify["exact_delta"]
+
+
+def test_show_and_verify_outputs_are_read_back_for_the_same_bytes(tmp_path, monkeypatch, capsys):
+    """A second show/verify of the same command line on the same spec bytes prints the same
+    text from the cache (a planted entry proves the lookup); an edited spec, a certificate
+    (it writes files) and an inconclusive verdict are never answered from it."""
+    monkeypatch.setenv("LDPAUDIT_CACHE_DIR", str(tmp_path / "cache"))
+    spec = tmp_path / "krr.toml"
+    spec.write_text((Path("specs") / "krr.toml").read_text())
+    for argv in (["show", str(spec)], ["verify", str(spec), "--tight"], ["verify", str(spec), "--epsilon", "1/2", "-p", "d=4"]):
+        code = main(argv)
+        first = capsys.readouterr().out
+        assert main(argv) == code and capsys.readouterr().out == first
+    entries = sorted((tmp_path / "cache" / "output").iterdir())
+    assert len(entries) == 3
+    refuted = [e for e in entries if e.read_text().startswith("1\n")]
+    assert len(refuted) == 1 and "REFUTED" in refuted[0].read_text()
+    refuted[0].write_text("1\nplanted\n")
+    assert main(["verify", str(spec), "--epsilon", "1/2", "-p", "d=4"]) == 1 and capsys.readouterr().out == "planted\n"
+    spec.write_text(spec.read_text() + "\n# edited\n")
+    assert main(["verify", str(spec), "--epsilon", "1/2", "-p", "d=4"]) == 1
+    assert capsys.readouterr().out.startswith("REFUTED: ")
+    assert main(["verify", str(spec), "--certificate", str(tmp_path / "cert")]) == 0
+    assert any((tmp_path / "cert").iterdir())
+    assert main(["verify", str(spec), "--rlimit", "1"]) == 3   # UNKNOWN: not kept
+    assert len(list((tmp_path / "cache" / "output").iterdir())) == 4
