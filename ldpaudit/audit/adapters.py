@@ -46,11 +46,39 @@ class Outputs:
     digest: int | None = None       # hash of the raw draw sequence (only when asked for)
 
 
-class Chunks(list):
-    """The outputs of consecutive chunks; ``flat``, when known, is one 1-d array holding all
-    their values back to back (each chunk's array a view of it)."""
+class FlatChunks:
+    """The outputs of consecutive chunks as slices of one 1-d array ``flat`` (``sizes[i]``
+    values each), made when asked for: a block's tally reads ``flat`` and only the few chunks
+    it counts one by one (``make(array, size)`` turns a slice into what the caller wants).
+    ``narrow``: the same values in a smaller dtype, when they came so (an isolated worker's
+    wire dtype); ``flat`` is then made from it when first asked for."""
 
-    flat = None
+    def __init__(self, flat, sizes: list[int], make=None, *, narrow: np.ndarray | None = None, dtype=None):
+        self._flat, self.sizes, self.make = flat, sizes, make
+        self.narrow, self.dtype = narrow, dtype
+        self._offsets = None
+
+    @property
+    def flat(self) -> np.ndarray:
+        if self._flat is None:
+            self._flat = self.narrow.astype(self.dtype)
+        return self._flat
+
+    @property
+    def offsets(self) -> list[int]:
+        if self._offsets is None:
+            self._offsets = np.concatenate([[0], np.cumsum(self.sizes)]).tolist()
+        return self._offsets
+
+    def __len__(self) -> int:
+        return len(self.sizes)
+
+    def __getitem__(self, i: int):
+        a = self.flat[self.offsets[i]:self.offsets[i + 1]]
+        return a if self.make is None else self.make(a, self.sizes[i])
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self.sizes)))
 
 
 @dataclass(frozen=True)
@@ -433,15 +461,17 @@ class Sampler:
         except Exception as exc:
             raise RandomizerError(
                 f"randomizer raised {type(exc).__name__} for input {tasks[0][0]!r}: {exc}") from exc
-        outs = Chunks()
-        plain = not self.digest and self.output_space is None
-        for (x, n, _, _), y in zip(tasks, ys):
-            if plain and type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biu" and y.shape[0] == n:
-                outs.append(Outputs("array", y, None, n))      # what _outputs_from_batch gives, checked
-            else:
-                outs.append(self._batch_outputs(x, y, n))
-        outs.flat = getattr(ys, "flat", None)
-        return outs
+        if not self.digest and self.output_space is None and isinstance(ys, FlatChunks):
+            kind = (ys.dtype if ys.narrow is not None else ys.flat.dtype).kind
+            if kind in "biu" or kind == "f" and np.isfinite(ys.flat).all():
+                # each chunk a 1-d numeric array of its n values (the transport checked the
+                # lengths): what _outputs_from_batch gives, made when asked for
+                return FlatChunks(ys._flat, ys.sizes, _array_outputs, narrow=ys.narrow, dtype=ys.dtype)
+        return [self._batch_outputs(x, y, n) for (x, n, _, _), y in zip(tasks, ys)]
+
+
+def _array_outputs(values: np.ndarray, n: int) -> Outputs:
+    return Outputs("array", values, None, n)
 
 
 def _space_repr(space) -> str:

@@ -15,14 +15,16 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import operator
 import time
 from typing import Iterator
 
 import numpy as np
 
-from ldpaudit.audit.adapters import Outputs, Sampler
+from ldpaudit.audit.adapters import FlatChunks, Outputs, Sampler
 from ldpaudit.errors import RandomizerError
 
+_FIRST, _SECOND, _THIRD, _FOURTH = (operator.itemgetter(i) for i in range(4))
 CHUNK = 1 << 16                 # draws per task; seeds are per chunk, so results do not depend on workers
 _POOL_BLOCK = 4096              # jobs handed to a local pool at once
 BLOCK_CELLS = 1 << 20           # output cells (draws x columns) of the chunks drawn as one block, at most
@@ -172,25 +174,35 @@ class ByPosition:
 
 
 class Block:
-    """Consecutive chunks drawn together: the input index, input and Outputs of each."""
+    """Consecutive chunks drawn together: the input index, input, number of draws and Outputs
+    of each (``outs[i]``, made when asked for where the sampler can)."""
 
-    __slots__ = ("indices", "inputs", "outs", "_flat")
+    __slots__ = ("indices", "inputs", "counts", "outs", "_flat")
 
-    def __init__(self, indices: list, inputs: list, outs: list[Outputs], flat: np.ndarray | None = None):
-        self.indices, self.inputs, self.outs = indices, inputs, outs
-        self._flat = False if flat is None else flat
+    def __init__(self, indices: list, inputs: list, counts: list[int], outs):
+        self.indices, self.inputs, self.counts, self.outs = indices, inputs, counts, outs
+        self._flat = False
 
     def sizes(self) -> list[int]:
-        return [out.n for out in self.outs]
+        return self.counts
 
     def flat(self) -> np.ndarray | None:
         """The values of every chunk back to back, when all are 1-d arrays of one dtype (as an
         isolated randomizer sends them: no copy), else None."""
         if self._flat is False:
-            values = [out.values if out.kind == "array" else None for out in self.outs]
-            ok = all(v is not None and v.ndim == 1 and v.dtype == values[0].dtype for v in values)
-            self._flat = (np.concatenate(values) if len(values) > 1 else values[0]) if ok else None
+            flat = self.outs.flat if isinstance(self.outs, FlatChunks) else None
+            if flat is None:
+                values = [out.values if out.kind == "array" else None for out in self.outs]
+                ok = all(v is not None and v.ndim == 1 and v.dtype == values[0].dtype for v in values)
+                flat = (np.concatenate(values) if len(values) > 1 else values[0]) if ok else None
+            self._flat = flat
         return self._flat
+
+    def narrow(self) -> tuple[np.ndarray | None, np.dtype | None]:
+        """The values of :meth:`flat` in the smaller dtype they travelled in, and the dtype they
+        stand for, when an isolated randomizer sent them so (nothing widened); else (None, None)."""
+        narrow = self.outs.narrow if isinstance(self.outs, FlatChunks) else None
+        return (narrow, self.outs.dtype) if narrow is not None else (None, None)
 
 
 class Draws:
@@ -211,33 +223,43 @@ class Draws:
             sampler.digest = True
             self.pool = ctx.Pool(workers, initializer=_worker_init, initargs=(sampler,))
 
+    def _counts(self, phase, size: int) -> np.ndarray:
+        """The chunk numbers of a phase by input position, at least ``size`` of them."""
+        counts = self.chunk_no.get(phase)
+        if counts is None or counts.size < size:
+            grown = np.zeros(max(size, 2 * (0 if counts is None else counts.size), 64), dtype=np.int64)
+            if counts is not None:
+                grown[:counts.size] = counts
+            counts = self.chunk_no[phase] = grown
+        return counts
+
     def task(self, job: tuple[int, object, int, int]) -> tuple:
         """(input, draws, entropy, spawn key) of a job (input index, input, draws, phase): the
         chunk's seed is SeedSequence(entropy, spawn_key=(phase, input index, chunk number)), the
-        chunk number counting the input's earlier chunks of that phase (a list of small ints by
-        input position: 8 MB per phase at 10^6 inputs, where a dict of tuples took ~150 MB)."""
+        chunk number counting the input's earlier chunks of that phase (an int64 array by input
+        position: 8 MB per phase at 10^6 inputs, where a dict of tuples took ~150 MB)."""
         index, x, n, phase = job
-        counts = self.chunk_no.get(phase)
-        if counts is None:
-            counts = self.chunk_no[phase] = []
-        if index >= len(counts):
-            counts.extend([0] * max(int(index) + 1 - len(counts), len(counts), 64))
-        k = counts[index]
+        counts = self._counts(phase, int(index) + 1)
+        k = int(counts[index])
         counts[index] = k + 1
         return x, n, self.entropy, (phase, index, k)
 
-    def tasks(self, jobs) -> list[tuple]:
-        """The tasks of a list of jobs (see :meth:`task`)."""
-        out, entropy, chunk_no = [], self.entropy, self.chunk_no
-        for index, x, n, phase in jobs:
-            counts = chunk_no.get(phase)
-            if counts is None or index >= len(counts):
-                out.append(self.task((index, x, n, phase)))
-                continue
-            k = counts[index]
-            counts[index] = k + 1
-            out.append((x, n, entropy, (phase, index, k)))
-        return out
+    def tasks(self, jobs: list) -> list[tuple]:
+        """The tasks of a list of jobs (see :meth:`task`); the chunk numbers of a block of
+        distinct inputs of one phase at once."""
+        if len(jobs) < 8:
+            return [self.task(job) for job in jobs]
+        indices = list(map(_FIRST, jobs))
+        phases = set(map(_FOURTH, jobs))
+        if len(phases) != 1 or len(set(indices)) != len(indices):
+            return [self.task(job) for job in jobs]
+        phase = phases.pop()
+        at = np.asarray(indices, dtype=np.int64)
+        counts = self._counts(phase, int(at.max()) + 1)
+        ks = counts[at]
+        counts[at] = ks + 1
+        entropy = self.entropy
+        return [(x, n, entropy, (phase, index, k)) for (index, x, n, _), k in zip(jobs, ks.tolist())]
 
     def draw(self, jobs) -> Iterator[tuple[int, Outputs]]:
         """jobs: (input index, input, draws, phase) chunks, a list or an iterator (read as it
@@ -260,26 +282,39 @@ class Draws:
 
     def _blocks(self, jobs) -> Iterator[list]:
         """Consecutive jobs in groups of at most BLOCK_JOBS chunks and BLOCK_CELLS output cells
-        (at the widest output seen so far), read as they go."""
-        block, cells, width = [], 0, self.width
-        for job in jobs:
-            size = job[2] * width
-            if cells + size > BLOCK_CELLS and block or len(block) >= BLOCK_JOBS:
-                yield block
-                block, cells, width = [], 0, self.width
-            block.append(job)
-            cells += size
-        if block:
+        (at the widest output seen so far), read as they go: as many jobs as the first one's
+        size allows, fewer when the later ones are larger."""
+        jobs = iter(jobs)
+        pending: list = []
+        while True:
+            if not pending:
+                first = next(jobs, None)
+                if first is None:
+                    return
+                pending = [first]
+            width = self.width
+            room = max(1, min(BLOCK_JOBS, BLOCK_CELLS // max(1, pending[0][2] * width)))
+            block = pending + list(itertools.islice(jobs, max(0, room - len(pending))))
+            pending = []
+            if sum(map(_THIRD, block)) * width > BLOCK_CELLS and len(block) > 1:
+                cells, cut = 0, 0
+                for cut, job in enumerate(block):
+                    cells += job[2] * width
+                    if cells > BLOCK_CELLS and cut:
+                        break
+                else:
+                    cut = len(block)
+                block, pending = block[:cut], block[cut:]
             yield block
 
     def _draw_block(self, block: list) -> list[Outputs]:
         tasks = self.tasks(block)
         outs = self.sampler.draw_block(tasks)
-        if getattr(outs, "flat", None) is None:    # else: scalars, one array
+        if not isinstance(outs, FlatChunks):     # else: 1-d arrays, one flat array
             for out in outs:
                 if out.kind == "array" and out.values.ndim == 2 and out.values.shape[1] > self.width:
                     self.width = out.values.shape[1]
-        self.progress.advance(sum(task[1] for task in tasks))
+        self.progress.advance(sum(map(_SECOND, tasks)))
         return outs
 
     def tally(self, jobs: list[tuple[int, object, int, int]], tally: Callable) -> Iterator[tuple[int, np.ndarray]]:
@@ -295,8 +330,8 @@ class Draws:
             return
         for block in self._blocks(jobs):
             outs = self._draw_block(block)
-            yield block[-1][0], count_block(Block([job[0] for job in block], [job[1] for job in block], outs,
-                                                  getattr(outs, "flat", None)))
+            yield block[-1][0], count_block(Block(list(map(_FIRST, block)), list(map(_SECOND, block)),
+                                                  list(map(_THIRD, block)), outs))
 
     def _check_duplicate(self, x, out: Outputs) -> None:
         self._check_digest(x, out.n, repeat_digest(out))

@@ -15,6 +15,7 @@ draws.py (chunks, seeds, Draws, Progress), which cluster.py (imported only for a
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 from dataclasses import asdict, dataclass
@@ -173,13 +174,14 @@ class Tally:
             used = None     # the inputs any of the rest uses, when all are listed
             if self.on_view is None and all(members is not None for _, members in rest):
                 used = set().union(*(members for _, members in rest))
-            for u, out in zip(block.inputs, block.outs):
+            outs = block.outs
+            for j, u in enumerate(block.inputs):
                 if used is not None and u not in used:
                     continue
                 roles = [(ci, self.chosen[ci].roles(u)) for ci, members in rest if members is None or u in members]
                 if self.on_view is None and not any(r for _, r in roles):
                     continue
-                view = self.view_of(out, u)
+                view = self.view_of(outs[j], u)
                 for ci, rs in roles:
                     for role in rs:
                         row[2 * ci + role] += self.chosen[ci].event.hits(view, u, role)
@@ -219,9 +221,10 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
     for n_look, alpha_look in looks:
         sizes = chunks(n_look - done, size=chunk)
         prog.add_total(len(used) * sum(sizes))
-        if isinstance(used, range) and isinstance(index, Positions) and index.values is None:
-            start = index.start     # consecutive integers: positions by arithmetic
-            jobs = ((u - start, u, m, phase) for u in used for m in sizes)
+        if isinstance(used, range) and isinstance(index, Positions) and index.values is None and len(sizes) == 1:
+            start = index.start     # consecutive integers, one chunk each: positions by arithmetic
+            jobs = zip(range(used.start - start, used.stop - start), used, itertools.repeat(sizes[0]),
+                       itertools.repeat(phase))
         else:
             jobs = ((index[u], u, m, phase) for u in used for m in sizes)    # generated as they are drawn
         for i, row in draws.tally(jobs, tally):

@@ -15,7 +15,7 @@ exits or is killed, all raise :class:`~ldpaudit.errors.RandomizerError` naming t
 the call (the request number of a program, the call of the function for a Python target).
 
 The isolation worker (:mod:`ldpaudit.audit.worker`) is asked for many chunks at once
-(``{"block": [[X, N, S], ...]}``) and answers with one header line and the chunks' values as
+(``{"block": {"inputs": [...], "counts": [...], "seeds": [...]}}``) and answers with one header line and the chunks' values as
 raw numpy buffers in the smallest integer dtype that holds them; the auditor checks the
 header against what it asked (how many chunks, how many draws each), the dtypes against a
 fixed list of numeric ones, the payload's length against the header and the memory budget,
@@ -37,6 +37,7 @@ import base64
 import fcntl
 import json
 import mmap
+import operator
 import os
 import select
 import shlex
@@ -219,7 +220,7 @@ def block_layout(header, counts: Sequence[int], max_bytes: int) -> tuple[list, i
             if k + run > len(counts):
                 raise BadReply(f"block header describes more than the {len(counts)} chunks asked for")
             width = trailing[0] if trailing else 1
-            cells = sum(int(c) for c in counts[k:k + run]) * width
+            cells = sum(counts[k:k + run]) * width
             layout.append(("r", size, dtype, wire, trailing, k, run))
             size += cells * wire.itemsize
             k += run
@@ -275,11 +276,16 @@ def block_outputs(layout: list, counts: Sequence[int], payload: np.ndarray, deco
     arrays (the chunks of a run are consecutive views of one array of their dtype), lists, or
     what ``decode_histogram(hist, k)`` makes of a histogram. Raises :class:`BadReply`. When
     one run of 1-d arrays holds every chunk, the result's ``flat`` is that run's array."""
-    from ldpaudit.audit.adapters import Chunks
+    from ldpaudit.audit.adapters import FlatChunks
 
-    results = Chunks([None] * len(counts))
-    if len(layout) == 1 and layout[0][0] == "r" and not layout[0][4]:
-        results.flat = True         # replaced by the run's values below
+    if len(layout) == 1 and layout[0][0] == "r" and not layout[0][4]:    # one run of 1-d arrays
+        _, offset, dtype, wire, _, _, _ = layout[0]
+        region = payload[offset:].view(wire)
+        _check_range(region, dtype, wire)
+        if wire == dtype:
+            return FlatChunks(region, list(counts))
+        return FlatChunks(None, list(counts), narrow=region, dtype=dtype)    # widened when first asked for
+    results: list = [None] * len(counts)
     for entry in layout:
         tag = entry[0]
         if tag == "r":
@@ -289,8 +295,6 @@ def block_outputs(layout: list, counts: Sequence[int], payload: np.ndarray, deco
             region = payload[offset:offset + sum(sizes) * width * wire.itemsize].view(wire)
             _check_range(region, dtype, wire)
             values = region if wire == dtype and offset % wire.itemsize == 0 else region.astype(dtype)
-            if results.flat is True:
-                results.flat = values
             start = 0
             for j, m in enumerate(sizes):
                 results[k + j] = values[start:start + m * width].reshape((m, *trailing))
@@ -330,6 +334,8 @@ def _combine(parts: list, histogram: bool):
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
     return [y for p in parts for y in p]
 
+
+_FIRST, _SECOND, _THIRD, _KEY = (operator.itemgetter(i) for i in range(4))
 
 _SIGNAL_NOTES = {
     signal.SIGSYS: "the sandbox stopped it: it tried to signal or trace another process (its parent? the auditor?)",
@@ -803,9 +809,10 @@ class ExternalRandomizer:
     def _block(self, chunks: list[tuple], histogram: bool) -> list:
         """Many chunks (x, count, seed) in one request to the isolation worker; their values
         come back as raw buffers, checked (:func:`block_layout`) before they are read."""
-        inputs = [x for x, _, _ in chunks]
-        counts = [int(c) for _, c, _ in chunks]
-        request = {"block": [[x if type(x) is int else _jsonable(x), c, s] for x, c, s in chunks]}
+        inputs = list(map(_FIRST, chunks))
+        counts = list(map(_SECOND, chunks))
+        request = {"block": {"inputs": [x if type(x) is int else _jsonable(x) for x in inputs], "counts": counts,
+                             "seeds": list(map(_THIRD, chunks))}}
         if histogram:
             request["histogram"] = True
         x = inputs[0]
@@ -908,30 +915,13 @@ class ExternalRandomizer:
         (draws.py) — in one exchange with the isolation worker: the same outputs as
         ``self(x, n, np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key)))``,
         with the seeds computed for the whole block at once. ``histogram``: as :meth:`draw_counts`."""
-        chunk = self.chunk
-        sizes = [[n] if 0 < n <= chunk else self._sizes(n) for _, n, _, _ in tasks]
-        first = tasks[0][2] if tasks else None
-        entropies = set(map(id, [entropy for _, _, entropy, _ in tasks]))
-        if len(entropies) <= 1:     # an audit's tasks: one entropy
-            by_entropy = {0: (first, range(len(tasks)))}
-        else:
-            by_entropy = {}
-            for t, (_, _, entropy, key) in enumerate(tasks):
-                by = int(entropy) if isinstance(entropy, (int, np.integer)) else repr(entropy)
-                by_entropy.setdefault(by, (entropy, []))[1].append(t)
-        task_seeds: list = [None] * len(tasks)
-        for entropy, ts in by_entropy.values():
-            if seeds.matches_numpy():
-                drawn = seeds.spawned_integers(entropy, [tuple(tasks[t][3]) for t in ts], [len(sizes[t]) for t in ts])
-            else:
-                rngs = [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=tasks[t][3])) for t in ts]
-                drawn = [[int(rng.integers(0, 2**63 - 1)) for _ in sizes[t]] for rng, t in zip(rngs, ts)]
-            for t, values in zip(ts, drawn):
-                task_seeds[t] = values
+        ns = list(map(_SECOND, tasks))
+        single = bool(ns) and 0 < min(ns) and max(ns) <= self.chunk     # one request per task (the auditor's)
+        sizes = [[n] for n in ns] if single else [self._sizes(n) for n in ns]
+        task_seeds = _task_seeds(tasks, [1] * len(tasks) if single else list(map(len, sizes)))
         histogram = histogram and self.worker
-        if len(sizes) == sum(map(len, sizes)):    # one chunk per task: the outputs as they come
-            return self._exchange([(x, m[0], seed[0]) for (x, *_), m, seed in zip(tasks, sizes, task_seeds)],
-                                  histogram)
+        if single:
+            return self._exchange(list(zip(map(_FIRST, tasks), ns, map(_FIRST, task_seeds))), histogram)
         chunks, owner = [], []
         for t, (x, _, _, _) in enumerate(tasks):
             for m, seed in zip(sizes[t], task_seeds[t]):
@@ -942,6 +932,31 @@ class ExternalRandomizer:
         for t, out in zip(owner, outputs):
             parts[t].append(out)
         return [_combine(p, histogram) for p in parts]
+
+
+def _task_seeds(tasks: Sequence[tuple], counts: list[int]) -> list[list[int]]:
+    """The first ``counts[t]`` values of ``default_rng(SeedSequence(entropy, spawn_key=key))
+    .integers(0, 2**63 - 1)`` of each task (x, n, entropy, key): the seeds of its requests."""
+    if len(set(map(id, map(_THIRD, tasks)))) <= 1:     # an audit's tasks: one entropy
+        groups = [(tasks[0][2], range(len(tasks)))] if tasks else []
+    else:
+        by_entropy: dict = {}
+        for t, (_, _, entropy, _) in enumerate(tasks):
+            key = int(entropy) if isinstance(entropy, (int, np.integer)) else repr(entropy)
+            by_entropy.setdefault(key, (entropy, []))[1].append(t)
+        groups = list(by_entropy.values())
+    out: list = [None] * len(tasks)
+    for entropy, ts in groups:
+        keys = [tuple(tasks[t][3]) for t in ts] if not isinstance(ts, range) else list(map(_KEY, tasks))
+        need = [counts[t] for t in ts] if not isinstance(ts, range) else counts
+        if seeds.matches_numpy():
+            drawn = seeds.spawned_integers(entropy, keys, need)
+        else:
+            rngs = [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=k)) for k in keys]
+            drawn = [[int(rng.integers(0, 2**63 - 1)) for _ in range(c)] for rng, c in zip(rngs, need)]
+        for t, values in zip(ts, drawn):
+            out[t] = values
+    return out
 
 
 def _jsonable(x):

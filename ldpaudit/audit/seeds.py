@@ -203,18 +203,22 @@ def spawned_integers(entropy, keys: Sequence[tuple], counts: Sequence[int]) -> l
         if length:
             table[:, len(prefix):] = spawns
         (high, low), inc = _pcg64_of(table)
-        need = [counts[i] for i in rows]
-        drawn: list = [[] for _ in rows]
-        for j in range(max(need, default=0)):
+        need = counts if isinstance(rows, range) else [counts[i] for i in rows]
+        most = max(need, default=0)
+        drawn: list = [[] for _ in rows] if most != 1 or min(need) != 1 else None
+        for j in range(most):
             high, low = _step(high, low, *inc)
             value = _xsl_rr(high, low)
             if (value * np.uint64(_RANGE) < np.uint64(_THRESHOLD)).any():
                 return _spawned_integers_slowly(entropy, keys, counts)  # Lemire's rejection: p = 2^-62
             draws = _mul_high(value, _RANGE).tolist()
+            if drawn is None:           # one value per key, the auditor's usual case
+                drawn = [[v] for v in draws]
+                break
             for r, m in enumerate(need):
                 if m > j:
                     drawn[r].append(draws[r])
-        for i, values in zip(rows, drawn):
+        for i, values in zip(rows, drawn or [[] for _ in rows]):
             out[i] = values
     return out
 

@@ -190,14 +190,24 @@ class WideRelation(Event):
         compared in the outputs' dtype, as a Python int would be); None otherwise."""
         if self.kind != "equal" or self.ring.values is not None:
             return None
-        flat = block.flat()
-        if flat is None or flat.dtype.kind not in "biuf" or flat.dtype == np.uint64:
-            return None
         xs = np.asarray(block.inputs, dtype=np.int64)
         if role:
             xs = self.ring.start + (xs - self.ring.start - 1) % self.ring.n
-        if flat.dtype.kind == "f":
-            xs = xs.astype(flat.dtype)
+        flat, dtype = block.narrow()
+        if flat is not None and dtype.kind in "iu" and flat.dtype.kind in "iu":
+            info = np.iinfo(flat.dtype)     # integers compared in the dtype they travelled in
+            if info.min <= int(xs.min()) and int(xs.max()) <= info.max:
+                xs = xs.astype(flat.dtype)
+            else:
+                flat = None
+        else:
+            flat = None
+        if flat is None:
+            flat = block.flat()
+            if flat is None or flat.dtype.kind not in "biuf" or flat.dtype == np.uint64:
+                return None
+            if flat.dtype.kind == "f":
+                xs = xs.astype(flat.dtype)
         sizes = block.sizes()
         if len(set(sizes)) == 1:
             return int(np.count_nonzero(flat.reshape(len(sizes), sizes[0]) == xs[:, None]))

@@ -8,10 +8,11 @@ It speaks the same JSON-lines protocol as any ``--command`` program (see
 - ``"histogram": true`` in a request: discrete outputs come back as
   ``{"hist": {"values": [...], "counts": [...]}}`` (distinct outputs, ascending for arrays,
   in order of first appearance otherwise), which is all the auditor needs from them;
-- ``{"block": [[X, N, S], ...]}``: several chunks in one request, answered by one header line
-  ``{"block": [descriptor, ...], "bytes": B}`` followed by B bytes of raw array values (see
-  :func:`block_reply`): numbers travel as numpy buffers in the smallest integer dtype that
-  holds them, never as text, so that moving a draw costs a byte or two, not a JSON number;
+- ``{"block": {"inputs": [X, ...], "counts": [N, ...], "seeds": [S, ...]}}``: several chunks
+  in one request, answered by one header line ``{"block": [descriptor, ...], "bytes": B}``
+  followed by B bytes of raw array values (see :func:`block_reply`): numbers travel as numpy
+  buffers in the smallest integer dtype that holds them, never as text, so that moving a draw
+  costs a byte or two, not a JSON number;
 - ``{"progress": i}`` lines during long requests, so a slow but live randomizer is not taken
   for a hung one; every line also carries ``"limit"``, the next call's time limit, and
   ``"slowest"``, the slowest call after the first;
@@ -251,9 +252,11 @@ def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bo
             size += bits.nbytes
         elif tag == "packed":
             _, offset, cells, chunks = segment
-            descriptors.append(["r", packer.dtype.newbyteorder("<").str, packer.wire.str, [], chunks])
-            pieces.append(packer.values(offset, cells))
-            size += cells * packer.wire.itemsize
+            wire = packer.wire if packer.wire is not None else packer.dtype.newbyteorder("<")   # only empty chunks
+            descriptors.append(["r", packer.dtype.newbyteorder("<").str, wire.str, [], chunks])
+            if cells:
+                pieces.append(packer.values(offset, cells))
+            size += cells * wire.itemsize
         else:
             _, values, dtype, trailing, chunks, lo, hi = segment
             wire = wire_dtype(dtype, lo, hi)
@@ -275,7 +278,8 @@ def _segments(outputs: list, counts: list, histogram_asked: bool, batch: bool):
             end = k + 1
             while end < n and type(outputs[end]) is _Packed:
                 end += 1
-            yield "packed", out.offset, sum(o.size for o in outputs[k:end]), end - k
+            yield "packed", out.offset, outputs[end - 1].offset + outputs[end - 1].size - out.offset, end - k
+            # (chunks sent as histograms were replaced by arrays in finish(): runs stop there)
             k = end
             continue
         if not (isinstance(out, np.ndarray) and out.dtype.kind in "biuf" and 1 <= out.ndim <= 2
@@ -347,25 +351,28 @@ class _Counter:
 
 class _GlobalStates:
     """The global ``random`` and ``numpy.random`` generators' states, read in place (the
-    Mersenne Twister's 624 words and position of each: CPython's ``_random.Random`` object and
-    numpy's ``mt19937_state``), so that the worker sees whether a call drew from them for a
-    microsecond. ``usable`` is False (seed them for every chunk instead) unless reading them
-    behaves as expected here: equal after seeding twice alike, different after another seed and
-    after one draw."""
+    Mersenne Twister's position and first words of each: CPython's ``_random.Random`` object
+    and numpy's ``mt19937_state``), so that the worker sees whether a call drew from them for
+    a fraction of a microsecond. ``usable`` is False (seed them for every chunk instead) unless
+    reading them behaves as expected here: equal after seeding twice alike, different after
+    another seed and after each draw."""
 
     def __init__(self):
         self.regions = ()
         try:
-            self.regions = ((ctypes.c_char * (4 + 624 * 4)).from_address(id(random._inst) + object.__basicsize__),
-                            (ctypes.c_char * (624 * 4 + 4)).from_address(
-                                np.random.mtrand._rand._bit_generator.ctypes.state_address))
+            numpy = np.random.mtrand._rand._bit_generator.ctypes.state_address
+            # the position and first words of each: a draw moves the position, or regenerates
+            # every word when it consumed a multiple of 624 of them
+            self.regions = ((ctypes.c_char * 20).from_address(id(random._inst) + object.__basicsize__),
+                            (ctypes.c_char * 16).from_address(numpy),
+                            (ctypes.c_char * 4).from_address(numpy + 624 * 4))
             self.usable = self._behaves()
         except Exception:  # noqa: BLE001 - another Python or numpy: seed every chunk
             self.usable = False
 
     def read(self) -> tuple:
-        python, numpy = self.regions
-        return python.raw, numpy.raw
+        python, numpy_words, numpy_position = self.regions
+        return python.raw, numpy_words.raw, numpy_position.raw
 
     def _behaves(self) -> bool:
         def seeded(seed):
@@ -379,7 +386,10 @@ class _GlobalStates:
         seeded(2)
         np.random.random()
         drew_numpy = self.read()
-        return first == again and first != other and drew_random != other and drew_numpy != other
+        np.random.random()
+        drew_again = self.read()    # the position moves within the words already generated
+        return first == again and first != other and drew_random != other and drew_numpy != other \
+            and drew_again != drew_numpy
 
 
 class _ChunkGenerator:
@@ -396,11 +406,13 @@ class _ChunkGenerator:
         self.rng = np.random.Generator(self.bitgen)
         self.exact = matches_numpy()
         self.words = None
-        self.in_place = None    # (address of the state, has_uint32 flag) when writing it in place works
+        self.in_place = None    # (the state's 32 bytes, has_uint32 and uinteger) when writing them in place works
         try:
             address = self.bitgen.ctypes.state_address
             # pcg64_state: the pointer to the 128-bit state and increment, then has_uint32 and uinteger
-            self.in_place = (ctypes.c_void_p.from_address(address).value, ctypes.c_uint64.from_address(address + 8))
+            state = ctypes.c_void_p.from_address(address).value
+            self.in_place = (memoryview((ctypes.c_char * 32).from_address(state)).cast("B"),
+                             memoryview((ctypes.c_char * 8).from_address(address + 8)).cast("B"))
             self.prepare([7, 2**40 + 3])
             self.bitgen.random_raw()
             self.rng.integers(0, 10, dtype=np.uint32)     # leaves half a 64-bit draw buffered
@@ -425,20 +437,25 @@ class _ChunkGenerator:
             from ldpaudit.audit.seeds import default_rng_words
 
             self.words = default_rng_words(seeds)
-            self.base = self.words.ctypes.data
+            self.data = self.words.tobytes()
 
     def get(self, item: int, seed: int) -> np.random.Generator:
         """The generator of the block's chunk ``item`` (seed ``seed``)."""
         if not self.exact:
             return np.random.default_rng(seed)
         if self.in_place is not None:
-            ctypes.memmove(self.in_place[0], self.base + 32 * item, 32)
-            self.in_place[1].value = 0
+            state, flags = self.in_place
+            state[:] = self.data[32 * item:32 * item + 32]
+            flags[:] = _ZERO8
         else:
             w = self.words[item].tolist()
             self.bitgen.state = {"bit_generator": "PCG64", "state": {"state": w[1] << 64 | w[0], "inc": w[3] << 64 | w[2]},
                                  "has_uint32": 0, "uinteger": 0}
         return self.rng
+
+
+_MINIMUM, _MAXIMUM = np.minimum.reduce, np.maximum.reduce
+_ZERO8 = bytes(8)
 
 
 class _Packed:
@@ -451,53 +468,80 @@ class _Packed:
 
 
 class _Packer:
-    """The 1-d integer and boolean arrays of a block, written into one buffer in their wire
-    dtype as each call returns them: the array is read once while in cache and freed for the
-    randomizer's next call, and the buffer is the payload (no concatenation, no second cast).
-    The wire dtype is :func:`wire_dtype` of the values so far, widened (what was written recast)
-    when a value does not fit, so the block travels in the smallest dtype that holds it."""
+    """The 1-d integer and boolean arrays of a block, copied into one buffer of their dtype as
+    each call returns them (the array is read once while in cache and freed for the
+    randomizer's next call); :meth:`finish` then finds every chunk's range at once, sends as
+    histograms the chunks whose range makes that the shorter message, and casts the rest to
+    the smallest wire dtype that holds them in one pass: the payload."""
 
     def __init__(self):
-        self.storage = np.empty(0, dtype=np.uint8)      # reused from block to block
+        self.buffer = np.empty(0, dtype=np.int64)      # reused from block to block
 
     def start(self, cells: int) -> None:
-        if self.storage.size < cells * 8:
-            self.storage = np.empty(cells * 8, dtype=np.uint8)
-        self.dtype = self.wire = None
-        self.used, self.lo, self.hi = 0, 0, 0
+        self.cells, self.dtype, self.used = cells, None, 0
+        self.wire = self.payload = None
 
-    def pack(self, arr: np.ndarray, histogram_asked: bool):
-        """Write a 1-d integer or boolean array, or return it as it is (another dtype than the
-        block's first, or a range that makes its histogram the shorter message)."""
-        if self.dtype is None:
-            if arr.dtype.newbyteorder("<").str not in RAW_DTYPES:
+    def pack(self, arr: np.ndarray):
+        """Copy a 1-d integer or boolean array in, or return it as it is (another dtype than
+        the block's first)."""
+        dtype = arr.dtype
+        if dtype is not self.dtype:
+            if self.dtype is None:
+                if dtype.newbyteorder("<").str not in RAW_DTYPES:
+                    return arr
+                self.dtype = dtype
+                if self.buffer.dtype != dtype or self.buffer.size < self.cells:
+                    self.buffer = np.empty(max(self.cells, arr.size), dtype=dtype)
+            elif dtype != self.dtype:
                 return arr
-            self.dtype = arr.dtype
-        elif arr.dtype != self.dtype:
+        used, size = self.used, arr.size
+        if used + size > self.buffer.size:
             return arr
-        if not arr.size:
-            return _Packed(self.used, 0)
-        lo, hi = _value_range(arr)
-        if histogram_asked and arr.size >= 2 and hi - lo + 1 <= arr.size // 2:
-            return arr
-        if self.wire is None:
-            self.lo, self.hi = lo, hi
-            self.wire = wire_dtype(self.dtype.newbyteorder("<"), lo, hi)
-        elif lo < self.lo or hi > self.hi:
-            self.lo, self.hi = min(lo, self.lo), max(hi, self.hi)
-            wider = wire_dtype(self.dtype.newbyteorder("<"), self.lo, self.hi)
-            if wider != self.wire:
-                written = self.storage[:self.used * self.wire.itemsize].view(self.wire).copy()
-                self.wire = wider
-                self.storage[:self.used * wider.itemsize].view(wider)[...] = written
-        target = self.storage[self.used * self.wire.itemsize:(self.used + arr.size) * self.wire.itemsize]
-        np.copyto(target.view(self.wire), arr, casting="unsafe")
-        packed = _Packed(self.used, arr.size)
-        self.used += arr.size
-        return packed
+        self.buffer[used:used + size] = arr
+        self.used = used + size
+        return _Packed(used, size)
+
+    def finish(self, outputs: list, histogram_asked: bool) -> None:
+        """Replace the packed chunks whose histogram is the shorter message by their values
+        (a view), and cast the others, at once, to their wire dtype."""
+        flat = self.buffer[:self.used]
+        if not flat.size:
+            return
+        ints = flat.view(np.uint8) if flat.dtype.kind == "b" else flat
+        if histogram_asked and self._histograms(outputs, flat, ints):
+            kept = [out for out in outputs if type(out) is _Packed and out.size]
+            if not kept:
+                return
+            starts = np.fromiter((out.offset for out in kept), dtype=np.intp, count=len(kept))
+            low, high = int(np.minimum.reduceat(ints, starts).min()), int(np.maximum.reduceat(ints, starts).max())
+        else:
+            low, high = int(_MINIMUM(ints)), int(_MAXIMUM(ints))
+        self.wire = wire_dtype(self.dtype.newbyteorder("<"), low, high)
+        self.payload = flat.astype(self.wire)
+
+    def _histograms(self, outputs: list, flat: np.ndarray, ints: np.ndarray) -> bool:
+        """Replace by their values (a view) the packed chunks whose range holds at most half
+        their draws (their histogram is the shorter message); whether any was. A chunk whose
+        first 8 values already span half its draws is not one (wide outputs: no reduction)."""
+        packed = [k for k, out in enumerate(outputs) if type(out) is _Packed and out.size >= 2]
+        if not packed:
+            return False
+        starts = np.fromiter((outputs[k].offset for k in packed), dtype=np.intp, count=len(packed))
+        sizes = np.fromiter((outputs[k].size for k in packed), dtype=np.intp, count=len(packed))
+        head = ints[np.minimum(starts[:, None] + np.arange(8), (starts + sizes - 1)[:, None])]
+        spread = head.max(axis=1).astype(np.uint64) - head.min(axis=1).astype(np.uint64)    # exact mod 2^64
+        maybe = np.flatnonzero(spread < (sizes // 2).astype(np.uint64))
+        replaced = False
+        for j in maybe.tolist():
+            out = outputs[packed[j]]
+            values = ints[out.offset:out.offset + out.size]
+            if int(_MAXIMUM(values)) - int(_MINIMUM(values)) + 1 <= out.size // 2:
+                outputs[packed[j]] = flat[out.offset:out.offset + out.size]
+                replaced = True
+        return replaced
 
     def values(self, offset: int, size: int) -> np.ndarray:
-        return self.storage[offset * self.wire.itemsize:(offset + size) * self.wire.itemsize]
+        return self.payload[offset:offset + size]
 
 
 class _Watchdog:
@@ -573,11 +617,14 @@ def main(argv=None) -> int:
     cells = counter.cells
     generator = _ChunkGenerator() if args.batch else None
     packer = _Packer()
+    pack = packer.pack
     global_states = _GlobalStates() if args.batch else None
     seed_globals = not (global_states and global_states.usable)     # before every chunk
     if not seed_globals:
         read_globals = global_states.read
-    seen = None             # the global states after the last call, while they are not seeded
+        seen = read_globals()   # the global states after the last call, while they are not seeded
+    batch = args.batch
+    chunk_generator = generator.get if batch else None
 
     def finished(took: float) -> None:
         """Account for a call that took ``took`` seconds; set the next call's limit."""
@@ -601,7 +648,10 @@ def main(argv=None) -> int:
             send({"loaded": True})
             continue
         block = request.get("block")
-        chunks = block if block is not None else [(request["input"], request["count"], request["seed"])]
+        if block is not None:
+            inputs, counts, seeds = block["inputs"], block["counts"], block["seeds"]
+        else:
+            inputs, counts, seeds = [request["input"]], [request["count"]], [request["seed"]]
         item = 0
         last = perf()       # when the last line went out: a progress line every 0.5 s of a long request
 
@@ -612,23 +662,23 @@ def main(argv=None) -> int:
             return 1
 
         try:
-            seeds = [int(seed) for _, _, seed in chunks]
-            if args.batch:
+            seeds, counts = [int(seed) for seed in seeds], [int(count) for count in counts]
+            packing = batch and block is not None
+            if batch:
                 generator.prepare(seeds)
-                packer.start(sum(int(c) for _, c, _ in chunks))
-                hist_asked = bool(request.get("histogram"))
+                packer.start(sum(counts))
             outputs = []
-            for item, (x, count, _) in enumerate(chunks):
-                if isinstance(x, list):
+            append_output = outputs.append
+            for item, x in enumerate(inputs):
+                if type(x) is list:
                     x = tuple(x)
-                count, seed = int(count), seeds[item]
+                count, seed = counts[item], seeds[item]
                 if seed_globals:
                     random.seed(seed)
                     np.random.seed(seed % 2**32)
-                if args.batch:
-                    before = None if seed_globals else (seen if seen is not None else read_globals())
+                if batch:
                     while True:
-                        chunk_rng = generator.get(item, seed)
+                        chunk_rng = chunk_generator(item, seed)
                         calls += 1
                         cells[0] = calls
                         watchdog.started = start = perf()
@@ -637,20 +687,20 @@ def main(argv=None) -> int:
                         watchdog.started = None
                         if calls <= 2 or end - start > slowest:
                             finished(end - start)
-                        if before is None:
+                        if seed_globals:
                             break
-                        seen = read_globals()       # nothing else draws from them until the next call
+                        before, seen = seen, read_globals()    # nothing else draws from them between calls
                         if seen == before:
                             break
                         # it drew from random or numpy.random: seed them for this chunk and every later one
-                        seed_globals, before = True, None
+                        seed_globals = True
                         random.seed(seed)
                         np.random.seed(seed % 2**32)
-                    if block is not None and type(drawn) is np.ndarray and drawn.ndim == 1 and drawn.shape[0] == count \
+                    if packing and type(drawn) is np.ndarray and drawn.ndim == 1 and drawn.shape[0] == count \
                             and drawn.dtype.kind in "biu":
-                        drawn = packer.pack(drawn, hist_asked)
-                    outputs.append(drawn)
-                    if block is not None and end - last > 0.5 and not recorder.text:
+                        drawn = pack(drawn)
+                    append_output(drawn)
+                    if packing and end - last > 0.5 and not recorder.text:
                         send({"progress": item + 1})
                         last = end
                 else:
@@ -679,7 +729,9 @@ def main(argv=None) -> int:
                 hist = histogram(outputs[0], args.batch) if request.get("histogram") else None
                 send({"hist": hist} if hist is not None else {"outputs": encode(outputs[0])})
             else:
-                header, payload = block_reply(outputs, [int(c) for _, c, _ in chunks],
+                if batch:
+                    packer.finish(outputs, bool(request.get("histogram")))
+                header, payload = block_reply(outputs, counts,
                                               histogram_asked=bool(request.get("histogram")), batch=args.batch,
                                               packer=packer)
                 send(header, payload)
