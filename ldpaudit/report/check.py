@@ -277,12 +277,13 @@ def _audit_stage(mech, *, samples) -> dict:
 
 def _witness_inputs(mech) -> tuple:
     """The two real inputs of verify's tightest-ε witness (where Q(y|x)/Q(y|x') attains ε*),
-    so the audit probes the pair that separates the classes most; () when there is none."""
+    so the audit probes the pair that separates the classes most; () when there is none. Only
+    the witness is used: ε* is not proved again (the verify stage proves the claim)."""
     from ldpaudit.errors import LdpAuditError
     from ldpaudit.verify.core import tight_epsilon
 
     try:
-        witness = tight_epsilon(mech).witness
+        witness = tight_epsilon(mech, proved=False).witness
     except LdpAuditError:
         return ()
     if witness is None or getattr(witness, "kind", "Q") != "Q":

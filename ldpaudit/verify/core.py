@@ -34,12 +34,14 @@ from ldpaudit.verify.result import Status, TightEpsilon, Verdict
 @dataclass(frozen=True)
 class Form:
     """How to verify one form of channel: ``verify(mech, claim, *, rlimit, start, tight)``
-    and ``tight(mech, *, rlimit)``."""
+    and ``tight(mech, *, rlimit)`` (``tight(mech, *, rlimit, proved=False)`` too when
+    ``unproved``: ε* and its witness without the proof that ε* bounds every ratio)."""
 
     name: str
     applies: Callable[[Mechanism], bool]
     verify: Callable[..., Verdict]
     tight: Callable[..., TightEpsilon]
+    unproved: bool = False
 
 
 def _continuous(mech: Mechanism) -> bool:
@@ -51,10 +53,10 @@ def _continuous(mech: Mechanism) -> bool:
 FORMS: tuple[Form, ...] = (
     Form("matrix", matrix.applies, matrix.verify_matrix, matrix.tight_matrix),
     Form("vector", vector.applies, vector.verify_vector, vector.tight_vector),
-    Form("mixture", mixture.applies, mixture.verify_mixture, mixture.tight_mixture),
-    Form("piecewise density", piecewise.applies, piecewise.verify_piecewise, piecewise.tight_piecewise),
-    Form("density", _continuous, density.verify_density, density.tight_density),
-    Form("real-input", real.applies, real.verify_real, real.tight_real),
+    Form("mixture", mixture.applies, mixture.verify_mixture, mixture.tight_mixture, unproved=True),
+    Form("piecewise density", piecewise.applies, piecewise.verify_piecewise, piecewise.tight_piecewise, unproved=True),
+    Form("density", _continuous, density.verify_density, density.tight_density, unproved=True),
+    Form("real-input", real.applies, real.verify_real, real.tight_real, unproved=True),
     Form("hashed", hashed.applies, hashed.verify_hashed, hashed.tight_hashed),
     Form("finite", lambda mech: True, finite.verify_finite, finite.tight_finite),
 )
@@ -116,8 +118,13 @@ def _bounded(mech: Mechanism, *, epsilon, delta, rlimit, tight, timeout, memory_
                        params=mech.bindings)
 
 
-def tight_epsilon(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
+def tight_epsilon(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT, proved: bool = True) -> TightEpsilon:
     """The tightest ε in closed form, with a proof that the mechanism is ε*-LDP and a witness
-    attaining it (so the claim fails for every smaller ε)."""
+    attaining it (so the claim fails for every smaller ε). With ``proved=False``, where the
+    form can leave it out, without the proof (``proof`` None): for a caller that needs only
+    where ε* is attained."""
     check_domain(mech)
-    return form_of(mech).tight(mech, rlimit=rlimit)
+    form = form_of(mech)
+    if not proved and form.unproved:
+        return form.tight(mech, rlimit=rlimit, proved=False)
+    return form.tight(mech, rlimit=rlimit)

@@ -264,7 +264,7 @@ def _unbounded_growth(setup: _Setup, subs: dict) -> str:
             f"unbounded as z → {'+∞' if lead > 0 or poly.degree() % 2 == 0 else '-∞'} (x, x' the ends of the inputs)")
 
 
-def tight_density(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
+def tight_density(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT, proved: bool = True) -> TightEpsilon:
     try:
         setup = _Setup(mech)
         value, vertex = _tight_value(setup, rlimit=rlimit)
@@ -273,7 +273,7 @@ def tight_density(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon
     except _Unbounded as exc:
         return TightEpsilon(mech.name, sp.oo, None, None, method=f"no finite ε: {exc}")
     proof = None
-    if value != 0:
+    if value != 0 and proved:
         proof = verify_density(mech, sp.sympify(value), rlimit=rlimit, start=time.perf_counter(), tight=False)
     witness = None
     point = candidate_points(mech)[0] if mech.parameters else {}

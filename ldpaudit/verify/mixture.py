@@ -279,14 +279,15 @@ def verify_mixture(mech: Mechanism, claim, *, rlimit, start, tight: bool = True)
                    notes=tuple(notes), proof=tuple(proof))
 
 
-def tight_mixture(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon:
+def tight_mixture(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT, proved: bool = True) -> TightEpsilon:
     """ε* = max over the components of positive weight of their ε*, proved for the mixture and
-    attained by a witness of the attaining component where its weight is > 0."""
+    attained by a witness of the attaining component where its weight is > 0 (not proved with
+    ``proved=False``)."""
     values, witnesses = [], {}
     for i in _active(mech):
         cmech = component_mechanism(mech, i)
         _, tight_fn = _form(cmech)
-        t = tight_fn(cmech, rlimit=rlimit)
+        t = tight_fn(cmech, rlimit=rlimit, proved=proved)
         if t.value is None or t.value.has(sp.nan):
             return TightEpsilon(mech.name, sp.nan, None, None, method=f"unknown: {_label(mech, i)}: {t.method}")
         values.append((i, t.value))
@@ -295,6 +296,6 @@ def tight_mixture(mech: Mechanism, *, rlimit=smt.DEFAULT_RLIMIT) -> TightEpsilon
     if largest is None:
         return TightEpsilon(mech.name, sp.nan, None, None, method="unknown: the components' ε* could not be ordered")
     value, who = largest
-    proof = verify_mixture(mech, value, rlimit=rlimit, start=time.perf_counter(), tight=False)
+    proof = verify_mixture(mech, value, rlimit=rlimit, start=time.perf_counter(), tight=False) if proved else None
     witness = next((w for w in (_attaining(mech, i, witnesses[i]) for i in who) if w is not None), None)
     return TightEpsilon(mech.name, value, proof, witness, method=_tight_note(mech, value, who))
