@@ -34,6 +34,7 @@ from ldpaudit.mechanism.params import (
     _exact_value,
     _subs,
     _transfer_bounds,
+    decide,
 )
 from ldpaudit.mechanism.spaces import Domain, FiniteDomain, _subs_domain
 
@@ -225,14 +226,66 @@ def _validate(mech: Mechanism) -> list[str]:
             raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} must be positive")
     elif claimed.is_positive is False:
         raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} is not positive")
+    else:
+        _check_claim_below(mech, claimed)
     if mech.claimed_delta is not None:
         _check_claimed_delta(mech, sp.sympify(mech.claimed_delta))
     _check_sizes(mech)
+    _check_interval(mech)
 
     validate = getattr(mech.channel, "validate", None)
     if validate is None:
         raise InvalidSpec(f"channel of {mech.name!r} has unknown form {type(mech.channel).__name__}")
     return list(validate(mech))
+
+
+def _check_interval(mech: Mechanism) -> None:
+    """Real inputs [low, high] (or a box of them): low above high, shown at the expression or
+    at an admissible sample point, is an empty domain (Laplace mean with low = 2M, high = -2M
+    would be "proved" with a tight ε twice its claim): refused, naming both ends."""
+    from ldpaudit.mechanism.checks import sample_points
+
+    low, high = getattr(mech.inputs, "low", None), getattr(mech.inputs, "high", None)
+    if low is None or high is None:
+        return
+    gap = sp.sympify(low) - sp.sympify(high)
+    points = [{}] if gap.is_number else sample_points(mech)
+    for point in points:
+        value = _subs(gap, {mech.symbols[k]: v for k, v in point.items()}) if point else gap
+        if value.is_number and value.is_extended_real and decide(value > 0) is True:
+            at = f" at {', '.join(f'{k} = {v}' for k, v in point.items())}" if point else ""
+            raise InvalidSpec(f"inputs.low = {shown(low)} is above inputs.high = {shown(high)}{at}: the input interval "
+                              f"of {mech.name!r} is empty; swap them (low <= high)")
+
+
+def _check_claim_below(mech: Mechanism, claimed: sp.Basic) -> None:
+    """A claimed ε that mentions a parameter with no lower bound (``epsilon`` declared without
+    ``min``): the claim at that parameter = -1 (the others at a sample point), refused when it
+    is shown not positive there. Sample points lie inside the usual ranges and never probe
+    below; a claim of ε <= 0 is no LDP claim, so the spec must exclude it."""
+    from ldpaudit.mechanism.checks import sample_points
+
+    base = next(iter(sample_points(mech, count=1)), None)
+    if base is None:
+        return
+    for p in mech.parameters:
+        if p.lower is not None or p.symbol not in claimed.free_symbols:
+            continue
+        point = {**base, p.name: sp.Integer(-1)}
+        subs = {mech.symbols[k]: v for k, v in point.items()}
+        admissible = all(
+            decide(_subs(q.lower, subs) < point[q.name] if q.lower_strict else _subs(q.lower, subs) <= point[q.name])
+            is True for q in mech.parameters if q.lower is not None) and all(
+            decide(point[q.name] < _subs(q.upper, subs) if q.upper_strict else point[q.name] <= _subs(q.upper, subs))
+            is True for q in mech.parameters if q.upper is not None)
+        if not admissible:
+            continue
+        value = _subs(claimed, subs)
+        if value.is_number and not value.has(sp.zoo, sp.nan) and decide(value > 0) is False:
+            pretty = ", ".join(f"{k} = {v}" for k, v in point.items())
+            raise InvalidSpec(f"mechanism.claimed_epsilon = {shown(claimed)} is {shown(value)} at {pretty}, not positive: "
+                              f"parameters.{p.name} has no lower bound; add min = 0 with strict_min = true (or the "
+                              f"smallest value the claim holds for)")
 
 
 def _size_fields(mech: Mechanism) -> list[tuple[str, sp.Basic]]:

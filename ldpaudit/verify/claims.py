@@ -53,8 +53,16 @@ def exact_number(value, field: str, symbols: Mapping[str, sp.Basic] | None = Non
 
 
 def claim_of(mech: Mechanism, epsilon=None) -> sp.Basic:
-    """The ε to check: the given one (exact) or the spec's claimed ε; it must be positive."""
-    claim = mech.claimed_epsilon if epsilon is None else exact_number(epsilon, "epsilon", mech.symbols)
+    """The ε to check: the given one (exact) or the spec's claimed ε; it must be positive. The
+    given one may mention the free parameters and those bound with ``-p`` (their values)."""
+    if epsilon is None:
+        claim = mech.claimed_epsilon
+    else:
+        bound = {name: value for name, value in mech.bindings if name not in mech.symbols}
+        names = {**{name: sp.Symbol(name) for name in bound}, **mech.symbols}
+        claim = exact_number(epsilon, "epsilon", names)
+        if bound and isinstance(claim, sp.Basic):
+            claim = claim.xreplace({names[name]: sp.sympify(value) for name, value in bound.items()})
     claim = sp.sympify(claim)
     where = "mechanism.claimed_epsilon" if epsilon is None else "--epsilon"
     unknown = claim.free_symbols - set(mech.symbols.values())

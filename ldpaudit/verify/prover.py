@@ -74,6 +74,23 @@ def _param_values(enc: Encoder, model: z3.ModelRef) -> dict:
     return out
 
 
+def _admissible(parameters: Sequence[Parameter], point: dict) -> bool:
+    """Whether ``point`` (parameter name -> exact value) is shown to satisfy every declared
+    bound (z3 sees some bounds only through an enclosure, a relaxation)."""
+    for p in parameters:
+        value = point.get(p.name)
+        if value is None:
+            continue
+        for bound, strict, below in ((p.lower, p.lower_strict, False), (p.upper, p.upper_strict, True)):
+            if bound is None:
+                continue
+            gap = bound - value if below else value - bound
+            ok = gap.is_positive if strict else gap.is_nonnegative
+            if ok is not True:
+                return False
+    return True
+
+
 def _sign_known(d: sp.Basic) -> int | None:
     if d.is_Rational:
         return 1 if d > 0 else -1 if d < 0 else 0
@@ -166,6 +183,11 @@ def _decide_once(enc: Encoder, facts, claim_exp, *, rlimit, label) -> Decision:
                 if z3.is_true(out.model.eval(t == 0, model_completion=True)):
                     point = {k: _pretty_value(v) for k, v in _param_values(enc, out.model).items()}
                     f = dens[d]
+                    if not _admissible(enc.parameters, point):  # only in a bound's relaxation: not shown
+                        return Decision("unknown", queries=queries, reason=(
+                            f"could not prove the denominator {enc.back(d)} non-zero: z3 found a zero at "
+                            f"{', '.join(f'{k} = {v}' for k, v in point.items())}, not shown to be within the "
+                            f"declared ranges"))
                     raise smt.nonvanishing_error(f.where or "an entry", enc.back(d), point)
         if out.result == "unknown":
             return Decision("unknown", reason=f"could not prove the denominators non-zero: {out.reason}", queries=queries)

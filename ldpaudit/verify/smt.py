@@ -444,7 +444,7 @@ class Encoder:
             if bound is None:
                 continue
             if not bound.is_Rational:
-                self.notes.append(f"bound on {p.name} ({bound}) not mapped onto e^({p.name}/{L}); a relaxation")
+                out += self._u_bound_mapped(p, bound, L, v, strict, lower)
                 continue
             q = Fraction(int(bound.p), int(bound.q)) / L
             if abs(q) > HUGE_EXPONENT:  # keep the side of the bound that stays small: a relaxation
@@ -458,6 +458,30 @@ class Encoder:
             else:
                 out.append((v < rational(hi)) if (strict and lo == hi) else (v <= rational(hi)))
         return out
+
+    def _u_bound_mapped(self, p: Parameter, bound: sp.Basic, L, v, strict: bool, lower: bool) -> list[z3.BoolRef]:
+        """A bound on p that is not rational (``max = "log(2)"``) as a bound on u = e^(p/L):
+        exactly when e^(bound/L) is rational (e^(log 2) = 2), else the side of a rational
+        enclosure that keeps every admissible u (a relaxation, noted)."""
+        image = sp.exp(bound / L)
+        if image.is_Rational and image > 0:
+            r = rational(Fraction(int(image.p), int(image.q)))
+            if lower:
+                return [v > r if strict else v >= r]
+            return [v < r if strict else v <= r]
+        try:
+            value = sp.Float(image.evalf(60), 60)
+        except (TypeError, ValueError):
+            value = None
+        if value is None or not value.is_real or not value.is_finite or not value > 0:
+            self.notes.append(f"bound on {p.name} ({bound}) not mapped onto e^({p.name}/{L}); a relaxation")
+            return []
+        middle = Fraction(str(sp.Rational(value)))
+        pad = abs(middle) / 10**50 + Fraction(1, 10**50)
+        note = f"bound on {p.name} ({bound}) mapped onto e^({p.name}/{L}) by a rational enclosure; a relaxation"
+        if note not in self.notes:
+            self.notes.append(note)
+        return [v >= rational(middle - pad)] if lower else [v <= rational(middle + pad)]
 
     def _huge_exp_facts(self, a: Atom) -> list[z3.BoolRef]:
         """e^q with |q| > HUGE_EXPONENT: its exact enclosure would be as long as its value, so z3
