@@ -14,6 +14,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from ldpaudit.account import shuffle
+from ldpaudit.errors import InvalidParameter
 
 #: the exact enumeration and the sampling audit run by default up to this n
 SMALL_N = 8
@@ -61,6 +62,22 @@ def result_json(result, bounds) -> dict:
     return out
 
 
+#: bytes per (sampled histogram, output) of the sampling audit: the two samples' counts, their
+#: stack and the sort of np.unique (measured about 80)
+BYTES_PER_SAMPLE_OUTPUT = 96
+#: memory budget of the sampling audit, in MiB
+SAMPLES_MEMORY_MB = 2048
+
+
+def _check_samples(samples: int, outputs: int) -> None:
+    """Refuse, before any work, a sampling audit whose histograms would not fit in memory."""
+    need = int(samples) * max(outputs, 1) * BYTES_PER_SAMPLE_OUTPUT
+    if need > SAMPLES_MEMORY_MB * 2**20:
+        most = SAMPLES_MEMORY_MB * 2**20 // (max(outputs, 1) * BYTES_PER_SAMPLE_OUTPUT)
+        raise InvalidParameter(f"--samples {samples} histograms of {outputs} outputs need about {need / 2**30:.3g} GiB, "
+                               f"above the sampling audit's {SAMPLES_MEMORY_MB} MiB; give at most --samples {most}")
+
+
 def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0, alpha: float = 0.05,
             seed: int = 0, blanket_work: int | None = None, blanket: bool = True) -> Amplification:
     """Every bound for ``mech`` (numeric, finite) shuffled among ``n`` users at ``delta``.
@@ -73,6 +90,7 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     t = time.perf_counter()
     facts = shuffle.channel_facts(mech)
     clock["channel"] = time.perf_counter() - t
+    _check_samples(samples, len(facts.outputs))
     notes = []
     t = time.perf_counter()
     generic = shuffle.clone_epsilon(float(_up(facts.epsilon0)), n, d, math.exp(-_up(facts.epsilon0)))
@@ -83,6 +101,10 @@ def amplify(mech, n: int, delta, *, exact: bool | None = None, samples: int = 0,
     t = time.perf_counter()
     projection, where = shuffle.projection_lower(facts, n, d)
     clock["projection"] = time.perf_counter() - t
+    if blanket and facts.epsilon0 > shuffle.LARGE_EPSILON0:
+        blanket = None
+        notes.append(f"no amplification computed: the local ε0 = {facts.epsilon0:g} is past {shuffle.LARGE_EPSILON0:g}, "
+                     f"where e^ε overflows a float; ε0 itself bounds the shuffled output (post-processing)")
     blanket = _blanket(mech, n, d, notes, blanket_work) if blanket else None
     clock["blanket"] = time.perf_counter() - t - clock["projection"]
     upper = min(generic, channel, blanket if blanket is not None else math.inf)

@@ -18,7 +18,7 @@ import math
 from fractions import Fraction
 
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.mechanism.options import add_load_budget, load_budget, option_exact
+from ldpaudit.mechanism.options import add_load_budget, load_budget, option_exact, option_seed
 
 EPILOG = """\
 bounds (all at the given δ):
@@ -67,7 +67,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=None, metavar="M",
                    help="draws per dataset of the sampled lower bound (default 20000 when n <= 8, else off)")
     p.add_argument("--alpha", type=float, default=0.05, help="false-alarm probability of the sampled bound (0.05)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the sampled bound (0)")
+    p.add_argument("--seed", type=option_seed, default=0, help="seed of the sampled bound, a non-negative integer (0)")
     add_load_budget(p)
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)

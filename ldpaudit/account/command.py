@@ -49,6 +49,10 @@ def add_parser(subparsers) -> None:
     p.set_defaults(func=run)
 
 
+#: the most reports composed: the bounds' plan walks every n < K (about 20 CPU s at 10^7)
+MAX_REPORTS = 10**7
+
+
 def _reports(text) -> int:
     from ldpaudit.errors import InvalidParameter
 
@@ -60,6 +64,10 @@ def _reports(text) -> int:
         raise InvalidParameter(f"--reports {text!r} is not a whole number; give K >= 1, e.g. --reports 2") from None
     if k < 1:
         raise InvalidParameter(f"--reports {text!r}: the number of reports K must be >= 1, e.g. --reports 2")
+    if k > MAX_REPORTS:
+        raise InvalidParameter(f"--reports {text}: at most {MAX_REPORTS:,} reports (planning the composition of K "
+                               f"reports takes work linear in K, before any budget applies: about 20 CPU s at 10^7, "
+                               f"where the bounds already need more than their work budget); give a smaller K")
     return k
 
 

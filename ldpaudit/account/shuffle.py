@@ -54,12 +54,21 @@ ROOT_RTOL = 1e-12
 EXACT_WORK = 400_000
 
 
+#: the most users the bounds are computed for: the clone bound's binomial window grows like √n
+#: (about 40 CPU s at 10^9 users, minutes and gigabytes at 10^12)
+MAX_USERS = 10**9
+
+
 def check_inputs(n, delta) -> tuple[int, float]:
     """n and δ as the computations take them; one-line errors naming the field and the fix."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise InvalidParameter(f"--n {n!r} is not an integer; give the number of users, e.g. --n 1000000")
     if n < 2:
         raise InvalidParameter(f"--n {n} is below 2; shuffling needs at least two users (e.g. --n 1000)")
+    if n > MAX_USERS:
+        shown = str(n) if n < 10**30 else f"of {len(str(n))} digits"
+        raise InvalidParameter(f"--n {shown} is above 10^9, the most users the shuffle bounds are computed for (their "
+                               f"work grows like √n); give at most --n 1e9")
     d = float(delta)
     if not 0 < d < 1:
         raise InvalidParameter(f"--delta {delta} is outside (0, 1); give a probability such as 1e-8")
@@ -225,10 +234,16 @@ def generic_epsilon(epsilon0: float, n: int, delta: float) -> float:
     return clone_epsilon(eps0, n, delta, math.exp(-eps0))
 
 
+#: above this local ε0 the clone bound is not computed (e^ε of the search overflows a float)
+LARGE_EPSILON0 = 700.0
+
+
 def clone_epsilon(epsilon0: float, n: int, delta: float, clone: float) -> float:
     """The clone-reduction ε at δ for n users, target bias ε0 and clone probability ``clone``."""
     if epsilon0 <= 0:
         return 0.0
+    if epsilon0 > LARGE_EPSILON0:  # e^ε overflows a float: no amplification computed, and the
+        return float(epsilon0)    # local ε0 bounds the shuffled output (post-processing)
     return CloneDivergence(ClonePair(n, float(epsilon0), min(1.0, float(clone))), delta).epsilon(delta)
 
 
@@ -311,9 +326,18 @@ def channel_facts(mech) -> ChannelFacts:
         eps_exact = str(sp.simplify(sp.log(top / bottom)))
     return ChannelFacts(
         name=mech.name, inputs=tuple(ch.inputs), outputs=tuple(ch.outputs), rows=rows,
-        epsilon0=math.log(best_ratio) if best_ratio else 0.0, epsilon0_exact=eps_exact,
+        epsilon0=_log_ratio(best_ratio) if best_ratio else 0.0, epsilon0_exact=eps_exact,
         clone_p=best_p, clone_p_float=_lower_float(best_p, rational, best_p_float), rational=rational,
     )
+
+
+def _log_ratio(ratio) -> float:
+    """log of a ratio past the float range too (e^1000: an exact Fraction, or a 40-digit mpf)."""
+    if isinstance(ratio, Fraction):
+        return math.log(ratio.numerator) - math.log(ratio.denominator)
+    import mpmath
+
+    return float(mpmath.log(ratio))
 
 
 def _numeric(rows, rational: bool):
@@ -359,6 +383,9 @@ def projection_lower(facts: ChannelFacts, n: int, delta: float) -> tuple[float, 
         key = col[i0] / col[i1]
         if best is None or key > best[0]:
             best = (key, i0, i1, j)
+    if best is None:  # every output is impossible under some input, in floats (ε0 past 709): no count bound
+        return 0.0, {"x0": _plain(facts.inputs[0]), "x1": _plain(facts.inputs[-1]), "y": None,
+                     "dataset": "none: every output's smallest probability is 0 in floats; the trivial bound 0"}
     _, i0, i1, j = best
     eps = count_epsilon(float(num[i0][j]), float(num[i1][j]), n, delta)
     where = {"x0": _plain(facts.inputs[i0]), "x1": _plain(facts.inputs[i1]), "y": _plain(facts.outputs[j]),
@@ -435,8 +462,11 @@ def exact_small_n(facts: ChannelFacts, n: int, delta) -> ExactShuffle:
     n, _ = check_inputs(n, float(delta))
     work = exact_work(facts, n)
     if work > EXACT_WORK:
+        largest = next((m for m in range(n - 1, 1, -1) if exact_work(facts, m) <= EXACT_WORK), None)
+        within = f"--n {largest} or less" if largest else "a smaller channel"
         raise InvalidParameter(
-            f"exact shuffle enumeration at n={n} needs {work} terms (over {EXACT_WORK}); use a smaller --exact-n")
+            f"--exact: the exact shuffle enumeration at n={n} needs {work:,} terms (over {EXACT_WORK:,}); give "
+            f"{within}, or drop --exact (the bounds need no enumeration)")
     exact = facts.rational
     target = Fraction(str(delta)) if exact else None
     if exact:

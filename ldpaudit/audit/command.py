@@ -22,7 +22,7 @@ import sys
 
 from ldpaudit.budget import DEFAULT_MEMORY_MB
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.mechanism.options import add_load_budget, option_megabytes
+from ldpaudit.mechanism.options import add_load_budget, option_megabytes, option_seed
 
 #: the default false-alarm level: one correct mechanism in a hundred audited at its tight ε
 #: is reported as a violation (0.05 failed a CI build one run in twenty)
@@ -115,7 +115,7 @@ def add_parser(subparsers) -> None:
                    help=f"false-alarm probability: a correct randomizer is reported as a violation with "
                         f"probability at most ALPHA (default {DEFAULT_ALPHA:g}, so a CI run fails a correct "
                         f"mechanism at most once in {round(1 / DEFAULT_ALPHA)})")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=option_seed, default=0, help="seed of the draws, a non-negative integer (default 0)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--batch", action="store_true", help="the target is f(x, n, rng) -> n outputs")
     p.add_argument("--target-arg", action="append", metavar="NAME=VALUE", help="argument of a target factory")

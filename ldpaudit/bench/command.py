@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 
+from ldpaudit.mechanism.options import option_seed
+
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("bench", help="run the public suite of real LDP bugs: detected at which n, ε_lb vs true ε")
@@ -19,7 +21,7 @@ def add_parser(subparsers) -> None:
                    help="smoke run: up to 10^6 draws per input (no 10^7 step), counterparts at 10^5")
     p.add_argument("--only", action="append", metavar="NAME",
                    help="run only this bug (repeatable); an unknown name lists the valid ones")
-    p.add_argument("--seed", type=int, default=0, help="seed of every audit and baseline draw (default 0)")
+    p.add_argument("--seed", type=option_seed, default=0, help="seed of every audit and baseline draw (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="false-alarm probability of each audit (default 0.05)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")

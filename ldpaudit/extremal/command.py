@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
 
@@ -42,7 +41,9 @@ def add_parser(subparsers) -> None:
                         "e.g. 1/2,1/4,1/4")
     p.add_argument("--alternative", metavar="WEIGHTS",
                    help="the second input distribution P1 of a divergence objective: uniform or d exact weights")
-    p.add_argument("--out", metavar="SPEC.toml", help="write the optimal mechanism as a spec file")
+    p.add_argument("--out", metavar="SPEC.toml", help="write the optimal mechanism as a spec file (checked before the "
+                                                       "LP is solved; an existing file only with --force)")
+    p.add_argument("--force", action="store_true", help="let --out overwrite an existing file")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=run)
 
@@ -90,6 +91,10 @@ def _weights(text, option):
 
 def run(args) -> int:
     d, epsilon, prior, alternative = _parse(args)
+    if args.out:  # before the computation, whose result would otherwise be lost
+        from ldpaudit.mechanism.options import check_output_path
+
+        check_output_path(args.out, "--out", force=args.force)
     from ldpaudit.extremal.staircase import OBJECTIVES, certify, mechanism, pattern_text, problem
 
     if args.objective not in OBJECTIVES:
@@ -105,8 +110,9 @@ def run(args) -> int:
     if args.out and opt.status == "PROVED":
         from ldpaudit.mechanism.loader import dumps_spec
 
-        text = dumps_spec(mechanism(opt))
-        Path(args.out).write_text(text, encoding="utf-8")
+        from ldpaudit.mechanism.options import write_output
+
+        write_output(args.out, dumps_spec(mechanism(opt)), "--out", force=args.force)
         written = args.out
     verdict = "UNKNOWN" if opt.status != "PROVED" else ("REFUTED" if comparison and comparison.verdict == "BEATEN" else "PROVED")
     code = {"PROVED": 0, "REFUTED": 1, "UNKNOWN": 3}[verdict]

@@ -50,6 +50,9 @@ OBJECTIVES = {"mi": "mutual information I(X;Y) (nats, X drawn from the prior)",
 DIVERGENCES = ("kl", "tv", "chi2", "hellinger")
 #: 2^d patterns: d = 16 is 65,536 columns; past that the LP is not attempted
 MAX_D = 16
+#: the largest ε the float search of the LP resolves: past e^34 ≈ 5.8e14, 1 and e^ε in one
+#: pattern column lose their float precision and HiGHS reports a model error
+MAX_EPSILON = 34
 T = sp.Symbol("t", positive=True)
 
 
@@ -99,6 +102,11 @@ def problem(d, epsilon, *, prior="uniform", objective: str = "mi", alternative=N
     positive = _decide_positive(eps)
     if positive is not True:
         raise InvalidParameter(f"epsilon = {sp.sstr(eps)} must be positive (ε = 0 allows only constant mechanisms)")
+    if _decide_positive(eps - MAX_EPSILON) is not False:
+        shown = sp.sstr(eps) if len(sp.sstr(eps)) <= 60 else sp.sstr(eps)[:60] + "..."
+        raise InvalidParameter(f"epsilon = {shown} is above {MAX_EPSILON}: the LP is searched in floats, where a "
+                               f"pattern's entries 1 and e^ε stop fitting one float's precision (e^34 ≈ 5.8e14); "
+                               f"give -p epsilon={MAX_EPSILON} or less")
     weights = _distribution(prior, d_int, "--prior")
     other = None
     if objective in DIVERGENCES:

@@ -75,6 +75,17 @@ def option_seconds(text: str, option: str = "--timeout") -> float:
     return value
 
 
+def option_seed(text: str) -> int:
+    """--seed: numpy's generators take a non-negative integer (an argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; give e.g. 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is negative; numpy's generator takes a non-negative integer such as 0")
+    return value
+
+
 def option_megabytes(text: str, option: str = "--memory-mb") -> int:
     """A whole number of MiB, at least 64 (an argparse type)."""
     try:
@@ -104,3 +115,62 @@ def load_budget(args) -> dict:
     """The load budget chosen on the command line, as keyword arguments of ``load_budgeted``."""
     return {"seconds": getattr(args, "load_timeout", budget.LOAD_SECONDS),
             "memory_mb": getattr(args, "load_memory_mb", budget.LOAD_MEMORY_MB)}
+
+
+# --- files a command writes ---------------------------------------------------------------------
+
+#: the longest path and path component the checks accept (Linux's PATH_MAX and NAME_MAX)
+MAX_PATH, MAX_NAME = 4096, 255
+
+
+def _shown_path(path) -> str:
+    text = str(path)
+    return repr(text) if len(text) <= 80 else f"{text[:60]!r}... ({len(text)} characters)"
+
+
+def check_output_path(path, option: str, *, force: bool = False, make_parents: bool = False):
+    """The file ``option`` will write, checked before any work: not too long, not an existing
+    file unless ``force`` (never silently overwritten), in a directory that exists (or, with
+    ``make_parents``, can be created) and is writable. A one-line InvalidParameter otherwise."""
+    import os
+    from pathlib import Path
+
+    text = str(path)
+    target = Path(text)
+    if not text or len(text) > MAX_PATH or any(len(part) > MAX_NAME for part in target.parts):
+        raise InvalidParameter(f"{option} {_shown_path(text)} is too long a path (at most {MAX_PATH} characters, "
+                               f"{MAX_NAME} per name); give a shorter one")
+    try:
+        if target.is_dir():
+            raise InvalidParameter(f"{option} {_shown_path(text)} is a directory; give a file path")
+        if target.exists() and not force:
+            raise InvalidParameter(f"{option} {_shown_path(text)} exists; choose a new path or remove it"
+                                   + ("" if force is None else " (or give --force to overwrite it)"))
+        parent = target.parent
+        while make_parents and not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        if parent.exists() and not parent.is_dir():
+            raise InvalidParameter(f"{option} {_shown_path(text)}: {_shown_path(parent)} is a file, not a directory")
+        if not parent.is_dir():
+            raise InvalidParameter(f"{option} {_shown_path(text)}: the directory {_shown_path(target.parent)} does not "
+                                   f"exist; create it first")
+    except OSError as exc:
+        raise InvalidParameter(f"{option} {_shown_path(text)} cannot be written: {exc.strerror or exc}") from None
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise InvalidParameter(f"{option} {_shown_path(text)}: the directory {_shown_path(parent)} is not writable")
+    return target
+
+
+def write_output(path, text: str, option: str, *, force: bool = False, make_parents: bool = False) -> None:
+    """Write ``text`` to the file checked by :func:`check_output_path` (never overwriting an
+    existing file unless ``force``, even in a race); an OSError is one line naming ``option``."""
+    target = check_output_path(path, option, force=force, make_parents=make_parents)
+    try:
+        if make_parents:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        with open(target, "w" if force else "x", encoding="utf-8") as fh:
+            fh.write(text)
+    except FileExistsError:
+        raise InvalidParameter(f"{option} {_shown_path(target)} exists; choose a new path or remove it") from None
+    except OSError as exc:
+        raise InvalidParameter(f"{option} {_shown_path(target)} cannot be written: {exc.strerror or exc}") from None

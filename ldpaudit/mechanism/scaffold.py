@@ -42,11 +42,12 @@ def scaffold(path: str | Path, source: str = "krr", name: str | None = None) -> 
     from ldpaudit.mechanism.catalog import CATALOG
     from ldpaudit.mechanism.loader import dumps_spec, load_spec, loads_spec
 
+    from ldpaudit.mechanism.options import check_output_path, write_output
+
     target = Path(path)
     if target.suffix != ".toml":
-        raise InvalidParameter(f"path {str(path)!r} must end in .toml, e.g. specs/my_mechanism.toml")
-    if target.exists():
-        raise InvalidParameter(f"{target} exists; choose a new path or remove it (ldpaudit new never overwrites)")
+        raise InvalidParameter(f"path {str(path)[:80]!r} must end in .toml, e.g. specs/my_mechanism.toml")
+    target = check_output_path(path, "path", force=None, make_parents=True)  # force=None: new never overwrites
     title = name if name is not None else target.stem.replace("_", " ").strip() or "my mechanism"
     if not title.strip() or len(title) > 200 or any(c in title for c in '"\\\n'):
         raise InvalidParameter(f"--name {title!r} must be 1..200 characters without quotes, backslashes or newlines")
@@ -62,9 +63,7 @@ def scaffold(path: str | Path, source: str = "krr", name: str | None = None) -> 
         text = _renamed(src.read_text(encoding="utf-8"), title)
     text = HEADER.format(name=title, source=source, path=target) + text
     loads_spec(text, source=str(target))  # what is written loads
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target, "x", encoding="utf-8") as fh:  # "x": never overwrite, even in a race
-        fh.write(text)
+    write_output(target, text, "path", make_parents=True)  # "x": never overwrite, even in a race
     return target
 
 

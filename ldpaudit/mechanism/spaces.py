@@ -15,6 +15,10 @@ from ldpaudit.mechanism.params import _subs, decide
 
 # --- input domains ---------------------------------------------------------------------------
 
+#: the most inputs listed one by one (a tuple of 10^7 ints holds about 400 MB; beyond it a
+#: channel is handled in its structured form or refused, never listed into a MemoryError)
+MAX_ENUMERATED = 10**7
+
 
 @dataclass(frozen=True)
 class FiniteDomain:
@@ -27,6 +31,10 @@ class FiniteDomain:
         if self.labels is not None:
             return self.labels
         n = _concrete_int(self.size, "inputs.size")
+        if n > MAX_ENUMERATED:
+            raise NotMaterializable(f"inputs.size = {n}: more inputs than can be listed one by one (at most "
+                                    f"{MAX_ENUMERATED:,}); give a smaller size (-p) or use a command that works on "
+                                    f"the structured form (verify, derive)")
         return tuple(range(n))
 
     def describe(self) -> str:

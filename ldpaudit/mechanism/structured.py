@@ -75,10 +75,11 @@ class StructuredChannel:
 
     def materialize(self, mech, *, max_entries: int) -> ExplicitChannel:
         require_numeric_sizes(mech)
-        inputs = mech.inputs.enumerate()
         n_out = _concrete_int(self.outputs.count(), "output space size")
-        check_materialized_size(mech, len(inputs), n_out, max_entries)
-        return _materialize_structured(mech, self, inputs)
+        labels = mech.inputs.labels
+        n_in = len(labels) if labels is not None else _concrete_int(mech.inputs.size, "inputs.size")
+        check_materialized_size(mech, n_in, n_out, max_entries)  # before listing the inputs
+        return _materialize_structured(mech, self, mech.inputs.enumerate())
 
 
 def _validate_structured(mech, ch: StructuredChannel) -> list[str]:

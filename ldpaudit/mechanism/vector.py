@@ -186,11 +186,30 @@ def sign_dimensions(mech) -> list[int] | None:
     return list(range(lo, hi + 1))
 
 
+def _require_nonzero_scale(mech, scale) -> None:
+    """channel.scale multiplies every report: 0 (shown at the expression or at an admissible
+    sample point) makes the output a constant, which no spec of a mechanism means."""
+    from ldpaudit.mechanism.checks import sample_points
+    from ldpaudit.mechanism.params import decide
+
+    scale = sp.sympify(scale)
+    points = [{}] if scale.is_number else sample_points(mech)
+    for point in points:
+        value = _subs(scale, {mech.symbols[k]: v for k, v in point.items()}) if point else scale
+        if not value.is_number:
+            continue
+        if value.has(sp.nan, sp.zoo, sp.oo, -sp.oo) or value.is_extended_real is False or decide(sp.Eq(value, 0)):
+            at = f" at {', '.join(f'{k}={v}' for k, v in point.items())}" if point else ""
+            raise InvalidSpec(f"channel.scale = {scale} of {mech.name!r} is {value}{at}: every report would be the "
+                              f"constant 0 (or undefined); give a non-zero scale such as \"d/k\"")
+
+
 def _validate_signs(mech, ch: SignVectorChannel) -> list[str]:
     box = mech.inputs
     if not isinstance(box, BoxDomain):
         raise InvalidSpec(f"channel.form = \"signs\" of {mech.name!r} needs vector inputs: set inputs.dimension, "
                           "inputs.low and inputs.high")
+    _require_nonzero_scale(mech, ch.scale)
     latent = ch.latent_law(1, X) + ch.latent_law(-1, X)
     require_sum_one(mech, latent, lambda: f"channel.latent of {mech.name!r}: P(v=1|x) + P(v=-1|x) = "
                                           f"{sp.simplify(latent)}, not 1")
@@ -322,6 +341,7 @@ def _validate_coordinates(mech, ch: CoordinatesChannel) -> list[str]:
     if not isinstance(box, BoxDomain):
         raise InvalidSpec(f"channel.form = \"coordinates\" of {mech.name!r} needs vector inputs: set inputs.dimension, "
                           "inputs.low and inputs.high")
+    _require_nonzero_scale(mech, ch.scale)
     k, d = sp.sympify(ch.sampled), sp.sympify(box.dimension)
     if k.is_number and (not k.is_Integer or k < 1):
         raise InvalidSpec(f"channel.sampled = {k} of {mech.name!r} must be a whole number >= 1 (coordinates per report)")

@@ -14,13 +14,12 @@ or a user answers rounds whose budgets sum past ε, 3 when a round is UNKNOWN. W
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import math
 
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.mechanism.options import option_megabytes
+from ldpaudit.mechanism.options import option_megabytes, option_seed
 from ldpaudit.protocol.simulate import MEMORY_MB
 
 PROTOCOL_NAMES = ("kv2", "kv1", "uv2", "uv1", "laplace")
@@ -39,7 +38,7 @@ def add_parser(subparsers) -> None:
     p.add_argument("--sigma-max", type=float, default=None, help="unknown-variance protocols: upper bound on sigma (default 8 sigma)")
     p.add_argument("--trials", type=int, default=200, help="independent runs per setting (default 200)")
     p.add_argument("--beta", type=float, default=0.05, help="report the (1-beta) error quantile (default 0.05)")
-    p.add_argument("--seed", type=_seed, default=0, help="seed of numpy's default_rng, a non-negative integer "
+    p.add_argument("--seed", type=option_seed, default=0, help="seed of numpy's default_rng, a non-negative integer "
                                                         "(same seed, same result)")
     p.add_argument("--memory-mb", type=lambda text: option_megabytes(text, "--memory-mb"), default=MEMORY_MB,
                    metavar="MB", help=f"memory budget of the simulation's arrays in MiB (default {MEMORY_MB}); a run "
@@ -50,17 +49,6 @@ def add_parser(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.set_defaults(func=run)
-
-
-def _seed(text: str) -> int:
-    """--seed: numpy's default_rng takes a non-negative integer (an argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number; give e.g. 0") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is negative; numpy's generator takes a non-negative integer such as 0")
-    return value
 
 
 #: the largest ratio R/σ (and σ_max/σ_min) the level grids are built for: 2^1000 blocks of

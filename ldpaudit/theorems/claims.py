@@ -157,6 +157,7 @@ def _build(doc: dict, source: str, base: Path) -> ClaimsFile:
         raise InvalidSpec(f"model = {model!r} is unknown; use 'iid' (i.i.d. inputs) or 'fixed' (fixed population)")
     region = _region(_table(doc, "region", "region"))
     specs = _specs(_table(doc, "specs", "specs"), base)
+    _check_bound_values(region, specs)
     coords = _coordinates(_table(doc, "coordinates", "coordinates"), region)
     raw = doc.get("claim")
     if raw is None:
@@ -287,6 +288,32 @@ def _specs(table: dict, base: Path) -> dict:
                                   f"(its parameters: {', '.join(mech.parameter_names)})")
         out[name] = (mech, dict(lets))
     return out
+
+
+def _check_bound_values(region: Region, specs: dict) -> None:
+    """A number bound to a spec's parameter (``region.let`` or ``specs.NAME.let``) lies in the
+    range the spec declares for it: d = -5 for k-subset (d >= 2) is refused here, not left to
+    the prover, which would search a region where the spec means nothing."""
+    from ldpaudit.errors import InvalidParameter
+
+    for name, (mech, lets) in specs.items():
+        values, where = {}, {}
+        for p in mech.parameters:
+            if p.name in lets:
+                value, field = parse_expression(lets[p.name], {}, field=f"specs.{name}.let.{p.name}") \
+                    if isinstance(lets[p.name], str) else sp.sympify(lets[p.name]), f"specs.{name}.let.{p.name}"
+            elif p.name in region.symbols and region.symbols[p.name] in region.bindings:
+                value, field = region.bindings[region.symbols[p.name]], f"region.let.{p.name}"
+            else:
+                continue
+            if value.is_number:
+                values[p.name], where[p.name] = value, field
+        for p_name, value in values.items():
+            try:
+                mech.bind({p_name: value})
+            except InvalidParameter as exc:
+                raise InvalidSpec(f"{where[p_name]} = {shown(sp.sstr(value))}: {exc}; specs.{name} declares no "
+                                  f"such instance") from None
 
 
 def _coordinates(table: dict, region: Region) -> Coordinates | None:

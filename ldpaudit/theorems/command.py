@@ -7,11 +7,14 @@ from __future__ import annotations
 import json
 import sys
 
+from ldpaudit.mechanism.options import option_seconds
+
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("prove", help="prove or refute inequalities between derived quantities over a region")
     p.add_argument("claims", help="a claims file (TOML): [specs], [region], [[claim]] statement = \"a <= b\"")
-    p.add_argument("--seconds", type=float, default=60.0, help="CPU budget per claim (default 60)")
+    p.add_argument("--seconds", type=lambda text: option_seconds(text, "--seconds"), default=60.0,
+                   help="CPU budget per claim, e.g. 60, 2.5, 500ms (default 60)")
     p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     p.set_defaults(func=run)
 
