@@ -82,3 +82,14 @@ def test_show_states_the_whole_claim_and_no_dangling_colon(tmp_path, capsys):
     (tmp_path / "mine.toml").write_text(text.replace('name = "k-RR"', 'name = "PM (mine)"'))
     code, out, _ = _run(capsys, "show", str(tmp_path / "mine.toml"))
     assert code == 0 and out.splitlines()[0] == "PM (mine)"
+
+
+def test_a_vector_witness_prints_the_report_as_sent_in_the_refutation_and_the_tight_witness(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")
+    code, out, _ = _run(capsys, "verify", str(SPECS / "duchi_multidim.toml"), "-p", "d=2", "--epsilon", "epsilon*9/10")
+    assert code == 1
+    y = "y=(2*(1 + e)/(1 - e), 2*(1 + e)/(1 - e))"
+    assert out.startswith(f"REFUTED: Q({y}|x=(-1, -1))/Q({y}|x=(1, 1)) = e")
+    code, out, _ = _run(capsys, "verify", str(SPECS / "duchi_multidim.toml"), "-p", "d=2", "--tight")
+    assert code == 0 and f"tightest: ε* = epsilon, attained by Q({y}|x=(-1, -1))" in out
+    assert ")*(" not in out

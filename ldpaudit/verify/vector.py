@@ -140,9 +140,15 @@ def _signs_refuted(mech, bound, verdict, claim, start) -> Verdict:
     scale = ch.scale.xreplace(subs)
     params = tuple(bound.bindings) + tuple((k, v) for k, v in w.params if k not in dict(bound.bindings))
     lifted = Witness(w.x, w.x_prime, w.y, ratio, num, den, claim_at, params=params,
-                     y_text=f"{human(scale)}*{_tuple_text(w.y)}")
+                     y_text=_scaled_text(scale, w.y))
     return Verdict(Status.REFUTED, mech.name, claim, witness=lifted, tight_epsilon=verdict.tight_epsilon,
                    method=SIGNS_METHOD, scope=scope_of(mech), seconds=time.perf_counter() - start, params=mech.bindings)
+
+
+def _scaled_text(scale, signs) -> str:
+    """The report B·s coordinate by coordinate, ``(-B, B)`` with B's value, e written ``e``."""
+    parts = [human(sp.simplify(scale * v)) for v in signs]
+    return f"({parts[0]},)" if len(parts) == 1 else "(" + ", ".join(parts) + ")"
 
 
 def _tuple_text(t) -> str:
@@ -163,7 +169,16 @@ def _tight_signs(mech, *, rlimit) -> TightEpsilon:
         elif sp.simplify(t.value - best.value) != 0:
             return TightEpsilon(mech.name, sp.nan, None, None,
                                 method=f"unknown: ε* differs between dimensions (d = {d}: {sp.sstr(t.value)}); bind d")
-    return TightEpsilon(mech.name, best.value, best.proof, best.witness, method=SIGNS_METHOD)
+    witness = best.witness
+    if witness is not None:  # the report as it is sent, B·s, as the refutation prints it
+        import dataclasses
+
+        bound = cases[0][1]
+        subs = {bound.symbols[k]: v for k, v in witness.params if k in bound.symbols}
+        scale = sp.sympify(bound.channel.scale).xreplace(subs)
+        if scale.is_number:
+            witness = dataclasses.replace(witness, y_text=_scaled_text(scale, witness.y))
+    return TightEpsilon(mech.name, best.value, best.proof, witness, method=SIGNS_METHOD)
 
 
 # --- coordinates -----------------------------------------------------------------------------
