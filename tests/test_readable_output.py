@@ -93,3 +93,23 @@ def test_a_vector_witness_prints_the_report_as_sent_in_the_refutation_and_the_ti
     code, out, _ = _run(capsys, "verify", str(SPECS / "duchi_multidim.toml"), "-p", "d=2", "--tight")
     assert code == 0 and f"tightest: ε* = epsilon, attained by Q({y}|x=(-1, -1))" in out
     assert ")*(" not in out
+
+
+def test_no_absolute_value_whose_sign_the_declared_range_decides():
+    import sympy as sp
+
+    from ldpaudit.derive.algebra import without_abs
+
+    e = sp.Symbol("epsilon", positive=True)
+    b = sp.Symbol("b", positive=True)
+    assert without_abs(1 / sp.Abs(sp.exp(e) - 1)) == 1 / (sp.exp(e) - 1)
+    assert without_abs(sp.Abs(sp.exp(-e) - 1)) == 1 - sp.exp(-e)
+    assert without_abs(sp.Abs(sp.exp(e) - b)) == sp.Abs(sp.exp(e) - b)        # undecided: kept
+    x = sp.Symbol("x", real=True)
+    assert without_abs(sp.Abs(x)) == sp.Abs(x)
+
+
+@pytest.mark.parametrize("spec", ["duchi_binary_mean.toml", "square_wave.toml", "piecewise.toml"])
+def test_derive_prints_no_abs_of_a_positive_quantity(spec, capsys):
+    code, out, _ = _run(capsys, "derive", str(SPECS / spec))
+    assert code == 0 and "Abs(exp(epsilon) - 1)" not in out and "nan" not in out

@@ -566,3 +566,28 @@ def _leading(expr: sp.Basic, var: sp.Symbol, *, at_infinity: bool):
             return None  # the leading terms cancel (or might): let sympy decide
         return c, best
     return None
+
+
+def without_abs(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with each |a| replaced by a or -a where the sign of a follows from the declared
+    parameter ranges: ``|e^ε - 1|`` is ``e^ε - 1`` when ε > 0. Sound: every e^a with a > 0 is
+    read as 1 + t with t > 0, and sympy must show the sign for every such t."""
+    def sign_of(a: sp.Basic):
+        if a.is_positive or a.is_negative:
+            return a.is_positive
+        subs = {}
+        for e in a.atoms(sp.exp):
+            if e.args[0].is_positive:
+                subs[e] = 1 + sp.Dummy("t", positive=True)
+            elif e.args[0].is_negative:
+                subs[e] = 1 / (1 + sp.Dummy("t", positive=True))
+        if not subs:
+            return None
+        b = sp.factor(a.xreplace(subs))
+        return True if b.is_positive else False if b.is_negative else None
+
+    def replace(a):
+        s = sign_of(a)
+        return a if s is True else -a if s is False else sp.Abs(a)
+
+    return expr.replace(lambda e: isinstance(e, sp.Abs), lambda e: replace(e.args[0]))

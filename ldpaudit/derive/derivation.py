@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ldpaudit.derive.algebra import (
+    without_abs,
     N_USERS,
     leading_power,
     leading_term_at_zero,
@@ -564,7 +565,7 @@ def _derive_real_input(mech, model, steps, results):
     ))
     results["variance"] = simplify(est.variance / N_USERS)
     results["l2_worst"] = simplify(est.worst_variance / N_USERS)
-    l1 = simplify(half_normal_mean() * sp.sqrt(results["l2_worst"]))
+    l1 = without_abs(simplify(half_normal_mean() * sp.sqrt(results["l2_worst"])))
     results["l1_worst"] = l1
     steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
                       (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
@@ -576,7 +577,7 @@ def _worst_case_steps(worst, steps, results) -> None:
     """The worst-case squared error of a real-valued mean estimate, its large-n absolute error,
     and what is not defined for it."""
     results["l2_worst"] = worst
-    l1 = simplify(half_normal_mean() * sp.sqrt(worst))
+    l1 = without_abs(simplify(half_normal_mean() * sp.sqrt(worst)))
     results["l1_worst"] = l1
     steps.append(Step("Worst-case absolute error (large n)", "E|μ̂ - μ| ≈ sqrt(2/π)·sd(μ̂):",
                       (_eq("sup E|μ̂ - μ|", r"\sup \mathbb{E}|\hat\mu-\mu|", l1, "≈"),)))
