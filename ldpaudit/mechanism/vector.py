@@ -21,6 +21,7 @@ one-coordinate ratios in separate variables, so ε* = k ε*_1 exactly, ε*_1 the
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 from dataclasses import dataclass, replace
@@ -358,6 +359,23 @@ def _validate_coordinates(mech, ch: CoordinatesChannel) -> list[str]:
     return [f"one coordinate: {n}" for n in notes]
 
 
+def _coordinate_as_scalar(mech, **fields):
+    """The coordinate channel of ``mech`` as a scalar Mechanism (what :func:`coordinate_mechanism`
+    builds, with ``fields``), not validated a second time: the vector mechanism's validation
+    validated its coordinate mechanism (:func:`_validate_coordinates`), and a scalar claim or
+    ε = k ε₁ (every admissible ε₁, k give an admissible ε) changes no channel it checked. The copy
+    keeps the vector mechanism's notes, which say so. Validating it again cost each derivation and
+    proof of hybrid_multidim 0.1-0.3 s of CPU (as a mixture's components, see
+    :func:`ldpaudit.mechanism.mixture.component_mechanism`)."""
+    part = copy.copy(mech)  # a copy without __init__, so without __post_init__'s validation
+    values = dict(name=f"{mech.name} (one coordinate)", inputs=mech.inputs.interval, bindings=mech.bindings,
+                  description="", source="", claimed_delta=None, spec_path=None,
+                  identities_proved=mech.identities_proved, **fields)
+    for name, value in values.items():
+        object.__setattr__(part, name, value)
+    return part
+
+
 class PerCoordinate:
     """The coordinate channel as a scalar mechanism claiming ε/k. When k is free and the claim
     is a parameter P > 0 with no upper bound, P = k P_1 with a fresh P_1 > 0 (``per``): the
@@ -365,8 +383,6 @@ class PerCoordinate:
     P_1 > 0 is P/k for some admissible P and k)."""
 
     def __init__(self, mech, claim):
-        from ldpaudit.mechanism.core import Mechanism
-
         self.mech, self.claim = mech, claim
         self.k = sp.sympify(mech.channel.sampled)
         self.param = self.per = None
@@ -381,14 +397,14 @@ class PerCoordinate:
             if p.name in example and str(self.k) in example:
                 example[self.per.name] = example.pop(p.name) / example[str(self.k)]
             subs = {p.symbol: self.k * self.per.symbol}
-            self.sub = Mechanism(
-                name=f"{mech.name} (one coordinate)", parameters=(*others, self.per), inputs=mech.inputs.interval,
-                channel=mech.channel.coordinate.substitute(subs), claimed_epsilon=self.per.symbol,
-                bindings=mech.bindings, example=tuple(example.items()), identities_proved=mech.identities_proved)
+            self.sub = _coordinate_as_scalar(mech, parameters=(*others, self.per),
+                                             channel=mech.channel.coordinate.substitute(subs),
+                                             claimed_epsilon=self.per.symbol, example=tuple(example.items()))
             self.scalar_claim = self.per.symbol
         else:
             self.scalar_claim = sp.simplify(claim / self.k)
-            self.sub = coordinate_mechanism(mech, self.scalar_claim)
+            self.sub = _coordinate_as_scalar(mech, parameters=mech.parameters, channel=mech.channel.coordinate,
+                                             claimed_epsilon=self.scalar_claim, example=mech.example)
 
     def back(self, value):
         """A value in the scalar mechanism's parameters, in the vector mechanism's."""
