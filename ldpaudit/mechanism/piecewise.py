@@ -272,8 +272,16 @@ class PiecewiseDensity:
         return [o for o in orders if o != tuple(order)]
 
     def _mass_is_one(self, order: tuple[int, ...]) -> bool:
+        """Is the mass formula of ``order`` identically 1 (as a rational function of the
+        parameters, x and each w_p = e^(p/L))?"""
         cache = self.__dict__.setdefault("_one", {})
         if order not in cache:
+            cells = [(v, lo, hi) for v, (lo, hi) in zip(self.cell_values(order), self.cell_ends(order)) if v != 0]
+            decided = None if self.__dict__.get("_integrals", {}).get((order, 1)) is not None else _cells_sum_to_one(
+                cells, self.z)
+            if decided is not None:
+                cache[order] = decided
+                return decided
             try:
                 d = self.integral(order) - 1
                 w, _ = in_exp_base(d)
@@ -440,6 +448,43 @@ def _zero_in_e(v: sp.Basic) -> bool | None:
     if u.free_symbols - {w} or u.atoms(sp.Function) or any(a.is_Pow and not a.exp.is_Integer for a in u.atoms(sp.Pow)):
         return None
     return rational_function_is_zero(u)
+
+
+def _cells_sum_to_one(cells: Sequence[tuple], z: sp.Symbol) -> bool | None:
+    """For values constant in z on finite cells: is Σ value·(hi - lo) identically 1? Summed in
+    sympy's field of rational functions (with :func:`in_exp_base`'s w_p for e^(c p)), which decides
+    what ``rational_function_is_zero`` decides of the integral minus 1 without building the
+    integral's expression. None when a cell is unbounded or its value depends on z."""
+    from sympy.polys.fields import sfield
+
+    if not cells or any(v.has(z) or not (lo.is_finite and hi.is_finite) for v, lo, hi in cells):
+        return None
+    parts, _ = in_exp_base(sp.Tuple(*[e for cell in cells for e in cell]))
+    parts = _numbers_in_exp_base(parts)
+    try:
+        field, elements = sfield(list(parts))
+    except Exception:  # no generators, or sympy cannot build the field: the integral decides
+        return None
+    if field.domain not in (sp.ZZ, sp.QQ):
+        return None
+    total = -field.one
+    for v, lo, hi in zip(elements[0::3], elements[1::3], elements[2::3]):
+        total += v * (hi - lo)
+    return not total
+
+
+def _numbers_in_exp_base(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with e and each e^q (q rational) written as powers of one u = e^(1/L) (L the lcm
+    of the q's denominators), as :func:`_zero_in_e` does: u is transcendental (Lindemann), so an
+    identity in u as a variable holds at u = e^(1/L)."""
+    qs = [e.args[0] for e in expr.atoms(sp.exp) if e.args[0].is_Rational]
+    if not qs and not expr.has(sp.E):
+        return expr
+    L = sp.ilcm(1, *[q.q for q in qs]) if qs else 1
+    u = sp.Dummy("u", positive=True)
+    table = {sp.exp(q): u ** int(q * L) for q in qs}
+    table[sp.E] = u**L
+    return expr.xreplace(table)
 
 
 def rational_function_is_zero(expr: sp.Basic) -> bool:
