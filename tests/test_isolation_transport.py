@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ldpaudit.audit import draws, seeds
 from ldpaudit.audit.adapters import Outputs
-from ldpaudit.audit.external import BadReply, block_layout, block_outputs, isolated
+from ldpaudit.audit.external import BadReply, ExternalRandomizer, block_layout, block_outputs, isolated
 from ldpaudit.audit.worker import _Packer, block_reply, wire_dtype
 from ldpaudit.errors import RandomizerError
 
@@ -33,7 +33,8 @@ def _exchange(outputs, counts, *, histogram=False, pack=True):
             else o for o in outputs]
     packer.finish(sent, histogram)
     header, pieces = block_reply(sent, counts, histogram_asked=histogram, batch=True, packer=packer)
-    payload = np.frombuffer(b"".join(bytes(memoryview(p).cast("B")) for p in pieces), dtype=np.uint8)
+    payload = np.frombuffer(b"".join(a.reshape(-1).astype(wire or a.dtype).tobytes() for a, wire in pieces),
+                            dtype=np.uint8)
     header = json.loads(json.dumps(header))
     layout, size = block_layout(header, counts, 64 * MiB)
     assert size == payload.size == header["bytes"]
@@ -148,11 +149,15 @@ def test_values_outside_the_range_of_their_dtype_are_refused(dtype, wire, values
     ("wrong_length", r"announced a payload of 8 bytes; its descriptors need 6"),
     ("too_few_chunks", r"block header describes 2 chunks; 3 were asked for"),
     ("short_payload", r"closed its output after 2 of the 6 bytes it announced"),
+    ("shared_oversized", r"says its payload of 33554430 bytes is in the shared buffer \(16777216 bytes\)"),
     ("not_a_header", r"replied .*outputs.* to a block request"),
 ])
-def test_a_hostile_worker_is_refused_and_stopped(target, match):
+def test_a_hostile_worker_is_refused_and_stopped(target, match, monkeypatch):
     """The randomizer runs in the worker's process and rewrites its replies; the auditor names
-    the input and what is wrong, ends the program, and carries on with a fresh one."""
+    the input and what is wrong, ends the program, and carries on with a fresh one. (A short
+    payload only exists on the pipe: the shared buffer always holds the bytes announced.)"""
+    if target == "short_payload":
+        monkeypatch.setattr(ExternalRandomizer, "_shared_buffer", lambda self: None)
     start = time.monotonic()
     with isolated(f"{HOSTILE}:{target}", batch=True, memory_mb=256) as randomizer:
         with pytest.raises(RandomizerError, match=rf"^randomizer '{HOSTILE}:{target}' on input 0: {match}"):

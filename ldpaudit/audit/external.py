@@ -69,6 +69,8 @@ MAX_LINE_BYTES = 1 << 30
 MAX_PAYLOAD_BYTES = 1 << 30
 #: capacity asked for the pipe the replies come through (Linux; 64 KiB by default)
 PIPE_BYTES = 1 << 20
+#: bytes of the buffer shared with the isolation worker for block payloads (Linux memfd)
+SHARED_BYTES = 1 << 24
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 STDERR_KEPT = 8192
 #: extra seconds the auditor waits beyond the worker's own per-call limit before killing it
@@ -390,6 +392,7 @@ class ExternalRandomizer:
         self._status_buffer = b""
         self._scratch: str | None = None
         self._counter: mmap.mmap | None = None
+        self._shared: mmap.mmap | None = None    # the worker's block payloads (read-only here)
         self.status: dict = {}
         self.sandbox_info: dict | None = None
         self.target_pid: int | None = None
@@ -420,7 +423,11 @@ class ExternalRandomizer:
         env["LDPAUDIT_CALL_COUNTER"] = counter_path
         from ldpaudit.audit import sandbox
 
+        shared_fd = self._shared_buffer() if self.worker else None
+        if shared_fd is not None:
+            env["LDPAUDIT_PAYLOAD_FD"] = str(shared_fd)
         status_r, status_w = os.pipe()
+        passed = (status_w,) if shared_fd is None else (status_w, shared_fd)
         if self.sandbox:
             found = sandbox.probe()
             # -S: the supervisor needs only the standard library and ldpaudit (on PYTHONPATH)
@@ -436,6 +443,8 @@ class ExternalRandomizer:
                 argv += ["--why-not-pid", str(found.get("pid_namespace_error") or "not probed")]
             if found["seccomp"]:
                 argv.append("--seccomp")
+            if shared_fd is not None:
+                argv += ["--pass-fd", str(shared_fd)]
             argv += ["--", *self.argv]
         else:
             argv = self.argv
@@ -447,7 +456,7 @@ class ExternalRandomizer:
                 stderr=subprocess.PIPE,
                 env=env,
                 start_new_session=True,
-                pass_fds=(status_w,),
+                pass_fds=passed,
                 preexec_fn=None if self.sandbox else sandbox._target_setup(self.memory_mb, False, False),
             )
         except OSError as exc:
@@ -455,6 +464,8 @@ class ExternalRandomizer:
             raise RandomizerError(f"cannot start {self.name!r}: {exc.strerror or exc}") from None
         finally:
             os.close(status_w)
+            if shared_fd is not None:
+                os.close(shared_fd)     # the worker has its own; this side keeps its mapping
         if not self.sandbox:
             os.close(status_r)
             status_r = None
@@ -472,6 +483,24 @@ class ExternalRandomizer:
         self._stderr = b""
         self._first_done = False
         self._worker_limit = None
+
+    def _shared_buffer(self) -> int | None:
+        """A buffer shared with the isolation worker for block payloads, sparing the pipe's copies:
+        a memfd sealed against resizing (the worker cannot shrink it under this side's mapping)
+        and mapped read-only here; None where the system has none. Its descriptor, for the worker."""
+        if not hasattr(os, "memfd_create") or not hasattr(fcntl, "F_ADD_SEALS"):
+            return None
+        fd = None
+        try:
+            fd = os.memfd_create("ldpaudit-payload", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            os.ftruncate(fd, SHARED_BYTES)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SEAL)
+            self._shared = mmap.mmap(fd, SHARED_BYTES, prot=mmap.PROT_READ)
+            return fd
+        except (OSError, ValueError):
+            if fd is not None:
+                os.close(fd)
+            return None
 
     def _read_status(self, wait: float = 0.0) -> None:
         """Take in the supervisor's status lines; with ``wait``, until it closes the channel
@@ -527,6 +556,9 @@ class ExternalRandomizer:
         if self._counter is not None:
             self._counter.close()
             self._counter = None
+        if self._shared is not None:
+            self._shared.close()
+            self._shared = None
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
@@ -821,9 +853,16 @@ class ExternalRandomizer:
         max_bytes = MAX_PAYLOAD_BYTES if not self.memory_mb else min(MAX_PAYLOAD_BYTES, self.memory_mb << 20)
         try:
             layout, size = block_layout(reply, counts, max_bytes)
+            shared = reply.get("shared", False)
+            if shared is not False and (shared is not True or self._shared is None or size > len(self._shared)):
+                raise BadReply(f"says its payload of {size} bytes is in the shared buffer "
+                               f"({'none' if self._shared is None else len(self._shared)} bytes)")
         except BadReply as exc:
             raise self._fail(x, f"{exc} (a block of {len(chunks)} chunks)") from None
-        payload = self._read_payload(x, size)
+        if shared:      # copied out first: the worker may write the buffer at any time
+            payload = np.frombuffer(self._shared, dtype=np.uint8, count=size).copy()
+        else:
+            payload = self._read_payload(x, size)
 
         def hist(value, k):
             return self._histogram(inputs[k], value, counts[k])

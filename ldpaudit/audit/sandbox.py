@@ -486,13 +486,14 @@ def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
     return setup
 
 
-def _start(argv, env, memory_mb, seccomp, drop_caps, tell):
-    """Start the randomizer as a child of the calling process, in a session of its own."""
+def _start(argv, env, memory_mb, seccomp, drop_caps, tell, pass_fds=()):
+    """Start the randomizer as a child of the calling process, in a session of its own, with
+    stdin, stdout, stderr and ``pass_fds`` (the auditor's shared payload buffer) open."""
     import subprocess
 
     try:
         return subprocess.Popen(argv, stdin=0, stdout=1, stderr=2, env=env, start_new_session=True,
-                                preexec_fn=_target_setup(memory_mb, seccomp, drop_caps))
+                                pass_fds=tuple(pass_fds), preexec_fn=_target_setup(memory_mb, seccomp, drop_caps))
     except (OSError, subprocess.SubprocessError) as exc:
         tell({"error": f"cannot start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"})
         return None
@@ -519,7 +520,7 @@ def _mount_proc() -> str:
     return ""
 
 
-def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confine) -> None:
+def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confine, pass_fds=()) -> None:
     """PID 1 of the randomizer's PID namespace (a fork of the supervisor): mount the
     namespace's /proc, report the ``sandbox`` entry (``confine(proc_error)``), start the
     randomizer, reap every process handed to it, report how the randomizer ended, exit; the
@@ -534,7 +535,7 @@ def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confin
             signal.signal(signum, signal.SIG_DFL)   # PID 1 ignores default-action signals from inside
         host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)   # the auditor's view, to name pids to it
         tell({"sandbox": confine(_mount_proc())})
-        proc = _start(argv, env, memory_mb, seccomp, True, tell)
+        proc = _start(argv, env, memory_mb, seccomp, True, tell, pass_fds)
         if proc is None:
             os._exit(0)
         outer = _outer_pid(proc.pid, host_proc)
@@ -602,7 +603,8 @@ class _Watch:
 
 
 def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int | None, use_namespaces: bool,
-              use_seccomp: bool, use_pid_namespace: bool = False, why_not: str = "", why_not_pid: str = "") -> int:
+              use_seccomp: bool, use_pid_namespace: bool = False, why_not: str = "", why_not_pid: str = "",
+              pass_fds=()) -> int:
     status = os.fdopen(status_fd, "w", buffering=1)
 
     def tell(obj):
@@ -643,14 +645,14 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
         init = os.fork()
         if init == 0:
             _namespace_init(argv, env, memory_mb, use_seccomp, tell, supervisor,
-                            lambda proc_error: confinement(ns, use_seccomp, why_not, tree, "", proc_error))
+                            lambda proc_error: confinement(ns, use_seccomp, why_not, tree, "", proc_error), pass_fds)
         _detach_stdio()
         ended = watch.wait(init, lambda: os.kill(init, signal.SIGKILL))
         if os.waitstatus_to_exitcode(ended) != 0:   # init was killed before it could report
             tell({"signal": int(signal.SIGKILL)})
         return 0
 
-    proc = _start(argv, env, memory_mb, use_seccomp, ns is not None, tell)
+    proc = _start(argv, env, memory_mb, use_seccomp, ns is not None, tell, pass_fds)
     if proc is None:
         return 127
     tell({"pid": proc.pid})
@@ -685,6 +687,7 @@ def main(argv=None) -> int:
     p.add_argument("--pid-namespace", action="store_true")
     p.add_argument("--why-not", default="", help="why namespaces are not used (for the report)")
     p.add_argument("--why-not-pid", default="", help="why no PID namespace is used (for the report)")
+    p.add_argument("--pass-fd", type=int, action="append", default=[], help="a descriptor the program keeps open")
     p.add_argument("program", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     if args.probe:
@@ -693,7 +696,8 @@ def main(argv=None) -> int:
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
     return supervise(program, scratch=args.scratch, status_fd=args.status_fd, memory_mb=args.memory_mb or None,
                      use_namespaces=args.namespaces, use_seccomp=args.seccomp,
-                     use_pid_namespace=args.pid_namespace, why_not=args.why_not, why_not_pid=args.why_not_pid)
+                     use_pid_namespace=args.pid_namespace, why_not=args.why_not, why_not_pid=args.why_not_pid,
+                     pass_fds=args.pass_fd)
 
 
 if __name__ == "__main__":

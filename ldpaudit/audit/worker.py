@@ -224,8 +224,9 @@ def _packable(arr: np.ndarray) -> bool:
 
 def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bool,
                 packer: "_Packer | None" = None) -> tuple[dict, list]:
-    """The header and payload (a list of byte buffers, sent back to back) that answer a block:
-    outputs[k] drawn for a chunk of counts[k] (a :class:`_Packed` chunk is in ``packer``).
+    """The header and payload (arrays with the wire dtype each travels in, sent back to back)
+    that answer a block: outputs[k] drawn for a chunk of counts[k] (a :class:`_Packed` chunk
+    is in ``packer``).
 
     The header's ``"block"`` lists descriptors covering the chunks in order:
     ``["r", dtype, wire, trailing, k]``: the next k chunks are arrays of ``dtype`` and shape
@@ -248,20 +249,20 @@ def block_reply(outputs: list, counts: list, *, histogram_asked: bool, batch: bo
             out = outputs[segment[1]]
             bits = np.packbits(out.view(np.uint8), axis=1)
             descriptors.append(["p", out.dtype.str, out.shape[1]])
-            pieces.append(bits)
+            pieces.append((bits, None))
             size += bits.nbytes
         elif tag == "packed":
             _, offset, cells, chunks = segment
             wire = packer.wire if packer.wire is not None else packer.dtype.newbyteorder("<")   # only empty chunks
             descriptors.append(["r", packer.dtype.newbyteorder("<").str, wire.str, [], chunks])
             if cells:
-                pieces.append(packer.values(offset, cells))
+                pieces.append((packer.values(offset, cells), wire))
             size += cells * wire.itemsize
         else:
             _, values, dtype, trailing, chunks, lo, hi = segment
             wire = wire_dtype(dtype, lo, hi)
             descriptors.append(["r", dtype.str, wire.str, list(trailing), chunks])
-            pieces.append(values.astype(wire.newbyteorder("<"), copy=False).reshape(-1))
+            pieces.append((values, wire))
             size += values.size * wire.itemsize
     return {"block": descriptors, "bytes": size}, pieces
 
@@ -479,7 +480,7 @@ class _Packer:
 
     def start(self, cells: int) -> None:
         self.cells, self.dtype, self.used = cells, None, 0
-        self.wire = self.payload = None
+        self.wire = None
 
     def pack(self, arr: np.ndarray):
         """Copy a 1-d integer or boolean array in, or return it as it is (another dtype than
@@ -517,7 +518,6 @@ class _Packer:
         else:
             low, high = int(_MINIMUM(ints)), int(_MAXIMUM(ints))
         self.wire = wire_dtype(self.dtype.newbyteorder("<"), low, high)
-        self.payload = flat.astype(self.wire)
 
     def _histograms(self, outputs: list, flat: np.ndarray, ints: np.ndarray) -> bool:
         """Replace by their values (a view) the packed chunks whose range holds at most half
@@ -531,17 +531,24 @@ class _Packer:
         head = ints[np.minimum(starts[:, None] + np.arange(8), (starts + sizes - 1)[:, None])]
         spread = head.max(axis=1).astype(np.uint64) - head.min(axis=1).astype(np.uint64)    # exact mod 2^64
         maybe = np.flatnonzero(spread < (sizes // 2).astype(np.uint64))
-        replaced = False
-        for j in maybe.tolist():
+        if len(maybe) > 16:     # many: every chunk's exact range at once
+            spans = np.maximum.reduceat(ints, starts).astype(np.uint64) - \
+                np.minimum.reduceat(ints, starts).astype(np.uint64)
+            short = np.flatnonzero(spans < (sizes // 2).astype(np.uint64)).tolist()
+        else:
+            short = []
+            for j in maybe.tolist():
+                values = ints[starts[j]:starts[j] + sizes[j]]
+                if int(_MAXIMUM(values)) - int(_MINIMUM(values)) + 1 <= sizes[j] // 2:
+                    short.append(j)
+        for j in short:
             out = outputs[packed[j]]
-            values = ints[out.offset:out.offset + out.size]
-            if int(_MAXIMUM(values)) - int(_MINIMUM(values)) + 1 <= out.size // 2:
-                outputs[packed[j]] = flat[out.offset:out.offset + out.size]
-                replaced = True
-        return replaced
+            outputs[packed[j]] = flat[out.offset:out.offset + out.size]
+        return bool(short)
 
     def values(self, offset: int, size: int) -> np.ndarray:
-        return self.payload[offset:offset + size]
+        """Packed values (in their dtype; cast to :attr:`wire` as they are sent)."""
+        return self.buffer[offset:offset + size]
 
 
 class _Watchdog:
@@ -571,6 +578,17 @@ class _Watchdog:
                 signal.pthread_kill(self.main, signal.SIGALRM)
 
 
+def _shared_buffer() -> np.ndarray | None:
+    """The buffer the auditor shares for block payloads (``LDPAUDIT_PAYLOAD_FD``), or None."""
+    fd = os.environ.get("LDPAUDIT_PAYLOAD_FD")
+    if not fd:
+        return None
+    try:
+        return np.frombuffer(mmap.mmap(int(fd), 0), dtype=np.uint8)
+    except (OSError, ValueError):
+        return None
+
+
 def _write_all(fd: int, data) -> None:
     view = memoryview(data).cast("B")
     while view:
@@ -592,12 +610,26 @@ def main(argv=None) -> int:
     def limit() -> float:
         return args.warmup if calls == 0 else max(args.floor, args.factor * slowest)
 
+    shared = _shared_buffer()
+
     def send(obj, payload=()):
+        """A reply line, then a block's payload: into the buffer shared with the auditor when it
+        fits there (``"shared": true``), else down the pipe after the line. ``payload``: arrays,
+        each cast to its wire dtype on the way: (array, wire dtype or None)."""
         obj["limit"] = limit()
         obj["slowest"] = slowest if calls > 1 else None
+        if payload and shared is not None and obj.get("bytes", 0) <= shared.size:
+            position = 0
+            for values, wire in payload:
+                flat = values.reshape(-1)
+                size = flat.size * (wire or flat.dtype).itemsize
+                np.copyto(shared[position:position + size].view(wire or flat.dtype), flat, casting="unsafe")
+                position += size
+            obj["shared"] = True
+            payload = ()
         _write_all(channel, (json.dumps(obj, allow_nan=True) + "\n").encode())
-        for piece in payload:
-            _write_all(channel, piece)
+        for values, wire in payload:
+            _write_all(channel, np.ascontiguousarray(values.reshape(-1).astype(wire or values.dtype, copy=False)))
 
     from ldpaudit.audit.adapters import load_target
 

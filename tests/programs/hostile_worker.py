@@ -17,9 +17,10 @@ def _honest(x, n):
     return np.full(n, x, dtype=np.int64)
 
 
-def _run(counts, descriptor, payload, announced=None):
+def _run(counts, descriptor, payload, announced=None, **header):
     payload = np.ascontiguousarray(payload)
-    return {"block": descriptor, "bytes": payload.nbytes if announced is None else announced}, [payload]
+    return {"block": descriptor, "bytes": payload.nbytes if announced is None else announced, **header}, \
+        [(payload, None)]
 
 
 def out_of_range(x, n, rng):
@@ -100,7 +101,18 @@ def short_payload(x, n, rng):
     def reply(outputs, counts, **_):
         values = np.zeros(sum(counts), dtype="<u2")
         threading.Timer(1.0, os._exit, [0]).start()
-        return {"block": [["r", "<i8", "<u2", [], len(counts)]], "bytes": values.nbytes}, [values[:len(values) // 2]]
+        return {"block": [["r", "<i8", "<u2", [], len(counts)]], "bytes": values.nbytes}, \
+            [(values[:len(values) // 2], None)]
+    _take_over(reply)
+    return _honest(x, n)
+
+
+def shared_oversized(x, n, rng):
+    """Says that 32 MiB of values are in the 16 MiB buffer shared with the auditor."""
+    def reply(outputs, counts, **_):
+        width = (1 << 25) // sum(counts)
+        return _run(counts, [["r", "<i8", "|u1", [width], len(counts)]], np.zeros(8, dtype=np.uint8),
+                    announced=width * sum(counts), shared=True)
     _take_over(reply)
     return _honest(x, n)
 
