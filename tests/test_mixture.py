@@ -156,8 +156,10 @@ BAD = [
     ("two densities", HYBRID.replace(f'outputs = [-1, 1]\n{ENTRY}\nat = "y*B"',
                                      'density = "p if l <= z <= r else (p/exp(epsilon) if -C <= z <= C else 0)"'),
      r"channel.components\[1\].density: a mixture has at most one density component"),
-    ("atom row", HYBRID.replace(ENTRY, ENTRY.replace("1/2 +", "1/3 +")),
-     r"channel.components\[1\] \(atoms\): row x=.* sums to 2/3"),
+    ("atom row", HYBRID.replace(ENTRY, ENTRY.replace("1/2 +", "2/3 +")),   # every entry > 0, rows sum to 4/3
+     r"channel.components\[1\] \(atoms\): row x=.* sums to 4/3"),
+    ("atom entry", HYBRID.replace(ENTRY, ENTRY.replace("1/2 +", "1/3 +")),   # negative at an end of the inputs
+     r"channel.components\[1\] \(atoms\): Q\(y=1\|x=-1\) .* \(negative or undefined\)"),
     ("atom position in x", HYBRID.replace('at = "y*B"', 'at = "y*l"'),
      r"channel.components\[1\].at = .* mentions x"),
 ]
