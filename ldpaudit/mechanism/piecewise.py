@@ -301,12 +301,15 @@ class PiecewiseDensity:
             total += integrate_cell(weight * value, self.z, lo, hi)
         return total
 
-    def negative_at(self, subs: Mapping, at: tuple | None = None) -> tuple[sp.Basic, sp.Basic] | None:
+    def negative_at(self, subs: Mapping, at: tuple | None = None, signs: dict | None = None
+                    ) -> tuple[sp.Basic, sp.Basic] | None:
         """A point z (inside a cell of positive length) where the density is negative, with the
-        value there, checked at every cell's midpoint (and far out on the unbounded cells)."""
+        value there, checked at every cell's midpoint (and far out on the unbounded cells).
+        ``signs`` remembers the signs of values already seen (cells, and the inputs of one
+        parameter point, share values that depend on neither z nor x)."""
         order, values = self.order_at(subs) if at is None else at
         cells = self.cell_values(order)
-        signs: dict = {}  # cells often share a value that does not depend on z
+        signs = {} if signs is None else signs
         pts = [None] + [values[k] for k in order] + [None]
         for value, lo, hi in zip(cells, pts[:-1], pts[1:]):
             if lo is None and hi is None:
@@ -537,6 +540,7 @@ def check_at_points(name: str, density: sp.Basic, z: sp.Symbol, x: sp.Symbol, lo
         ends = [None if e is None else sp.sympify(e).xreplace(params) for e in (low, high)]
         inputs = sample_inputs(*ends)
         _decide_interior_order(pd, {**params, x: sp.sympify(inputs[len(inputs) // 2])})
+        signs: dict = {}
         for xv in inputs:
             if not xv.is_number:
                 continue
@@ -545,7 +549,7 @@ def check_at_points(name: str, density: sp.Basic, z: sp.Symbol, x: sp.Symbol, lo
             try:
                 at = pd.order_at(subs)
                 mass = pd.mass_at(subs, at)
-                negative = pd.negative_at(subs, at)
+                negative = pd.negative_at(subs, at, signs)
             except NotPiecewiseLinear as exc:
                 return [f"{where}: validity not checked at {shown} ({exc})"]
             if not _is_zero(mass - 1):
