@@ -460,10 +460,9 @@ def _cells_sum_to_one(cells: Sequence[tuple], z: sp.Symbol) -> bool | None:
     integral's expression. None when a cell is unbounded or its value depends on z."""
     from sympy.polys.fields import sfield
 
-    if not cells or any(v.has(z) or not (lo.is_finite and hi.is_finite) for v, lo, hi in cells):
+    if not cells or any(v.has(z) or lo == -sp.oo or hi == sp.oo for v, lo, hi in cells):
         return None
-    parts, _ = in_exp_base(sp.Tuple(*[e for cell in cells for e in cell]))
-    parts = _numbers_in_exp_base(parts)
+    parts = _exps_as_powers(sp.Tuple(*[e for cell in cells for e in cell]))
     try:
         field, elements = sfield(list(parts))
     except Exception:  # no generators, or sympy cannot build the field: the integral decides
@@ -476,17 +475,29 @@ def _cells_sum_to_one(cells: Sequence[tuple], z: sp.Symbol) -> bool | None:
     return not total
 
 
-def _numbers_in_exp_base(expr: sp.Basic) -> sp.Basic:
-    """``expr`` with e and each e^q (q rational) written as powers of one u = e^(1/L) (L the lcm
-    of the q's denominators), as :func:`_zero_in_e` does: u is transcendental (Lindemann), so an
-    identity in u as a variable holds at u = e^(1/L)."""
-    qs = [e.args[0] for e in expr.atoms(sp.exp) if e.args[0].is_Rational]
-    if not qs and not expr.has(sp.E):
-        return expr
-    L = sp.ilcm(1, *[q.q for q in qs]) if qs else 1
-    u = sp.Dummy("u", positive=True)
-    table = {sp.exp(q): u ** int(q * L) for q in qs}
-    table[sp.E] = u**L
+def _exps_as_powers(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with its exponentials e^a grouped by a up to a rational factor (e^(ε/(2k)) and
+    e^(ε/k); e, e^(1/2) and e^(-1)), each group's written as powers of one positive variable
+    w = e^(b/L) (b the group's first argument, L the lcm of the factors' denominators), as
+    :func:`in_exp_base` does for one parameter and :func:`_zero_in_e` for numbers. An identity of
+    the result in the w as variables holds at their values, so a rational function that is 0
+    this way is 0 (one that is not is only "not shown")."""
+    args = [e.args[0] for e in expr.atoms(sp.exp)] + ([sp.Integer(1)] if expr.has(sp.E) else [])
+    groups: list[tuple[sp.Basic, list]] = []
+    for a in args:
+        for base, members in groups:
+            r = sp.cancel(a / base)
+            if r.is_Rational:
+                members.append((a, r))
+                break
+        else:
+            groups.append((a, [(a, sp.Integer(1))]))
+    table = {}
+    for _, members in groups:
+        L = sp.ilcm(1, *[r.q for _, r in members])
+        w = sp.Dummy("w", positive=True)
+        for a, r in members:
+            table[sp.exp(a)] = w ** int(r * L)
     return expr.xreplace(table)
 
 
