@@ -396,19 +396,28 @@ def _spot_check_real_input(mech, ch: RealInputChannel, rows) -> int:
             xs = sorted({xs[round(i * step)] for i in range(14)})
         pretty = ", ".join(f"{k}={v}" for k, v in point.items())
         at = f" at {pretty}" if pretty else ""
+        # the inputs of one point share a few values (k-RR's two): each is decided once
+        probability: dict = {}
+        sums_to_one: dict = {}
+        relations = [[c.relation.xreplace(subs).xreplace({Y: sp.Integer(y)}) for y in ch.outputs] for c in ch.classes]
         for x in xs:
             values = [evaluate(r, x) for r in bound_rows]
             for y, v in zip(ch.outputs, values):
-                if not v.is_number or v.has(sp.nan, sp.zoo) or _decided(v < 0, f"Q(y={y}|x={x}) of {mech.name!r}{at}", v):
+                if v not in probability:
+                    probability[v] = not v.is_number or v.has(sp.nan, sp.zoo) or _decided(
+                        v < 0, f"Q(y={y}|x={x}) of {mech.name!r}{at}", v)
+                if probability[v]:
                     raise InvalidSpec(f"Q(y={y}|x={x}) of {mech.name!r} = {_value_text(v)}{at} is not a probability "
                                       "(it must lie in [0, 1])")
-            if is_zero(sp.Add(*values) - 1) is not True:
+            total = sp.Add(*values)
+            if total not in sums_to_one:
+                sums_to_one[total] = is_zero(total - 1) is True
+            if not sums_to_one[total]:
                 raise InvalidSpec(
-                    f"row x={x} of channel {mech.name!r} sums to {sp.nsimplify(sp.Add(*values))}{at}; each row must sum to 1"
+                    f"row x={x} of channel {mech.name!r} sums to {sp.nsimplify(total)}{at}; each row must sum to 1"
                 )
             for i, c in enumerate(ch.classes):
-                rel = c.relation.xreplace(subs)
-                hits = sum(evaluate(rel.xreplace({Y: sp.Integer(y)}), x) is sp.true for y in ch.outputs)
+                hits = sum(evaluate(rel, x) is sp.true for rel in relations[i])
                 if hits != int(c.count):
                     raise InvalidSpec(
                         f"channel.classes[{i}] ({c.name!r}) of {mech.name!r} declares count {c.count} but {hits} outputs "
