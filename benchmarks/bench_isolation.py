@@ -3,7 +3,7 @@ input) through the default (isolated, sandboxed) CLI, against the same audit thr
 Python API without isolation, in the same run.
 
     python benchmarks/bench_isolation.py [--repeats 5]
-    python benchmarks/bench_isolation.py throughput [--repeats 3]    # wide domains (issue 31)
+    python benchmarks/bench_isolation.py throughput [--repeats 3] [--cases 100000x1000 ...]   # issue 31
 
 ``throughput``: isolated audits of k-RR over wide domains against raw numpy sampling of the
 same randomizer (every input called once with its draws, nothing counted), d = 10^4 with 10^4
@@ -107,7 +107,7 @@ def per_call_figures(n: int = 200_000) -> tuple[float, float]:
     return isolated_us, (time.perf_counter() - start) / n * 1e6
 
 
-THROUGHPUT_CASES = [(10_000, 10_000), (100_000, 1_000), (10_000, 1_000)]   # (d, draws per input)
+THROUGHPUT_CASES = ["10000x10000", "100000x1000", "10000x1000"]     # d x draws per input
 
 THROUGHPUT_CHILD = r"""
 import json, os, resource, sys, time
@@ -173,10 +173,11 @@ def throughput_child(mode: str, d: int, n: int) -> dict:
     return json.loads(proc.stdout)
 
 
-def throughput(repeats: int) -> None:
+def throughput(repeats: int, cases: list[str]) -> None:
     """Isolated audits of wide k-RR against raw numpy sampling, CPU seconds (see the docstring)."""
     print(f"load average at start: {os.getloadavg()}")
-    for d, n in THROUGHPUT_CASES:
+    for case in cases:
+        d, n = (int(v) for v in case.split("x"))
         runs = {"raw": [], "isolated": [], "no-isolate": []}
         for r in range(repeats):
             order = ["raw", "isolated", "no-isolate"] if r % 2 == 0 else ["no-isolate", "isolated", "raw"]
@@ -209,9 +210,11 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("section", nargs="?", choices=["cli", "throughput"], default="cli")
     p.add_argument("--repeats", type=int, default=None)
+    p.add_argument("--cases", nargs="+", default=THROUGHPUT_CASES, metavar="DxN",
+                   help="throughput: d x draws per input (default: %(default)s)")
     args = p.parse_args()
     if args.section == "throughput":
-        throughput(args.repeats or 3)
+        throughput(args.repeats or 3, args.cases)
         return
     args.repeats = args.repeats or 5
     py = sys.executable
