@@ -15,14 +15,17 @@ exits or is killed, all raise :class:`~ldpaudit.errors.RandomizerError` naming t
 the call (the request number of a program, the call of the function for a Python target).
 
 The isolation worker (:mod:`ldpaudit.audit.worker`) is asked for many chunks at once
-(``{"block": {"inputs": [...], "counts": [...], "seeds": [...]}}``) and answers with one header line and the chunks' values as
-raw numpy buffers in the smallest integer dtype that holds them; the auditor checks the
-header against what it asked (how many chunks, how many draws each), the dtypes against a
-fixed list of numeric ones, the payload's length against the header and the memory budget,
-and narrowed values against the range of the dtype they stand for, before it reads a byte as
-a number. A chunk's seed is ``default_rng(SeedSequence(entropy, spawn_key=key)).integers(0,
-2**63 - 1)`` however it travels (computed for a whole block at once, :mod:`ldpaudit.audit.seeds`),
-so a chunk draws the same outputs in a block, alone, or on a cluster.
+(``{"block": {"inputs": [...], "counts": [...], "seeds": [...]}}``) and answers with one
+header line and the chunks' values as raw numpy buffers in the smallest integer dtype that
+holds them, written into a buffer shared with the auditor (a memfd sealed against resizing,
+mapped read-only here) or, when it does not fit, down the pipe after the line. The auditor
+checks the header against what it asked (how many chunks, how many draws each), the dtypes
+against a fixed list of numeric ones, the payload's length against the header and the memory
+budget, copies the bytes out of the shared buffer, and checks narrowed values against the range
+of the dtype they stand for, before it reads a byte as a number. A chunk's seed is
+``default_rng(SeedSequence(entropy, spawn_key=key)).integers(0, 2**63 - 1)`` however it
+travels (computed for a whole block at once, :mod:`ldpaudit.audit.seeds`), so a chunk draws the
+same outputs in a block, alone, or on a cluster.
 
 Every program runs in the sandbox of :mod:`ldpaudit.audit.sandbox` (a supervisor between
 it and the auditor; no signals to other processes, no network and read-only files where the

@@ -34,6 +34,9 @@ fallback is stated: network allowed, files writable wherever the user can write,
 ``HOME``/``TMPDIR`` redirected, the process tree collected by the subreaper.
 :func:`confinement` gives the JSON entry the audit report carries.
 
+Besides stdin, stdout and stderr the randomizer keeps only the descriptors named by
+``--pass-fd`` (the isolation worker's payload buffer, a memfd the auditor maps read-only).
+
 Status channel: the supervisor writes JSON lines to the file descriptor the auditor passes
 (``--status-fd``): ``{"sandbox": {...}}`` (what was achieved), ``{"pid": n}`` (as the
 auditor's ``/proc`` numbers it), then ``{"exit": code}`` or ``{"signal": n}`` when the

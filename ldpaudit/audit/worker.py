@@ -10,9 +10,11 @@ It speaks the same JSON-lines protocol as any ``--command`` program (see
   in order of first appearance otherwise), which is all the auditor needs from them;
 - ``{"block": {"inputs": [X, ...], "counts": [N, ...], "seeds": [S, ...]}}``: several chunks
   in one request, answered by one header line ``{"block": [descriptor, ...], "bytes": B}``
-  followed by B bytes of raw array values (see :func:`block_reply`): numbers travel as numpy
-  buffers in the smallest integer dtype that holds them, never as text, so that moving a draw
-  costs a byte or two, not a JSON number;
+  and B bytes of raw array values (see :func:`block_reply`), written into the buffer the
+  auditor shares (the memfd named by ``LDPAUDIT_PAYLOAD_FD``; the line then says
+  ``"shared": true``) or following the line on stdout: numbers travel as numpy buffers in the
+  smallest integer dtype that holds them, never as text, so that moving a draw costs a byte or
+  two, not a JSON number;
 - ``{"progress": i}`` lines during long requests, so a slow but live randomizer is not taken
   for a hung one; every line also carries ``"limit"``, the next call's time limit, and
   ``"slowest"``, the slowest call after the first;
