@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from ldpaudit._version import __version__
 
 _API = {
     # mechanisms

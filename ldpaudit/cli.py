@@ -230,7 +230,7 @@ class _ArgvFormat:
 
 class _fitted:
     """Within the block, what a command prints for people fits the terminal (80 columns in a
-    pipe): :mod:`ldpaudit.textwidth`. JSON, Markdown and LaTeX output pass unchanged."""
+    pipe): :mod:`ldpaudit.render.textwidth`. JSON, Markdown and LaTeX output pass unchanged."""
 
     def __init__(self, args):
         fmt = getattr(args, "format", None)
@@ -239,7 +239,7 @@ class _fitted:
 
     def __enter__(self):
         if self.on:
-            from ldpaudit.textwidth import Wrapped, width
+            from ldpaudit.render.textwidth import Wrapped, width
 
             self.stream = sys.stdout
             sys.stdout = Wrapped(self.stream, width(self.stream))

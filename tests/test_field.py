@@ -16,7 +16,7 @@ from ldpaudit.audit import audit
 from ldpaudit.audit.command import parse_domain
 from ldpaudit.audit.sequential import round_alpha, schedule, sequential_audit
 from ldpaudit.errors import InvalidParameter
-from ldpaudit.report.audit_report import write_report
+from ldpaudit.audit.report import write_report
 from ldpaudit.mechanism import k_rr
 from ldpaudit.mechanism.randomizers import krappor, krr
 from ldpaudit.testing import assert_ldp

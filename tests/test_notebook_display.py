@@ -18,7 +18,7 @@ from ldpaudit.audit.engine import AuditResult
 from ldpaudit.derive import N_USERS as n
 from ldpaudit.derive.algebra import F_J
 from ldpaudit.mechanism import loads_spec, randomizers
-from ldpaudit.report.notebook import audit_plot_png
+from ldpaudit.audit.report import audit_plot_png
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -151,8 +151,8 @@ def test_audit_display_without_witness_has_no_plot():
 def test_displays_are_imported_only_when_shown():
     code = ("import sys, ldpaudit.mechanism.core, ldpaudit.verify.result, ldpaudit.audit.engine, "
             "ldpaudit.derive.derivation\n"
-            "print(sorted(m for m in ('ldpaudit.report.notebook', 'ldpaudit.report.render', "
-            "'ldpaudit.report.audit_report', 'matplotlib') if m in sys.modules))")
+            "print(sorted(m for m in ('ldpaudit.render.notebook', 'ldpaudit.derive.render', "
+            "'ldpaudit.audit.report', 'matplotlib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "[]"

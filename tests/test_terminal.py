@@ -61,7 +61,7 @@ def test_e_is_printed_as_e_for_people_and_as_E_for_machines():
     as_json = v.to_json()["witness"]
     back = sp.sympify(as_json["ratio"])  # machine fields stay sympy's text, read back exactly
     assert sp.simplify(back - v.witness.ratio) == 0
-    from ldpaudit.verify.text import human
+    from ldpaudit.render.text import human
 
     assert human(sp.E / (sp.E + 2)) == "e/(2 + e)" and human(sp.exp(2)) == "exp(2)"
 

@@ -28,7 +28,7 @@ from ldpaudit.verify import core
 from ldpaudit import budget
 from ldpaudit.verify.numbers import power_bounds, root_bounds
 from ldpaudit.verify.smt import rational
-from ldpaudit.verify.text import big_integer_text, sstr
+from ldpaudit.render.text import big_integer_text, sstr
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = ROOT / "specs"

@@ -89,14 +89,14 @@ def run(args) -> int:
             print(f"UNKNOWN: {exc}")
         return 3
     if args.plot and result.get("kind") == "density" and result.get("curve"):
-        from ldpaudit.report.accounting import plot_density_profile
+        from ldpaudit.render.plots import plot_density_profile
 
         plot_density_profile(result, args.plot)
     elif args.plot and (result.get("delta") is None or result.get("kind") == "density"):
         print(f"note: --plot draws exact profiles (finite channels; density channels in closed form); not drawn "
               f"for {result['mechanism']!r} ({result.get('answer', 'upper bound')} only)", file=sys.stderr)
     elif args.plot:
-        from ldpaudit.report.accounting import plot_profile
+        from ldpaudit.render.plots import plot_profile
 
         plot_profile(result, args.plot)
     if args.json:

@@ -420,7 +420,7 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     if rounds is not None:
         payload["rounds"] = rounds_json(rounds)
     if args.report:
-        from ldpaudit.report.audit_report import write_report
+        from ldpaudit.audit.report import write_report
 
         files = write_report(result, args.report, randomizer=randomizer, domain=domain, batch=batch,
                              seed=args.seed, target=args.target or args.command or "", spec=mech,
@@ -514,7 +514,7 @@ def _render(payload: dict) -> None:
     if payload.get("conformance"):
         from rich.console import Console
 
-        from ldpaudit.report.tables import conformance_table
+        from ldpaudit.render.tables import conformance_table
 
         Console(width=max(100, Console().width)).print(conformance_table(payload["conformance"]))
     for r in payload.get("rounds") or []:

@@ -64,16 +64,17 @@ class AuditResult:
 
     def _repr_markdown_(self) -> str:
         """Jupyter's display without images: verdict, certified bound vs claim, confidence, witness."""
-        from ldpaudit.report.notebook import audit_markdown
+        from ldpaudit.render.notebook import audit_markdown
 
         return audit_markdown(self)
 
     def _repr_html_(self) -> str:
         """Jupyter's display: the facts and, with a witness, a plot of its two probabilities and
         privacy loss against the claim (matplotlib, imported here only), embedded as a PNG."""
-        from ldpaudit.report.notebook import audit_html
+        from ldpaudit.audit.report import audit_plot_png
+        from ldpaudit.render.notebook import audit_html
 
-        return audit_html(self)
+        return audit_html(self, audit_plot_png(self))
 
     def __str__(self) -> str:
         at = f" at δ = {self.delta:g}" if self.delta else ""

@@ -31,7 +31,7 @@ def add_parser(subparsers) -> None:
 def run(args) -> int:
     from ldpaudit.bench import runner
     from ldpaudit.errors import InvalidParameter
-    from ldpaudit.report.progress import status, wanted
+    from ldpaudit.render.progress import status, wanted
     from ldpaudit.schema import VERDICTS, envelope
 
     if not 0 < args.alpha < 1:

@@ -1,7 +1,7 @@
 """``ldpaudit derive SPEC [-p name=value ...] [--model iid|fixed] [--format text|md|latex|json]``.
 
 CLI glue only: parse, load and bind (under the load budget, ``--load-timeout``), call
-:func:`ldpaudit.derive.derive`, render with :mod:`ldpaudit.report.render` (imported when the
+:func:`ldpaudit.derive.derive`, render with :mod:`ldpaudit.derive.render` (imported when the
 command runs)."""
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def run(args) -> int:
     if cached is not None:
         print(cached, end="")
         return 0
-    from ldpaudit.report.progress import status, wanted
+    from ldpaudit.render.progress import status, wanted
 
     with status("derive", enabled=wanted(args) and args.format != "json") as progress:
         progress(f"{args.spec}: loading")
@@ -86,7 +86,7 @@ def run(args) -> int:
         if n < 1:
             raise InvalidParameter(f"--users {n} must be at least 1")
         dv = _bind_users(dv, n)
-    from ldpaudit.report.render import render
+    from ldpaudit.derive.render import render
 
     text = render(dv, args.format)
     if args.format == "json":  # the shared vocabulary of every command's --json

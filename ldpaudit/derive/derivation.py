@@ -74,13 +74,13 @@ class Derivation:
 
     def _repr_markdown_(self) -> str:
         """Jupyter's display: the paper-style derivation, numbered steps with display equations."""
-        from ldpaudit.report.render import to_markdown
+        from ldpaudit.derive.render import to_markdown
 
         return to_markdown(self)
 
     def _repr_latex_(self) -> str:
         """The same derivation as a LaTeX fragment (sections and align* blocks), e.g. for nbconvert."""
-        from ldpaudit.report.render import to_latex
+        from ldpaudit.derive.render import to_latex
 
         return to_latex(self, standalone=False)
 

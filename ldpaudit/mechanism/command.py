@@ -14,7 +14,7 @@ from ldpaudit.mechanism.describe import (channel_latex_lines, density_in_names, 
                                          paper_text, piece_lines)
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
-from ldpaudit.mechanism.expr import for_people
+from ldpaudit.render.text import for_people
 from ldpaudit.mechanism.loader import load_budgeted
 from ldpaudit.mechanism.options import add_load_budget, load_budget
 from ldpaudit.mechanism.product import ProductChannel

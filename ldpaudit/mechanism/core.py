@@ -159,9 +159,10 @@ class Mechanism:
 
     def _repr_markdown_(self) -> str:
         """Jupyter's display: name, parameters, inputs, claimed ε and the channel in LaTeX."""
-        from ldpaudit.report.notebook import mechanism_markdown
+        from ldpaudit.mechanism.describe import channel_latex_lines
+        from ldpaudit.render.notebook import mechanism_markdown
 
-        return mechanism_markdown(self)
+        return mechanism_markdown(self, channel_latex_lines(self.channel))
 
     @classmethod
     def from_matrix(cls, weights, *, epsilon, name: str = "matrix channel", inputs=None, outputs=None,

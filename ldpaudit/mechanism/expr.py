@@ -1033,14 +1033,3 @@ def _eval_condition(node: ast.expr, env: Mapping[str, object]) -> object:
         return env[node.func.id](*(_eval_condition(a, env) for a in node.args))
     raise InvalidSpec(f"cannot evaluate {ast.dump(node)}")  # unreachable after parse_condition
 
-
-def for_people(expr) -> str:
-    """sympy's text of ``expr`` with Euler's number written ``e`` (sympy writes ``E``): what
-    ``show``, verdicts and derivations print. Machine-readable text keeps ``sympy.sstr``."""
-    from sympy.printing.str import StrPrinter
-
-    class _People(StrPrinter):
-        def _print_Exp1(self, expr):
-            return "e"
-
-    return _People().doprint(expr)

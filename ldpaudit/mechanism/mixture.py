@@ -26,10 +26,11 @@ import sympy as sp
 from ldpaudit.errors import InvalidSpec, NotMaterializable, refused
 from ldpaudit.mechanism.checks import _require_nonnegative, require_sum_one
 from ldpaudit.mechanism.density import DensityChannel, validate_density
-from ldpaudit.mechanism.expr import for_people, shown
+from ldpaudit.mechanism.expr import shown
 from ldpaudit.mechanism.params import X, Y, Z, _subs
 from ldpaudit.mechanism.realinput import RealInputChannel, _validate_real_input
 from ldpaudit.mechanism.spaces import IntervalDomain
+from ldpaudit.render.text import for_people
 
 
 @dataclass(frozen=True)

@@ -377,7 +377,7 @@ def _require_nonnegative_at_ends(mech, ch: RealInputChannel, rows) -> None:
 
 def _value_text(v: sp.Basic) -> str:
     """An entry's value for a message: simplified, e written ``e``, with its decimal value."""
-    from ldpaudit.mechanism.expr import for_people
+    from ldpaudit.render.text import for_people
 
     if not v.is_number or v.has(sp.nan, sp.zoo):
         return str(v)

@@ -32,7 +32,7 @@ from ldpaudit.errors import InvalidSpec, NotMaterializable
 from ldpaudit.mechanism.checks import _require_nonnegative, require_sum_one
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
-from ldpaudit.mechanism.expr import for_people
+from ldpaudit.render.text import for_people
 from ldpaudit.mechanism.params import Parameter, X, Z, _subs
 from ldpaudit.mechanism.spaces import BoxDomain, IntervalDomain, _concrete_int
 

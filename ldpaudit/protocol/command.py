@@ -82,7 +82,7 @@ def constants_for(name: str, *, n: int, epsilon: float, sigma: float, R: float, 
 def run(args) -> int:
     from ldpaudit.protocol.joseph import PROTOCOLS
     from ldpaudit.protocol.simulate import simulate
-    from ldpaudit.report.progress import status, wanted
+    from ldpaudit.render.progress import status, wanted
     from ldpaudit.schema import VERDICTS
     from ldpaudit.mechanism.options import option_float
 

@@ -13,7 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-from ldpaudit import __version__, budget
+from ldpaudit import budget
+from ldpaudit._version import __version__
 from ldpaudit.errors import BudgetSpent, LdpAuditError, Undecided
 from ldpaudit.mechanism.options import add_load_budget
 
@@ -163,7 +164,7 @@ def _claimed_value(example) -> str:
     """The claimed ε (and δ) at the example instance, as a number: ``1``, ``1.099 (log(3))``."""
     import sympy as sp
 
-    from ldpaudit.verify.text import human
+    from ldpaudit.render.text import human
 
     def number(v) -> str:
         v = sp.sympify(v)
@@ -189,7 +190,7 @@ def _verify_stage(mech, *, samples) -> dict:
     import sympy as sp
 
     from ldpaudit.verify import verify
-    from ldpaudit.verify.text import human
+    from ldpaudit.render.text import human
 
     verdict = verify(mech)
     out = {"verdict": verdict.status.value, "tight_epsilon": None, "scope": verdict.scope,
@@ -295,7 +296,7 @@ def cmd_check(args) -> int:
     from ldpaudit.schema import SCHEMA_VERSION
 
     files = spec_files(args.target)
-    from ldpaudit.report.progress import status, wanted
+    from ldpaudit.render.progress import status, wanted
 
     options = {"audit_samples": args.audit_samples, "load_seconds": args.load_timeout,
                "load_memory_mb": args.load_memory_mb}

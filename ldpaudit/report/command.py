@@ -30,8 +30,11 @@ TARGETS = {
 
 def add_parser(subparsers) -> None:
     p = subparsers.add_parser("reproduce", help="regenerate the papers' results and the derivations under proofs/")
-    p.add_argument("name", nargs="?", default="all", choices=[*TARGETS, "all"], help="what to regenerate (default: all)")
-    p.add_argument("--out", default="proofs", help="output directory (default: proofs/)")
+    p.add_argument("name", nargs="?", default="all", metavar="NAME|paper.toml",
+                   help=f"what to regenerate: {', '.join([*TARGETS, 'all'])} (default: all), or a paper manifest")
+    p.add_argument("--out", default=None, help="output directory (default: proofs/; a manifest's own output folder)")
+    p.add_argument("--check", action="store_true",
+                   help="(manifest) rebuild into a temporary folder and exit 1 if the committed output differs")
     p.add_argument("--json", action="store_true", help="also print the results as JSON on stdout")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.set_defaults(func=run)
@@ -59,8 +62,18 @@ def reproduce(name: str, out_dir, **options) -> tuple[list, object]:
 
 
 def run(args) -> int:
+    from ldpaudit.papers.command import is_manifest, run_manifest
+
+    if is_manifest(args.name):
+        return run_manifest(args, args.name, args.out)
+    if args.name not in TARGETS and args.name != "all":
+        raise LdpAuditError(f"reproduce {args.name!r}: not a known paper nor a manifest; give one of "
+                            f"{', '.join([*TARGETS, 'all'])} or a paper.toml path")
+    if args.check:
+        raise LdpAuditError("--check compares a manifest's build with its committed output; give a paper.toml path")
+    args.out = "proofs" if args.out is None else args.out
     names = list(TARGETS) if args.name == "all" else [args.name]
-    from ldpaudit.report.progress import status, wanted
+    from ldpaudit.render.progress import status, wanted
 
     results, written = {}, {}
     with status("reproduce", enabled=wanted(args)) as progress:

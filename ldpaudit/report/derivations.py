@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ldpaudit.derive import derive
 from ldpaudit.errors import LdpAuditError
-from ldpaudit.report.render import to_json, to_latex, to_markdown
+from ldpaudit.derive.render import to_json, to_latex, to_markdown
 from ldpaudit.mechanism import load_spec
 
 

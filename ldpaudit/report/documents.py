@@ -10,7 +10,8 @@ from pathlib import Path
 
 import sympy as sp
 
-from ldpaudit.report.render import tex_escape
+from ldpaudit.render.latex import tex_escape
+from ldpaudit.render.plots import save_png  # noqa: F401  (the papers' modules import it from here)
 
 
 @dataclass
@@ -135,13 +136,3 @@ def write_outputs(out_dir: Path, stem: str, doc: Document, payload: dict | None 
         js.write_text(json.dumps(payload, indent=2, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
         paths.append(js)
     return paths
-
-
-def save_png(fig, path: Path) -> Path:
-    """Save a matplotlib figure deterministically (no software/date metadata)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None}, bbox_inches="tight")
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
-    return path

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from ldpaudit._callable import lazy_names, make_callable
 
-#: public name -> the module that defines it (imported on first use: ``ldpaudit.verify.text``,
-#: which derive's and render's output use, needs neither z3 nor the provers)
+#: public name -> the module that defines it (imported on first use, so that a command which
+#: needs one of them does not pay for z3 and every prover)
 _API = {
     "verify": "ldpaudit.verify.core",
     "tight_epsilon": "ldpaudit.verify.core",
@@ -46,7 +46,7 @@ def summary(mech) -> str:
     """A short verdict for the ``ldpaudit check`` table, e.g. ``PROVED ε*=epsilon (all d, epsilon)``."""
     from ldpaudit.verify.core import verify
     from ldpaudit.verify.result import Status
-    from ldpaudit.verify.text import sstr
+    from ldpaudit.render.text import sstr
 
     verdict = verify(mech)
     scope = f" (all {', '.join(mech.parameter_names)})" if mech.parameters else ""

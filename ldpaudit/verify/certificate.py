@@ -20,7 +20,7 @@ import json
 import re
 from pathlib import Path
 
-from ldpaudit import __version__
+from ldpaudit._version import __version__
 from ldpaudit.mechanism.loader import load_spec, spec_sha256
 from ldpaudit.verify import smt
 from ldpaudit.verify.result import Verdict

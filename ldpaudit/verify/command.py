@@ -110,7 +110,7 @@ def _load(args) -> Mechanism:
 
 def run(args) -> int:
     """The command, bounded: the work happens in a child process (see module doc)."""
-    from ldpaudit.report.progress import status, wanted
+    from ldpaudit.render.progress import status, wanted
 
     try:
         with status("verify", enabled=wanted(args), delay=1.0) as progress:

@@ -31,7 +31,7 @@ from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Fact, decide
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
-from ldpaudit.verify.text import sstr
+from ldpaudit.render.text import sstr
 from ldpaudit.verify.witness import candidate_points, instances, proof_of, sympy_exceeds, witness_proof
 
 X1 = Parameter("x1", "real")

@@ -31,7 +31,7 @@ from ldpaudit.mechanism.params import X, Z
 from ldpaudit.mechanism.spaces import IntervalDomain
 from ldpaudit.verify.claims import scope_of
 from ldpaudit.verify.result import Status, Verdict, Witness
-from ldpaudit.verify.text import human, sstr
+from ldpaudit.render.text import human, sstr
 
 _W = sp.Dummy("w", real=True)
 _V = sp.Dummy("v", positive=True)

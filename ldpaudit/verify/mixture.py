@@ -38,7 +38,7 @@ from ldpaudit.verify import density, exact, piecewise, real, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Unsupported
-from ldpaudit.verify.text import sstr
+from ldpaudit.render.text import sstr
 from ldpaudit.verify.witness import checked_witness
 
 METHOD = ("mixture: the density part and the atoms are mutually singular, so the mixture is ε-LDP iff every "

@@ -42,7 +42,7 @@ from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.prover import Query
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
 from ldpaudit.verify.smt import Encoder, Unsupported
-from ldpaudit.verify.text import human, sstr
+from ldpaudit.render.text import human, sstr
 from ldpaudit.verify.witness import candidate_points, checked_witness
 
 METHOD = ("piecewise density: one z3 query per pair of branches, z off every breakpoint "

@@ -18,7 +18,7 @@ from ldpaudit.errors import InvalidSpec
 from ldpaudit.mechanism.params import Parameter
 from ldpaudit.verify import smt
 from ldpaudit.verify.smt import Encoder, Unsupported, fraction
-from ldpaudit.verify.text import sstr
+from ldpaudit.render.text import sstr
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from ldpaudit.verify.exact import approx
-from ldpaudit.verify.text import human, sstr
+from ldpaudit.render.text import human, sstr
 
 
 class Status(str, enum.Enum):
@@ -157,7 +157,7 @@ class Verdict:
 
     def _repr_markdown_(self) -> str:
         """Jupyter's display: verdict, claim, scope, tight ε*, the witness to check by hand, method."""
-        from ldpaudit.report.notebook import verdict_markdown
+        from ldpaudit.render.notebook import verdict_markdown
 
         return verdict_markdown(self)
 
@@ -224,12 +224,12 @@ class TightEpsilon:
 
     def _repr_markdown_(self) -> str:
         """Jupyter's display: ε* in LaTeX, the ratio attaining it, its proof's verdict and the method."""
-        from ldpaudit.report.notebook import tight_markdown
+        from ldpaudit.render.notebook import tight_markdown
 
         return tight_markdown(self)
 
     def _repr_latex_(self) -> str:
-        from ldpaudit.report.notebook import tight_latex
+        from ldpaudit.render.notebook import tight_latex
 
         return tight_latex(self)
 

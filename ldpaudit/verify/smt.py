@@ -39,7 +39,7 @@ import z3
 from ldpaudit.errors import InvalidSpec, SolverError
 from ldpaudit.mechanism.params import Parameter
 from ldpaudit.verify.numbers import HUGE_EXPONENT, MAX_INTEGER_ROOT_DEGREE, exp_bounds, log_bounds, power_bounds, root_bounds
-from ldpaudit.verify.text import sstr
+from ldpaudit.render.text import sstr
 
 #: the random seed every solver is created with (recorded in certificates)
 SEED = 0

@@ -31,7 +31,7 @@ from ldpaudit.mechanism.vector import CoordinatesChannel, PerCoordinate, SignVec
 from ldpaudit.verify import density, finite, mixture, piecewise, real, smt
 from ldpaudit.verify.claims import scope_of, unknown
 from ldpaudit.verify.result import Status, TightEpsilon, Verdict, Witness
-from ldpaudit.verify.text import human
+from ldpaudit.render.text import human
 
 SIGNS_METHOD = ("vertex reduction: Q(s|x) is multilinear in x (affine latent law), so its extremes over the box are at "
                 "the 2^d vertices; the finite channel on the vertices proved by the finite prover")

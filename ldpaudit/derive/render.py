@@ -1,4 +1,6 @@
-"""Render a :class:`~ldpaudit.derive.Derivation` as text, Markdown, LaTeX or JSON.
+"""Render a :class:`~ldpaudit.derive.Derivation` as text, Markdown, LaTeX or JSON (the derive
+stage's own formats: they read its sampling models and its symbol n, so they live in derive;
+what every stage shares is in :mod:`ldpaudit.render`).
 
 Markdown and LaTeX read like a paper's derivation: each step is stated in prose with its
 equations, not only the results. JSON gives every expression as a sympy string and, when
@@ -15,6 +17,8 @@ import sympy as sp
 
 from ldpaudit.derive.algebra import N_USERS, numeric
 from ldpaudit.derive.risk import MODEL_NAMES
+from ldpaudit.render.latex import tex_escape
+from ldpaudit.render.text import human
 
 FORMATS = ("text", "md", "latex", "json")
 
@@ -40,8 +44,6 @@ def _title(dv: Derivation) -> str:
 
 
 def to_text(dv: Derivation) -> str:
-    from ldpaudit.verify.text import human  # here: importing ldpaudit.verify costs JSON output 0.18 s of CPU
-
     lines = [_title(dv), "=" * len(_title(dv)), f"Sampling model: {MODEL_NAMES[dv.sampling_model]}", ""]
     for i, step in enumerate(dv.steps, 1):
         lines.append(f"{i}. {step.title}")
@@ -85,31 +87,6 @@ def to_markdown(dv: Derivation) -> str:
 
 
 # --- latex -----------------------------------------------------------------------------------
-
-_TEX_ESCAPES = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
-_UNICODE = {"ε": r"$\varepsilon$", "ℓ": r"$\ell$", "²": r"$^2$", "₁": r"$_1$", "≤": r"$\le$", "≥": r"$\ge$",
-            "≠": r"$\ne$", "Σ": r"$\Sigma$", "π": r"$\pi$", "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$",
-            "κ": r"$\kappa$", "μ": r"$\mu$", "σ": r"$\sigma$", "→": r"$\to$", "∞": r"$\infty$", "‖": r"$\|$",
-            "×": r"$\times$", "·": r"$\cdot$", "±": r"$\pm$", "θ": r"$\theta$", "θ̂": r"$\hat\theta$",
-            "−": "-", "₂": r"$_2$", "τ": r"$\tau$", "δ": r"$\delta$", "√": r"$\surd$", "—": "---", "≈": r"$\approx$", "p̂": r"$\hat p$", "m̂": r"$\hat m$",
-            "μ̂": r"$\hat\mu$", "z̄": r"$\bar z$", "ᵀ": r"$^T$", "⁻¹": r"$^{-1}$", "∘": r"$\circ$"}
-
-
-def tex_escape(text: str) -> str:
-    out = []
-    i = 0
-    while i < len(text):
-        two = text[i:i + 2]
-        if two in _UNICODE:
-            out.append(_UNICODE[two])
-            i += 2
-            continue
-        ch = text[i]
-        out.append(_UNICODE.get(ch) or _TEX_ESCAPES.get(ch) or ch)
-        i += 1
-    return "".join(out)
-
 
 def to_latex(dv: Derivation, *, standalone: bool = True) -> str:
     body = [rf"\section*{{{tex_escape(_title(dv))}}}", "",

@@ -2,8 +2,8 @@
 verdict, a tight ε* and an audit result (their ``_repr_*_`` methods call these).
 
 The objects' own modules import this one inside their ``_repr_*_`` methods, so it imports
-none of them: it reads their fields, and imports only what lies below all of them
-(``mechanism.describe`` for the channel's formulas, ``report.audit_report`` for the plot).
+none of them: it reads their fields, and what needs a stage's own code is passed in (the
+channel's formulas from ``mechanism.describe``, the witness plot from ``audit.report``).
 Spec text is untrusted: names, conditions and reasons are HTML-escaped before they reach
 a Markdown or HTML display.
 """
@@ -61,11 +61,9 @@ def _value_latex(value) -> str:
 # --- mechanism ---------------------------------------------------------------------------------
 
 
-def mechanism_markdown(mech) -> str:
+def mechanism_markdown(mech, channel_lines) -> str:
     """Name, description, parameters, input domain, claimed ε and the channel's formulas
-    (the LaTeX lines of ``ldpaudit show``)."""
-    from ldpaudit.mechanism.describe import channel_latex_lines
-
+    (``channel_lines``: the LaTeX lines of ``ldpaudit show``)."""
     head = f"**{escape(mech.name)}**" + (f": {escape(mech.description)}" if mech.description else "")
     rows = []
     if mech.source:
@@ -79,7 +77,7 @@ def mechanism_markdown(mech) -> str:
         rows.append(("claimed δ", math(r"\delta = " + _latex(mech.claimed_delta))))
     rows.append(("channel form", escape(mech.channel.form)))
     out = [head, "", *table(rows), ""]
-    for line in channel_latex_lines(mech.channel):
+    for line in channel_lines:
         out += [f"$${_math_safe(line)}$$", ""]
     return "\n".join(out).rstrip() + "\n"
 
@@ -189,24 +187,14 @@ def audit_markdown(r) -> str:
     return "\n".join([_audit_head(r), "", *table(_audit_rows(r)), "", f"Method: {escape(r.method)}"]) + "\n"
 
 
-def audit_plot_png(r) -> bytes | None:
-    """The witness event's two probabilities with their confidence bounds and its privacy loss
-    against the claim, as PNG bytes (None without a witness)."""
-    if not r.witness:
-        return None
-    from ldpaudit.report.audit_report import witness_png
-
-    return witness_png(r)
-
-
-def audit_html(r) -> str:
-    """The Markdown facts as an HTML table, with the witness plot embedded as a base64 PNG."""
+def audit_html(r, png: bytes | None = None) -> str:
+    """The Markdown facts as an HTML table, with ``png`` (the witness plot, see
+    :func:`ldpaudit.audit.report.audit_plot_png`) embedded as a base64 PNG."""
     e = html.escape
     parts = [f"<p>{_strong(_audit_head(r))}</p><table>"]
     parts += [f"<tr><th style='text-align:left'>{e(label)}</th><td style='text-align:left'>{_unmd(value)}</td></tr>"
               for label, value in _audit_rows(r)]
     parts.append("</table>")
-    png = audit_plot_png(r)
     if png is not None:
         parts.append(png_img(png, "witness event: P(S|x) and P(S|x') with confidence bounds; privacy loss"))
     parts.append(f"<p><small>Method: {e(r.method)}</small></p>")

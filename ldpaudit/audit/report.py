@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ldpaudit import __version__
+from ldpaudit._version import __version__
 from ldpaudit.audit.adapters import Outputs, Sampler
 from ldpaudit.audit.bounds import cp_lower, cp_upper
 
@@ -277,7 +277,7 @@ def write_report(
     else:
         md.append("No event certified a positive privacy loss.")
     if result.conformance:
-        from ldpaudit.report.tables import conformance_markdown
+        from ldpaudit.render.tables import conformance_markdown
 
         md += ["", "## Conformance with the spec", "", *conformance_markdown(result.conformance)]
     md += ["", "## Method", "", result.method, ""]
@@ -311,7 +311,7 @@ def _html(facts, result, rounds, files, versions, pair, spec_note) -> str:
     else:
         parts.append("<p>No event certified a positive privacy loss.</p>")
     if result.conformance:
-        from ldpaudit.report.tables import conformance_rows
+        from ldpaudit.render.tables import conformance_rows
 
         rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in conformance_rows(result.conformance))
         parts.append(f"<h2>Conformance with the spec</h2><table>{rows}</table>")
@@ -328,6 +328,11 @@ def _html(facts, result, rounds, files, versions, pair, spec_note) -> str:
         parts.append(f"<p>{e(spec_note)}</p>")
     parts.append("<h2>Versions</h2><ul>" + "".join(f"<li>{e(k)} {e(v)}</li>" for k, v in versions.items()) + "</ul></body></html>")
     return "".join(parts)
+
+
+def audit_plot_png(result) -> bytes | None:
+    """The notebook's witness plot (:func:`witness_png`) as PNG bytes, None without a witness."""
+    return witness_png(result) if result.witness else None
 
 
 def witness_png(result, alpha: float = 0.05) -> bytes:
