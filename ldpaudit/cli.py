@@ -41,6 +41,7 @@ COMMANDS = {
     "derive": ("ldpaudit.derive.command", "derive estimator, variances, risks, optimal parameters, information"),
     "verify": ("ldpaudit.verify.command", "prove or refute the ε-LDP claim with z3 (witness on refutation)"),
     "audit": ("ldpaudit.audit.command", "certify a lower bound on a black-box randomizer's ε"),
+    "audit-estimator": ("ldpaudit.audit.estimator_command", "audit a frequency oracle's server: bias, variance and post-processing of its estimates"),
     "reproduce": ("ldpaudit.report.command", "regenerate the papers' results and the derivations under proofs/"),
     "simulate": ("ldpaudit.protocol.command", "simulate a protocol (Joseph et al. Gaussian estimation) on synthetic data"),
     "new": ("ldpaudit.mechanism.scaffold", "start a spec for a new mechanism from a bundled one"),
@@ -290,7 +291,7 @@ class _JsonOnError:
             from ldpaudit.schema import envelope
 
             verdict = {EXIT_BAD_INPUT: "INVALID", EXIT_INTERNAL: "INTERNAL_ERROR", EXIT_INTERRUPTED: "INTERRUPTED",
-                       EXIT_UNKNOWN: "INCONCLUSIVE" if self.command == "audit" else "UNKNOWN"}[code]
+                       EXIT_UNKNOWN: "INCONCLUSIVE" if self.command in ("audit", "audit-estimator") else "UNKNOWN"}[code]
             error = {"kind": kind, "message": message, "exception": type(exc).__name__ if exc else None}
             try:
                 print(json.dumps(envelope(self.command, verdict, {"error": error}), indent=2, ensure_ascii=False))

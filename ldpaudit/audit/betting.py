@@ -24,8 +24,8 @@ import numpy as np
 
 #: the bet is truncated at C/m (C/(1 - m)): the capital never loses more than C of itself per step
 _C = 0.5
-#: bisection steps for each end of an interval (the ends are exact to 2^-50 of the unit range)
-_STEPS = 50
+#: bisection steps for each end of an interval (the ends are exact to 2^-40 of the unit range)
+_STEPS = 40
 
 
 def _bets(x: np.ndarray, alpha: float) -> np.ndarray:

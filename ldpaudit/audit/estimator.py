@@ -232,25 +232,25 @@ def _estimates(server, reports: list, d: int, where: str, scale: float) -> np.nd
 
 def draw_estimates(client, server, domain: list, dist: InputDistribution, *, trials: int, seed: int, index: int,
                    batch: bool, scale: float = 1.0) -> np.ndarray:
-    """The server's estimates, an array (trials, d): trial r is seeded by SeedSequence(seed,
-    spawn_key=(index, r)); the global ``random`` and ``numpy.random`` states are seeded from it
-    for the trial (per-call clients, servers that draw) and restored afterwards."""
+    """The server's estimates, an array (trials, d): trial r draws from
+    ``default_rng(SeedSequence(seed, spawn_key=(index, r)))``; the global ``random`` and
+    ``numpy.random`` states (per-call clients, servers that draw) are seeded from
+    ``SeedSequence(seed, spawn_key=(index,))`` for the distribution's trials and restored after."""
     n = sum(dist.counts)
     out = np.empty((trials, len(domain)))
-    for r in range(trials):
-        sequence = np.random.SeedSequence(seed, spawn_key=(index, r))
-        words = sequence.generate_state(4, dtype=np.uint32)
-        rng = np.random.default_rng(sequence)
-        py_state, np_state = random.getstate(), np.random.get_state()
-        random.seed(int.from_bytes(words.tobytes(), "little"))
-        np.random.seed(words)
-        try:
+    words = np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(4, dtype=np.uint32)
+    py_state, np_state = random.getstate(), np.random.get_state()
+    random.seed(int.from_bytes(words.tobytes(), "little"))
+    np.random.seed(words)
+    try:
+        for r in range(trials):
+            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(index, r)))
             reports = _trial_reports(client, batch, domain, dist.counts, rng)
             out[r] = _estimates(server, reports, len(domain), f"trial {r} of the {dist.name} distribution "
                                 f"(n = {n})", scale)
-        finally:
-            random.setstate(py_state)
-            np.random.set_state(np_state)
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
     return out
 
 
