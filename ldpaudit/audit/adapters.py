@@ -12,21 +12,16 @@ output as the set of its elements (``audit(..., as_set=True)``).
 from __future__ import annotations
 
 import collections
-import importlib
-import importlib.util
-import inspect
 import math
 import numbers
 import random
-import re
-import sys
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from fractions import Fraction
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from ldpaudit.audit.targets import load_target, typed_target_args  # noqa: F401 - the loaders' public home before targets.py
 from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
 
 
@@ -92,7 +87,7 @@ class Histogram:
     n: int
 
     @staticmethod
-    def merge(parts: list["Histogram"]) -> "Histogram":
+    def merge(parts: list[Histogram]) -> Histogram:
         merged: dict = {}
         for p in parts:
             for v, c in zip(p.values.tolist() if isinstance(p.values, np.ndarray) else p.values, p.counts.tolist()):
@@ -504,185 +499,3 @@ def check_output_space(x, out: Outputs, space) -> None:
             raise RandomizerError(
                 f"randomizer returned {_describe(y)} for input {x!r}, outside the declared output "
                 f"space {_space_repr(space)}")
-
-
-_INT = re.compile(r"[+-]?[0-9]+")
-_QUOTED = re.compile(r"""(["'])(.*)\1""", re.S)
-
-
-def _annotation(func: Callable, name: str) -> str | None:
-    """The name of parameter ``name``'s annotation (``int``, ``float``, ``str``, ``Fraction``,
-    ``Basic``...), read without evaluating string annotations; None when unannotated."""
-    try:
-        param = inspect.signature(func).parameters.get(name)
-    except (TypeError, ValueError):
-        return None
-    if param is None or param.annotation is inspect.Parameter.empty:
-        return None
-    ann = param.annotation
-    text = ann if isinstance(ann, str) else getattr(ann, "__name__", str(ann))
-    return text.rsplit(".", 1)[-1].strip()
-
-
-def typed_target_args(func: Callable, raw: dict, target: str = "target") -> dict:
-    """``--target-arg`` values (strings from the command line) as the factory expects them:
-    by its annotation when it has one (``int``, ``float``, ``str``, ``bool``, ``Fraction``, a
-    sympy number for ``Basic``/``Expr``/``Rational``), else by their text: ``10000`` an int,
-    ``1.5``, ``1/2``, ``log(3)`` floats, ``"abc"`` (quoted) or any other word a string. Values
-    that are not strings (the Python API, a journal) pass unchanged. One line naming the argument
-    when a value cannot be what the annotation asks."""
-    from ldpaudit.mechanism.options import option_exact
-
-    out = {}
-    for name, value in raw.items():
-        if not isinstance(value, str):
-            out[name] = value
-            continue
-        kind = _annotation(func, name)
-        text = value.strip()
-        quoted = _QUOTED.fullmatch(text)
-        where = f"--target-arg {name}={value}"
-        try:
-            if kind == "str" or (kind is None and quoted):
-                out[name] = quoted.group(2) if quoted else value
-            elif kind == "bool":
-                if text.lower() not in ("true", "false", "1", "0"):
-                    raise InvalidParameter(f"{where}: {target}'s {name} is a bool; write true or false")
-                out[name] = text.lower() in ("true", "1")
-            elif kind == "int" or (kind is None and _INT.fullmatch(text)):
-                if not _INT.fullmatch(text):
-                    raise InvalidParameter(f"{where}: {target}'s {name} is an int; write a whole number such as 10000")
-                out[name] = int(text)
-            elif kind == "Fraction":
-                exact = option_exact(text, where)
-                if not isinstance(exact, Fraction) and not getattr(exact, "is_Rational", False):
-                    raise InvalidParameter(f"{where}: {target}'s {name} is a Fraction; write a rational such as 1/2")
-                out[name] = Fraction(str(exact))
-            elif kind in ("Basic", "Expr", "Rational", "Number"):
-                from ldpaudit.mechanism.expr import parse_expression
-
-                out[name] = parse_expression(text, {}, field=where)
-            elif kind == "float" or kind is None:
-                try:
-                    exact = option_exact(text, where)
-                except InvalidParameter:
-                    if kind == "float":
-                        raise
-                    out[name] = value  # a word: a string, as written
-                    continue
-                out[name] = float(exact) if isinstance(exact, Fraction) else float(exact.evalf(30))
-            else:
-                out[name] = value  # an annotation we do not convert to: the text, as before
-        except InvalidParameter as exc:
-            raise InvalidParameter(" ".join(str(exc).split())) from None
-    return out
-
-
-def load_target(target: str, target_args: dict | None = None, *, batch: bool | None = None) -> Callable:
-    """Load ``package.module:function`` or ``path/to/file.py:function``.
-
-    With non-empty ``target_args`` the function is a factory and the randomizer is
-    ``function(**target_args)``; otherwise the function itself is returned. With ``batch``
-    given (True: ``f(x, n, rng)``, False: ``f(x)``) a randomizer that cannot be called that
-    way (a factory given no ``--target-arg``, say) is refused here in one line, not on input 0."""
-    if not isinstance(target, str) or ":" not in target:
-        raise InvalidParameter(
-            f"target {target!r} must look like 'package.module:function' or 'path/to/file.py:function'")
-    where, _, name = target.rpartition(":")
-    if not where or not name.isidentifier():
-        raise InvalidParameter(
-            f"target {target!r} must look like 'package.module:function' or 'path/to/file.py:function'")
-    if where.endswith(".py") or "/" in where or "\\" in where:
-        path = Path(where)
-        if not path.is_file():
-            raise InvalidParameter(f"target {target!r}: the file {where!r} does not exist; check the path")
-        module_name = f"_ldpaudit_target_{abs(hash(str(path.resolve()))):x}"
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise InvalidParameter(f"target {target!r}: cannot import the file {where!r}; give a Python (.py) file")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except Exception as exc:
-            del sys.modules[module_name]
-            raise RandomizerError(
-                f"target {target!r}: the module {where!r} could not be imported: {type(exc).__name__}: "
-                f"{_first_line(exc)}; fix the import (is every package it needs installed here?)") from exc
-    else:
-        try:
-            module = importlib.import_module(where)
-        except ImportError as exc:
-            raise InvalidParameter(
-                f"target {target!r}: the module {where!r} could not be imported ({_first_line(exc)}); check the "
-                f"spelling, install it, or run from the directory that holds it (or set PYTHONPATH)") from exc
-        except Exception as exc:
-            raise RandomizerError(
-                f"target {target!r}: the module {where!r} could not be imported: {type(exc).__name__}: "
-                f"{_first_line(exc)}; fix the error in the module") from exc
-    try:
-        func = getattr(module, name)
-    except AttributeError:
-        defined = sorted(k for k, v in vars(module).items() if callable(v) and not k.startswith("_")
-                         and getattr(v, "__module__", None) == module.__name__)
-        listed = ", ".join(defined[:8]) + (", ..." if len(defined) > 8 else "") if defined else "none"
-        raise InvalidParameter(
-            f"target {target!r}: the module {where!r} has no attribute {name!r} (its functions: {listed}); "
-            f"fix the name after ':'") from None
-    if not callable(func):
-        raise InvalidParameter(f"target {target!r} is a {_type_name(func)}, not a function")
-    if not target_args:
-        _check_call_shape(func, target, batch, factory=False)
-        return func
-    target_args = typed_target_args(func, target_args, target)
-    try:
-        randomizer = func(**target_args)
-    except LdpAuditError:
-        raise
-    except Exception as exc:
-        raise RandomizerError(
-            f"factory {target!r} raised {type(exc).__name__} with arguments {target_args!r}: {exc}") from exc
-    if not callable(randomizer):
-        raise InvalidParameter(
-            f"factory {target!r} returned a {_type_name(randomizer)}, not a randomizer function")
-    _check_call_shape(randomizer, target, batch, factory=True)
-    return randomizer
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-def _check_call_shape(func: Callable, target: str, batch: bool | None, *, factory: bool) -> None:
-    """Refuse, in one line naming the target and the fix, a randomizer whose signature cannot
-    take the call the auditor makes: ``f(x)``, or ``f(x, n, rng)`` with ``--batch``."""
-    if batch is None:
-        return
-    import inspect
-
-    try:
-        sig = inspect.signature(func)
-    except (TypeError, ValueError):  # builtins, some C callables: nothing to check
-        return
-    shape = "f(x, n, rng)" if batch else "f(x)"
-    params = list(sig.parameters.values())
-    required_kw = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
-    try:
-        sig.bind(*range(3 if batch else 1))
-        callable_so = not required_kw
-    except TypeError:
-        callable_so = False
-    if callable_so:
-        return
-    shown = ", ".join(str(p) for p in params) or "no arguments"
-    if factory:
-        raise InvalidParameter(
-            f"factory {target!r} returned a randomizer taking ({shown}), which cannot be called as {shape}; "
-            + ("drop --batch if it is f(x)" if batch else "add --batch if it is f(x, n, rng)"))
-    names = [p.name for p in params if p.kind is not p.VAR_POSITIONAL and p.kind is not p.VAR_KEYWORD]
-    example = " ".join(f"--target-arg {n}=VALUE" for n in names[:3]) or "--target-arg NAME=VALUE"
-    other = "drop --batch if it is f(x)" if batch else "add --batch if it is f(x, n, rng)"
-    raise InvalidParameter(
-        f"target {target!r} takes ({shown}) and cannot be called as {shape}: if it is a factory, give its "
-        f"arguments with {example}; otherwise {other}")

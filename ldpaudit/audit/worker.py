@@ -38,7 +38,8 @@ ones max(``--floor``, ``--factor`` × the slowest call after the first). The num
 call in progress is kept in the 8-byte file named by ``LDPAUDIT_CALL_COUNTER`` so that the
 auditor can name it if the process dies. Outputs are encoded with tags so that tuples, sets,
 bytes, complex numbers and numpy arrays survive JSON; the auditor decodes them without
-unpickling anything. This module imports only numpy and the target loader.
+unpickling anything. This module imports only numpy and the target loader
+(:mod:`ldpaudit.audit.targets`), so that it also runs under another interpreter (``--python``).
 """
 
 from __future__ import annotations
@@ -633,7 +634,7 @@ def main(argv=None) -> int:
         for values, wire in payload:
             _write_all(channel, np.ascontiguousarray(values.reshape(-1).astype(wire or values.dtype, copy=False)))
 
-    from ldpaudit.audit.adapters import load_target
+    from ldpaudit.audit.targets import load_target
 
     target_args = dict(a.split("=", 1) for a in args.arg)
     try:
