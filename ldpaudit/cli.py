@@ -50,6 +50,7 @@ COMMANDS = {
     "optimize": ("ldpaudit.extremal.command", "the optimal ε-LDP mechanism for mutual information (staircase LP), with a certified optimum"),
     "amplify": ("ldpaudit.account.amplify_command", "the central (ε, δ) after shuffling n reports: upper and lower bounds"),
     "prove": ("ldpaudit.theorems.command", "prove or refute inequalities between derived quantities over a whole region"),
+    "extract": ("ldpaudit.extract.command", "read the exact channel of a Python randomizer off its source (never running it)"),
 }
 
 
@@ -161,7 +162,7 @@ EXIT_INTERRUPTED = 130
 #: commands whose output is a function of the command line and the bytes of the files it
 #: names (every budget counts work): a second run is a lookup (:mod:`ldpaudit.cache`). derive
 #: and check keep caches of their own; a command that writes files is never cached.
-_CACHED = {"show": (), "verify": ("--certificate", "--calibrate")}
+_CACHED = {"show": (), "verify": ("--certificate", "--calibrate", "--from-code")}  # code targets: not files
 
 
 def _output_key(argv: list[str]) -> str | None:

@@ -17,6 +17,12 @@ class Undecided(InvalidSpec):
     A subclass of InvalidSpec: whatever refuses a spec it cannot check still refuses it."""
 
 
+class Unextractable(Undecided):
+    """``extract`` met code outside the subset it reads exactly (a continuous draw, a hash, an
+    unbounded loop, a comparison it cannot decide): inconclusive (exit 3); the message names
+    the file, the line and the construct, and points to ``audit``."""
+
+
 def refused(exc: Exception, message: str) -> InvalidSpec:
     """A refusal re-raised with more context (``message``): an :class:`Undecided` stays
     undecided, anything else becomes :class:`InvalidSpec`."""

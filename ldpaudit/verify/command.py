@@ -57,7 +57,14 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("spec", help="a spec file (.toml) or a catalog name such as krr, ksubset")
+    p.add_argument("spec", nargs="?", help="a spec file (.toml) or a catalog name such as krr, ksubset")
+    p.add_argument("--from-code", metavar="TARGET",
+                   help="instead of a spec: extract the exact channel of a Python randomizer from its source "
+                        "(module:function or file.py:function, never run) and verify it; needs --domain "
+                        "(see `ldpaudit extract --help`)")
+    from ldpaudit.extract.command import add_source_options
+
+    add_source_options(p, required=False)
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--epsilon", metavar="E", help="the ε to check (default: the spec's claimed ε); may mention parameters")
     p.add_argument("--delta", metavar="D", help="check (ε, δ)-LDP: exact δ(ε) against D (numeric parameters)")
@@ -103,15 +110,39 @@ def _rlimit(text: str) -> int:
 
 
 def _load(args) -> Mechanism:
-    """The spec bound to the ``-p`` values, under the load budget (a child of this child)."""
+    """The spec bound to the ``-p`` values, under the load budget (a child of this child);
+    with ``--from-code``, the channel extracted from the code (kept in ``args.extraction``)."""
+    if args.from_code:
+        from ldpaudit.extract.command import extracted_mechanism
+        from ldpaudit.mechanism.loader import parse_assignments
+
+        args.extraction, _, mech = extracted_mechanism(args, epsilon=args.epsilon)
+        return mech.bind(parse_assignments(args.param)) if args.param else mech
     _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
     return mech
+
+
+def _check_source(args) -> None:
+    """Exactly one of a spec and --from-code (one line, exit 2, otherwise)."""
+    from ldpaudit.errors import InvalidParameter
+
+    if args.spec is not None and args.from_code is not None:
+        raise InvalidParameter("give a spec or --from-code TARGET, not both")
+    if args.spec is None and args.from_code is None:
+        raise InvalidParameter("give a spec file or catalog name (ldpaudit verify specs/krr.toml), or "
+                               "--from-code TARGET --domain D")
+    if args.from_code and (args.certificate or args.calibrate or args.float_params):
+        raise InvalidParameter("--certificate, --calibrate and --float-params need a spec file; write one with "
+                               "`ldpaudit extract TARGET --domain D --out spec.toml`")
 
 
 def run(args) -> int:
     """The command, bounded: the work happens in a child process (see module doc)."""
     from ldpaudit.render.progress import status, wanted
 
+    _check_source(args)
+    if args.from_code:
+        args.spec = args.from_code  # named in the progress line and an over-budget verdict
     try:
         with status("verify", enabled=wanted(args), delay=1.0) as progress:
             progress(f"{args.spec}: proving with z3 (budget {args.timeout:g} CPU s)")
@@ -190,6 +221,8 @@ def _run(args) -> int:
             payload["certificate"] = [str(p) for p in written]
         if example is not None:
             payload["instance"] = {"source": "example", "bindings": {k: str(v) for k, v in mech.bindings}}
+        if args.from_code:
+            payload["from_code"] = _code_paths(args, verdict, tight)
         print(json.dumps(_envelope(verdict.status.value, payload), indent=2))
     else:
         print(verdict)
@@ -202,10 +235,28 @@ def _run(args) -> int:
             print(f"  note: {note}")
         if tight is not None:
             print(f"  tightest: {tight}")
+        if args.from_code:
+            code = _code_paths(args, verdict, tight)
+            print(f"  code: {code['file']}:{code['function']} (lines {code['lines'][0]}-{code['lines'][1]}), "
+                  f"{code['form']} channel read from {code['paths']} paths")
+            for line in code["witness_paths"] or code["tight_paths"]:
+                print(f"    {line}")
         for path in written:
             print(f"  wrote {path}")
         print(f"  ({verdict.seconds * 1000:.0f} ms)")
     return EXIT_CODES[verdict.status]
+
+
+def _code_paths(args, verdict, tight) -> dict:
+    """Where an extracted channel came from, and the source lines on a witness's paths."""
+    from ldpaudit.extract.command import witness_paths
+    from ldpaudit.extract.spec import choose_form
+
+    ex = args.extraction
+    return {"file": ex.source.shown_path, "function": ex.function, "lines": list(ex.lines),
+            "form": choose_form(ex)[0], "paths": ex.path_count,
+            "witness_paths": witness_paths(ex, verdict.witness),
+            "tight_paths": witness_paths(ex, None if tight is None else tight.witness)}
 
 
 def _calibrate(args, mech) -> int:

@@ -1,0 +1,319 @@
+"""The channel builder: every path of the randomizer on every input, merged into exact rows.
+
+For each input of ``--domain`` the paths of the draws are enumerated depth-first (each path
+replayed from the start with its choices, so nothing is copied); a path's probability is the
+product of its branches' probabilities; paths ending in the same output are summed. Each row
+must be shown to sum to 1 exactly (:func:`~ldpaudit.mechanism.checks.is_zero`), else the
+extraction stops, inconclusive. A path that raises stops it too (all paths of an input
+raising: the input is outside the randomizer's domain, bad input).
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from ldpaudit.errors import InvalidParameter, Undecided, Unextractable
+from ldpaudit.extract.interpreter import RNG_NAMES, Interpreter, Path, Raised, Steps
+from ldpaudit.extract.source import DEFAULT_STEPS, Source, read_source
+from ldpaudit.extract.symbolic import Closure, ModuleRef, Rng, Stop, number, plain
+
+#: paths kept per (input, output) to show on a witness
+SHOWN_PATHS = 3
+
+
+@dataclass(frozen=True)
+class Param:
+    """A keyword parameter of the randomizer (or of its factory)."""
+
+    name: str
+    kind: str              # 'real' or 'integer'
+    symbol: sp.Symbol
+    example: object = None  # the default, exact; None without one
+
+
+@dataclass
+class Extraction:
+    """The exact channel read off the source: rows[x][y] = Q(y | x)."""
+
+    source: Source
+    function: str
+    inputs: list
+    outputs: list
+    rows: dict
+    params: list[Param]
+    bound: list[tuple[str, object, str]]   # (name, value, how: '--target-arg' or 'default')
+    lines: tuple[int, int]
+    helpers: list[tuple[str, int, int]]
+    paths: dict = field(default_factory=dict)   # (x, y) -> [(probability, events)]
+    path_count: int = 0
+    steps: int = 0
+
+    @property
+    def epsilon_param(self) -> Param | None:
+        return next((p for p in self.params if _is_epsilon(p.name)), None)
+
+
+def _is_epsilon(name: str) -> bool:
+    low = name.lower()
+    return low in ("eps", "epsilon", "e") or low.startswith(("eps_", "epsilon_")) or low.endswith("_epsilon")
+
+
+def parse_target_arg(text: str, where: str):
+    """A ``--target-arg`` value, read by the allow-list literal parser: true/false, an integer,
+    a quoted string, or an exact number (1/2, log(3), 0.1 = 1/10)."""
+    from ldpaudit.mechanism.options import option_exact
+
+    raw = text.strip()
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    if raw.lower() == "none":
+        return None
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "'\"":
+        return raw[1:-1]
+    try:
+        return sp.Integer(int(raw))
+    except ValueError:
+        pass
+    value = option_exact(raw, where)
+    return sp.Rational(value.numerator, value.denominator) if hasattr(value, "numerator") and not isinstance(
+        value, sp.Basic) else value
+
+
+def _factory_inner(fn: ast.FunctionDef) -> bool:
+    """Whether ``fn`` is a factory: it returns a function it defines (or a lambda)."""
+    inner = {n.name for n in fn.body if isinstance(n, ast.FunctionDef)}
+    returned = [n.value for n in fn.body if isinstance(n, ast.Return) and n.value is not None]
+    return any(isinstance(v, ast.Lambda) or (isinstance(v, ast.Name) and v.id in inner) for v in returned)
+
+
+def _literal_default(node):
+    """A parameter's default if it is a literal (number, bool, string, None); else a marker."""
+    try:
+        return ("literal", ast.literal_eval(node))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return ("expression", node)
+
+
+def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: str):
+    """The spec parameters and bound values of ``fn``'s parameters (all but the input)."""
+    a = fn.args
+    if a.vararg or a.kwarg:
+        raise InvalidParameter(f"{where}: *args/**kwargs of {fn.name}() are not read; name its parameters")
+    positional = a.posonlyargs + a.args
+    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    names = [p.arg for p in positional][1 if skip_first else 0:] + [p.arg for p in a.kwonlyargs]
+    unknown = sorted(set(raw_args) - set(names))
+    if unknown:
+        raise InvalidParameter(f"--target-arg {unknown[0]}: {fn.name}() has no parameter {unknown[0]!r} "
+                               f"(its parameters: {', '.join(names) or 'none'})")
+    params, bound, kwargs = [], [], {}
+    for name in names:
+        if name in raw_args:
+            value = parse_target_arg(raw_args[name], f"--target-arg {name}={raw_args[name]}")
+            kwargs[name] = value
+            bound.append((name, value, "--target-arg"))
+            continue
+        if name in RNG_NAMES:
+            annotation = next((p.annotation for p in positional + a.kwonlyargs if p.arg == name), None)
+            kwargs[name] = Rng(_rng_api(annotation, defaults.get(name)))
+            continue
+        kind, default = _literal_default(defaults[name]) if name in defaults else ("none", None)
+        if kind == "expression":
+            continue  # evaluated by the interpreter (a module, a constant)
+        if kind == "literal" and (default is None or isinstance(default, (bool, str))):
+            kwargs[name] = default
+            bound.append((name, default, "default"))
+            continue
+        if kind == "literal" and not isinstance(default, (int, float)):
+            raise InvalidParameter(f"{where}: parameter {name} of {fn.name}() defaults to {default!r}; bind it "
+                                   f"with --target-arg {name}=VALUE")
+        integer = isinstance(default, int) and not _is_epsilon(name)
+        symbol = sp.Symbol(name, integer=True, positive=True) if integer else sp.Symbol(name, positive=True)
+        example = None if kind == "none" else number(default)
+        params.append(Param(name, "integer" if integer else "real", symbol, example))
+        kwargs[name] = symbol
+    return params, bound, kwargs
+
+
+def _rng_api(annotation, default) -> str:
+    text = ast.unparse(annotation) if annotation is not None else ""
+    if "Random" in text and "RandomState" not in text:
+        return "python"
+    if "RandomState" in text:
+        return "legacy"
+    if "Generator" in text:
+        return "generator"
+    if default is not None and isinstance(default, ast.Name) and default.id == "random":
+        return "python"
+    return "unknown"
+
+
+def _input_value(x):
+    if isinstance(x, bool):
+        return x
+    if isinstance(x, (int, float)):
+        return number(x)
+    if isinstance(x, tuple):
+        return tuple(_input_value(v) for v in x)
+    return x
+
+
+def extract(target: str, domain: list, target_args: dict | None = None, *, max_steps: int = DEFAULT_STEPS) -> Extraction:
+    """Read the exact channel of ``target`` (``module:function`` or ``file.py:function``) on
+    the inputs ``domain``. Raises Unextractable (exit 3) outside the subset, InvalidParameter
+    (exit 2) for a bad target, argument or domain."""
+    src = read_source(target)
+    fn = src.function
+    factory = _factory_inner(fn)
+    where = f"target {target!r}"
+    params, bound, kwargs = _parameters(fn, not factory, dict(target_args or {}), where)
+    steps = Steps(max_steps)
+    interp = Interpreter(src, steps)
+    if factory:
+        path = Path([])
+        try:
+            randomizer = interp.call_on(path, Closure(fn, {}), [], kwargs)
+        except Raised as exc:
+            raise InvalidParameter(f"{where}: the factory raises {exc.text} at line {exc.line} with these "
+                                   "arguments; fix --target-arg") from None
+        if path.sizes:
+            line = path.events[0][0]
+            raise Unextractable(f"{src.shown_path}:{line}: the factory {fn.name}() draws a random value once, "
+                                "shared by every report; this is outside the subset `extract` reads exactly; "
+                                "test the code statistically with `ldpaudit audit`")
+        if not isinstance(randomizer, Closure):
+            raise InvalidParameter(f"{where}: the factory {fn.name}() does not return a function")
+        call_kwargs = _inner_kwargs(randomizer)
+    else:
+        randomizer, call_kwargs = Closure(fn, {}), kwargs
+    rows, paths, total = {}, {}, 0
+    for x in domain:
+        row, raised = {}, []
+        value = _input_value(x)
+        prefix: list[int] | None = []
+        count = 0
+        while prefix is not None:
+            path = Path(prefix)
+            try:
+                out = interp.call_on(path, randomizer, [value], dict(call_kwargs))
+                y = plain(out, "the randomizer's return value")
+            except Raised as exc:
+                raised.append((exc, path))
+            except Stop as stop:
+                raise interp.fail(stop) from None
+            else:
+                p = path.probability
+                row[y] = row.get(y, sp.Integer(0)) + p
+                shown = paths.setdefault((x, y), [])
+                if len(shown) < SHOWN_PATHS:
+                    shown.append((p, tuple(path.events)))
+            count += 1
+            prefix = path.next_prefix()
+        total += count
+        if raised:
+            _raise_for(src, x, raised, count)
+        rows[x] = {y: _tidy(p) for y, p in row.items()}
+        _check_row(src, fn.name, x, rows[x])
+    outputs = _sorted_outputs({y for row in rows.values() for y in row})
+    free = set().union(*(p.free_symbols for row in rows.values() for p in row.values())) if rows else set()
+    used = [p for p in params if p.symbol in free]
+    for p in params:
+        if p.symbol not in free:
+            bound.append((p.name, p.example, "unused"))
+    helpers = _helpers(src, fn)
+    end = getattr(fn, "end_lineno", fn.lineno)
+    return Extraction(src, fn.name, list(domain), outputs, rows, used, bound, (fn.lineno, end), helpers,
+                      paths, total, steps.used)
+
+
+def _inner_kwargs(closure: Closure) -> dict:
+    """The randomizer's own parameters beyond the input: rng-like ones get a generator, the
+    others their defaults (evaluated by the interpreter)."""
+    node = closure.node
+    a = node.args
+    out = {}
+    for p in (a.posonlyargs + a.args)[1:] + a.kwonlyargs:
+        if p.arg in RNG_NAMES:
+            default = dict(zip([q.arg for q in (a.posonlyargs + a.args)][-len(a.defaults):], a.defaults)).get(p.arg) \
+                if a.defaults else None
+            out[p.arg] = Rng(_rng_api(p.annotation, default))
+    return out
+
+
+def _raise_for(src: Source, x, raised: list, count: int) -> None:
+    exc, path = raised[0]
+    line = exc.line or (path.events[-1][0] if path.events else src.function.lineno)
+    if len(raised) == count:
+        raise InvalidParameter(f"--domain: input {x!r} makes {src.function.name}() raise {exc.text} "
+                               f"({src.shown_path}:{line}); give inputs the randomizer accepts")
+    p = sp.simplify(path.probability)
+    raise Unextractable(f"{src.shown_path}:{line}: input {x!r} raises {exc.text} on a path of probability {p} "
+                        "(not every draw ends in an output); this is outside the subset `extract` reads exactly; "
+                        "test the code statistically with `ldpaudit audit`")
+
+
+def _tidy(expr):
+    """A probability in a short exact form: exponentials of one symbol as powers of one
+    variable (e^ε = T^2 when e^(ε/2) = T also occurs), cancelled and factored, then back."""
+    expr = sp.sympify(expr)
+    reps, back = {}, {}
+    by_symbol: dict = {}
+    for e in expr.atoms(sp.exp):
+        coeff, rest = e.args[0].as_coeff_Mul()
+        if rest.is_Symbol and coeff.is_Rational:
+            by_symbol.setdefault(rest, []).append((e, coeff))
+    for sym, items in by_symbol.items():
+        lcm = math.lcm(*(int(c.q) for _, c in items))
+        t = sp.Dummy(f"T_{sym}", positive=True)
+        back[t] = sp.exp(sym / lcm)
+        for e, c in items:
+            reps[e] = t ** int(c * lcm)
+    try:
+        return sp.factor(sp.cancel(sp.together(expr.xreplace(reps)))).xreplace(back)
+    except (sp.PolynomialError, TypeError, ValueError):
+        return expr
+
+
+def _check_row(src: Source, name: str, x, row: dict) -> None:
+    from ldpaudit.mechanism.checks import is_zero
+
+    total = sp.Add(*row.values())
+    shown = is_zero(total - 1)
+    if shown is True:
+        return
+    text = sp.sstr(sp.simplify(total))
+    verdict = "is not 1" if shown is False else "could not be shown to be 1"
+    raise Undecided(f"{src.shown_path}: the row of input x={x!r} of {name}() sums to {text}, which {verdict} "
+                    "exactly; no channel is emitted (audit the code instead)")
+
+
+def _sorted_outputs(outputs: set) -> list:
+    def key(y):
+        if isinstance(y, int):
+            return (0, y, "")
+        if isinstance(y, tuple):
+            return (1, len(y), repr(y))
+        if isinstance(y, frozenset):
+            return (2, len(y), repr(sorted(y)))
+        return (3, 0, repr(y))
+    return sorted(outputs, key=key)
+
+
+def _helpers(src: Source, fn: ast.FunctionDef) -> list[tuple[str, int, int]]:
+    """The module's functions ``fn`` calls by name (transitively): where the channel comes from."""
+    defs = {n.name: n for n in src.tree.body if isinstance(n, ast.FunctionDef)}
+    seen, todo = set(), [fn]
+    while todo:
+        node = todo.pop()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id in defs and sub.id not in seen and sub.id != fn.name:
+                seen.add(sub.id)
+                todo.append(defs[sub.id])
+    return [(n, defs[n].lineno, getattr(defs[n], "end_lineno", defs[n].lineno)) for n in sorted(seen)]
+
+
+__all__ = ["DEFAULT_STEPS", "Extraction", "ModuleRef", "Param", "extract", "parse_target_arg"]

@@ -1,0 +1,198 @@
+"""``ldpaudit extract TARGET --domain D [--target-arg NAME=VALUE ...] [--out spec.toml]``: read
+the exact channel of a Python randomizer off its source and write it in the spec language.
+
+Exit codes: 0 the spec was written (or printed); 2 bad input (target, argument, domain); 3 the
+code is outside the subset (the message names the file, line and construct), a row could not
+be shown to sum to 1, or the budget ran out. The extraction runs in a child process bounded by
+``--timeout`` CPU seconds and ``--memory-mb`` (:mod:`ldpaudit.budget`) and by ``--max-steps``
+work units; nothing in the target is executed or imported.
+"""
+from __future__ import annotations
+
+import json
+import sys
+
+from ldpaudit import budget
+from ldpaudit.mechanism.options import option_megabytes, option_seconds
+
+DEFAULT_SECONDS = 60.0
+
+
+def add_source_options(p, *, required: bool = True) -> None:
+    """``--domain``, ``--target-arg``, ``--max-steps``: what ``extract`` and ``verify --from-code`` share."""
+    from ldpaudit.extract.source import DEFAULT_STEPS
+
+    p.add_argument("--domain", required=required,
+                   help="the inputs: 0..7 (inclusive), a,b,c or a JSON list, as audit takes them")
+    p.add_argument("--target-arg", action="append", metavar="NAME=VALUE",
+                   help="bind a parameter of the function (or of its factory): an integer, true/false, a quoted "
+                        "string or an exact number such as 1/2 or log(3); unbound numeric parameters stay symbolic")
+    p.add_argument("--max-steps", type=_steps, default=DEFAULT_STEPS, metavar="N",
+                   help=f"work budget of the extraction: statements, expressions and draw outcomes over all paths "
+                        f"and inputs (default {DEFAULT_STEPS:,}); over it the command exits 3")
+
+
+def add_parser(subparsers) -> None:
+    p = subparsers.add_parser(
+        "extract", help="read the exact channel of a Python randomizer off its source (never running it)",
+        description="Symbolically execute a randomizer's source (the function and the helpers of its module it "
+                    "calls) and write its exact channel as a spec. The target is parsed, never imported or run.",
+        epilog="The subset: random/numpy.random draws (random, randrange, randint, integers, choice with or without "
+               "p=, sample, shuffle, permutation, binomial), comparisons random() < p, if/elif/else, for over a "
+               "bound range, comprehensions, np.where, math/numpy exp, log, sqrt. Outside it (continuous draws such "
+               "as laplace, hashes, I/O, while loops, try) the command exits 3 naming the line; use `ldpaudit audit`. "
+               "Prove the result with `ldpaudit verify SPEC` or directly with `ldpaudit verify --from-code TARGET`.")
+    p.add_argument("target", help="package.module:function or path/to/file.py:function (a randomizer f(x, ...) or "
+                                  "a factory returning one)")
+    add_source_options(p)
+    p.add_argument("--epsilon", metavar="E", help="the claimed ε written in the spec (default: the code's epsilon "
+                                                  "parameter)")
+    p.add_argument("--out", metavar="PATH", help="write the spec to PATH (never overwriting); default: print it")
+    p.add_argument("--timeout", type=_seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
+                   help=f"CPU budget of the extraction (default {DEFAULT_SECONDS:g}); over it the command exits 3")
+    p.add_argument("--memory-mb", type=_megabytes, default=budget.DEFAULT_MEMORY_MB, metavar="MB",
+                   help=f"memory budget of the extraction in MiB (default {budget.DEFAULT_MEMORY_MB})")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=run, format="toml")  # the spec printed as written: never wrapped to the terminal
+
+
+def _seconds(text: str) -> float:
+    return option_seconds(text, "--timeout")
+
+
+def _megabytes(text: str) -> int:
+    return option_megabytes(text, "--memory-mb")
+
+
+def _steps(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(float(text))
+    except (ValueError, OverflowError):
+        value = 0
+    if not 1 <= value <= 10**10:
+        raise argparse.ArgumentTypeError(f"--max-steps {text!r} must be a whole number of work units, e.g. 5000000")
+    return value
+
+
+def target_args(items) -> dict:
+    from ldpaudit.errors import InvalidParameter
+
+    out = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise InvalidParameter(f"--target-arg {item!r} is not NAME=VALUE; write e.g. --target-arg d=8")
+        out[name.strip()] = value
+    return out
+
+
+def extraction(args):
+    """The extraction the arguments ask for (``args.target`` or ``args.from_code``)."""
+    from ldpaudit.audit.command import parse_domain
+    from ldpaudit.extract.channel import extract
+
+    target = getattr(args, "from_code", None) or args.target
+    if args.domain is None:
+        from ldpaudit.errors import InvalidParameter
+
+        raise InvalidParameter("--domain is required with a code target, e.g. --domain 0..7")
+    return extract(target, parse_domain(args.domain), target_args(args.target_arg), max_steps=args.max_steps)
+
+
+def extracted_mechanism(args, *, epsilon=None):
+    """(extraction, spec text, loaded Mechanism) for ``verify --from-code`` and ``extract``."""
+    from ldpaudit.extract.spec import spec_text
+    from ldpaudit.mechanism import loads_spec
+
+    ex = extraction(args)
+    text = spec_text(ex, epsilon=epsilon)
+    mech = loads_spec(text, source=f"extracted from {ex.source.shown_path}:{ex.function}")
+    return ex, text, mech
+
+
+def run(args) -> int:
+    from ldpaudit.mechanism.options import check_output_path
+
+    if args.out:
+        check_output_path(args.out, "--out")
+    try:
+        code, out = budget.call(_captured, args, seconds=args.timeout, memory_mb=args.memory_mb)
+    except budget.BudgetExceeded as exc:
+        from ldpaudit.errors import BudgetSpent
+
+        raise BudgetSpent(f"extract {args.target}: {exc}") from None
+    sys.stdout.write(out)
+    return code
+
+
+def _captured(args) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = _run(args)
+    return code, buffer.getvalue()
+
+
+def _run(args) -> int:
+    from ldpaudit.extract.spec import choose_form
+    from ldpaudit.mechanism.options import write_output
+
+    ex, text, mech = extracted_mechanism(args, epsilon=args.epsilon)
+    if args.out:
+        write_output(args.out, text, "--out")
+    if args.json:
+        from ldpaudit.schema import envelope
+
+        payload = {
+            "target": args.target, "file": ex.source.shown_path, "function": ex.function,
+            "lines": list(ex.lines), "helpers": [{"name": n, "lines": [a, b]} for n, a, b in ex.helpers],
+            "form": mech.channel.form, "shape": choose_form(ex)[0],
+            "parameters": [p.name for p in ex.params],
+            "bound": {name: str(value) for name, value, how in ex.bound if how != "unused"},
+            "inputs": len(ex.inputs), "outputs": len(ex.outputs), "paths": ex.path_count, "steps": ex.steps,
+            "out": args.out, "spec": text,
+        }
+        print(json.dumps(envelope("extract", "OK", payload), indent=2))
+        return 0
+    if args.out:
+        params = ", ".join(p.name for p in ex.params) or "none (all bound)"
+        print(f"wrote {args.out}: {mech.name}, {mech.channel.form} channel over {len(ex.inputs)} inputs and "
+              f"{len(ex.outputs)} outputs ({ex.path_count} paths); free parameters: {params}")
+        print(f"  prove it: ldpaudit verify {args.out} --tight")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def witness_paths(ex, witness) -> list[str]:
+    """The source lines on the paths of a witness: for Q(y|x) and Q(y|x'), the draws and
+    branches (line: outcome) of up to a few paths ending in y, with their probabilities."""
+    import sympy as sp
+
+    from ldpaudit.extract.spec import output_of
+
+    if witness is None:
+        return []
+    y = output_of(ex, witness.y)
+    if isinstance(witness.y, tuple) and frozenset(witness.y) in ex.outputs and y not in ex.outputs:
+        y = frozenset(witness.y)
+    lines = []
+    for x in (witness.x, witness.x_prime):
+        found = ex.paths.get((x, y), [])
+        if not found:
+            lines.append(f"x={x!r} never outputs {y!r} (probability 0)")
+            continue
+        for prob, events in found:
+            steps = "; ".join(f"line {line}: {note}" for line, note in events) or "no draw"
+            lines.append(f"x={x!r} -> y={_shown(y)} w.p. {sp.sstr(prob)}: {steps}")
+    return lines
+
+
+def _shown(y) -> str:
+    from ldpaudit.extract.spec import label
+
+    return label(y)
