@@ -219,6 +219,35 @@ def _is_zero(expr) -> bool:
     return False
 
 
+#: the longest denominator of a log's coefficient for which sympy may build e^claim
+LONG_ROOT = 64
+
+
+def long_power(claim: sp.Basic) -> bool:
+    """Would ``sp.exp(claim)`` make sympy expand q^(p/r) for a long r? e^(log(24/5)·999999999/10^9)
+    is (24/5)^(999999999/10^9), and sympy's perfect-power extraction computes 2^999999997 (and
+    hangs) the moment it is built or multiplied. Such a claim is compared as a logarithm."""
+    claim = sp.sympify(claim)
+    if claim.free_symbols or not claim.has(sp.log):
+        return False
+    expanded = sp.expand(claim)
+    for term in sp.Add.make_args(expanded):
+        coeff, rest = term.as_coeff_Mul()
+        if rest.has(sp.log) and coeff.is_Rational and int(coeff.q) > LONG_ROOT:
+            return True
+    return False
+
+
+def log_exceeds(ratio: sp.Basic, claim: sp.Basic) -> int | None:
+    """Sign of log(ratio) - claim, exactly (ratio > 0 numeric, claim numeric): the comparison of
+    ratio with e^claim without building e^claim (see :func:`long_power`)."""
+    ratio = sp.sympify(ratio)
+    if ratio == sp.oo:
+        return 1
+    log_ratio = sp.expand_log(sp.log(ratio), force=True)
+    return sign(log_ratio - sp.sympify(claim))
+
+
 def compare(a: sp.Basic, b: sp.Basic) -> int | None:
     """Sign of a - b, exactly."""
     return sign(sp.sympify(a) - sp.sympify(b))

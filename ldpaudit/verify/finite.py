@@ -81,7 +81,10 @@ def _log(ratio: sp.Basic) -> sp.Basic:
 def _verify_numeric(problem: Problem, claim, *, rlimit, start, bits: int = 96) -> Verdict:
     """All parameters numeric: exact max ratio in Python, z3 confirms the column obligations."""
     mech = problem.mech
-    bound = sp.exp(claim)
+    as_log = exact.long_power(claim)
+    # a claim such as log(24/5)·999999999/10^9 is compared as a logarithm, and z3 confirms the
+    # columns against the exact largest ratio r* <= e^claim instead (never building e^claim)
+    bound = None if as_log else sp.exp(claim)
     tight = _tight_numeric(problem)
     python_holds = True
     if problem.best is not None:
@@ -89,7 +92,7 @@ def _verify_numeric(problem: Problem, claim, *, rlimit, start, bits: int = 96) -
         if ratio == sp.oo:
             python_holds = False
         else:
-            c = exact.compare(ratio, bound)
+            c = exact.log_exceeds(ratio, claim) if as_log else exact.compare(ratio, bound)
             if c is None:
                 return unknown(mech, claim, f"cannot compare the ratio {ratio} with e^{claim} exactly", start,
                                 method=problem.method)
@@ -107,10 +110,17 @@ def _verify_numeric(problem: Problem, claim, *, rlimit, start, bits: int = 96) -
                 params=mech.bindings, proof=proof,
             )
         return unknown(mech, claim, "a violation was found but its witness did not re-check", start, problem.method)
+    method = problem.method + "; z3 confirms"
+    if as_log:
+        if problem.best is None:
+            bound = sp.Integer(1)
+        else:
+            bound = problem.best[1]
+            method += f" every column within r* = {bound}, and log r* <= {claim} exactly"
     decision = decide(mech.parameters, problem.facts, bound, rlimit=rlimit, label=f"{mech.name}: {claim}-LDP", bits=bits)
     if decision.result == "unsat":
         return Verdict(
-            Status.PROVED, mech.name, claim, tight_epsilon=tight, method=problem.method + "; z3 confirms",
+            Status.PROVED, mech.name, claim, tight_epsilon=tight, method=method,
             scope=scope_of(mech), seconds=time.perf_counter() - start, notes=tuple(problem.notes + decision.notes),
             params=mech.bindings, proof=proof_of(decision),
         )

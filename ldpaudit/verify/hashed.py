@@ -297,14 +297,18 @@ def _verify_bloom(mech: Mechanism, claim, *, rlimit, start, tight: bool) -> Verd
               "values and 0 <= a, b <= h (at most h set bits of x are unset for x' and vice versa)")
     if any(L == sp.oo for _, L in on_terms + off_terms):
         return _refute_bloom_or_unknown(mech, claim, None, start, method, rlimit)
-    exprs = [L for _, L in on_terms + off_terms] + [sp.sympify(claim), sp.sympify(ch.hashes)]
+    # log(4) as 2·log(2): one constant per prime, so that ε = log 4 and L_on = log(2)/2 compare exactly
+    claim_logs = sp.expand_log(sp.sympify(claim), force=True)
+    terms = [(v, sp.expand_log(L, force=True)) for v, L in on_terms + off_terms]
+    exprs = [L for _, L in terms] + [claim_logs, sp.sympify(ch.hashes)]
+    on_logs, off_logs = terms[:len(on_terms)], terms[len(on_terms):]
     try:
         enc = smt.Encoder(mech.parameters, exprs)
         a, b = z3.Real("a"), z3.Real("b")
         H = enc.z3(enc.poly(sp.sympify(ch.hashes)))
-        eps = enc.z3(enc.poly(sp.sympify(claim)))
+        eps = enc.z3(enc.poly(claim_logs))
         fails = [a * enc.z3(enc.poly(Lv)) + b * enc.z3(enc.poly(Lw)) > eps
-                 for (_, Lv), (_, Lw) in itertools.product(on_terms, off_terms)]
+                 for (_, Lv), (_, Lw) in itertools.product(on_logs, off_logs)]
     except Unsupported as exc:
         return unknown(mech, claim, f"not encodable exactly: {exc}", start, method)
     box = [a >= 0, b >= 0, a <= H, b <= H]
@@ -321,7 +325,33 @@ def _verify_bloom(mech: Mechanism, claim, *, rlimit, start, tight: bool) -> Verd
                        proof=proof)
     if out.result == "unknown":
         return unknown(mech, claim, out.reason, start, method, notes, proof)
+    if not mech.parameters:
+        return _decide_bloom_table(mech, claim, out, start, method, notes)
     return _refute_bloom_or_unknown(mech, claim, out, start, method, rlimit, notes=notes)
+
+
+def _decide_bloom_table(mech: Mechanism, claim, outcome, start, method, notes) -> Verdict:
+    """A numeric instance whose (a, b) box z3 cannot clear: the patterns its table realizes,
+    decided exactly. ε* = max over cohorts and pairs of a·max L_on + b·max L_off, with (a, b)
+    counted from the table (a relaxation's corner a = b = h may not be realized); PROVED when
+    ε* <= claim (exact comparison), otherwise REFUTED by the attaining output, re-checked."""
+    found = _largest_difference(mech)
+    if found is None:
+        return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=sp.Integer(0), method=method, scope=scope_of(mech),
+                       seconds=time.perf_counter() - start, notes=tuple(notes), params=mech.bindings)
+    a, b, c, x, xp, value = found
+    table_method = ("Bloom filter with independent flips, this instance's hash table: max over cohorts and input "
+                    "pairs of a·max L_on + b·max L_off, decided exactly (a, b: set bits of x unset for x' and vice "
+                    f"versa; largest a = {a}, b = {b} at cohort {c}, inputs {x}, {xp})")
+    side = exact.compare(value, claim)
+    if side is None:
+        return unknown(mech, claim, f"cannot compare the table's largest log-ratio {sp.sstr(value)} with {claim} exactly",
+                       start, table_method, notes)
+    if side <= 0:
+        tight = sp.simplify(value)
+        return Verdict(Status.PROVED, mech.name, claim, tight_epsilon=tight, method=table_method, scope=scope_of(mech),
+                       seconds=time.perf_counter() - start, notes=tuple(notes), params=mech.bindings)
+    return _refute_bloom_or_unknown(mech, claim, outcome, start, table_method, None, notes=notes)
 
 
 def _largest(terms, point_subs):

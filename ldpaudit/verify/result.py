@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from ldpaudit.verify.exact import approx
+from ldpaudit.verify.exact import approx, long_power
 from ldpaudit.render.text import human, sstr
 
 
@@ -73,8 +73,9 @@ class Witness:
         if self.ratio != sp.oo and not self.ratio.is_Rational:
             ratio += f" ≈ {approx(self.ratio)}"
         claim = _exp_text(self.claim)
-        bound = sp.exp(self.claim)
-        if bound.is_Rational:
+        if long_power(self.claim):  # e^claim is not built (sympy would expand q^(p/r) for a long r)
+            claim += f" ≈ {approx(sp.exp(sp.Float(approx(self.claim, 30), 30)), 12)}"
+        elif (bound := sp.exp(self.claim)).is_Rational:
             claim += f" = {human(bound)}"
         elif not self.claim.is_Integer:
             claim += f" ≈ {approx(bound)}"

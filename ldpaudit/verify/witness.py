@@ -41,6 +41,14 @@ def sympy_exceeds(num, den, bound) -> bool:
         return False
 
 
+def sympy_log_exceeds(ratio, claim) -> bool:
+    """Independent re-check with sympy's own evaluation: log(ratio) > claim."""
+    try:
+        return sp.Gt(sp.log(ratio) - claim, 0) == sp.true
+    except TypeError:
+        return False
+
+
 def instances(mech: Mechanism, claim, points):
     """``(bound mechanism, claim at that point)`` for each admissible candidate point where the
     claim is positive: the instances a refutation searches for an exact witness."""
@@ -61,12 +69,16 @@ def checked_witness(mech: Mechanism, x, xp, y, num, den, claim, *, y_text: str =
     exceeds e^claim both by the rigorous interval comparison and, independently, by sympy
     (a zero denominator under a positive numerator is an infinite ratio)."""
     num, den = sp.sympify(num), sp.sympify(den)
-    bound = sp.exp(claim)
     if den == 0:
         if exact.sign(num) != 1:
             return None
         ratio = sp.oo
+    elif exact.long_power(claim):  # e^claim is never built (exact.long_power): compared as logarithms
+        ratio = simplify_ratio(num / den)
+        if exact.log_exceeds(ratio, claim) != 1 or not sympy_log_exceeds(ratio, claim):
+            return None
     else:
+        bound = sp.exp(claim)
         ratio = simplify_ratio(num / den)
         if exact.compare(ratio, bound) != 1 or not sympy_exceeds(num, den, bound):
             return None
@@ -76,6 +88,8 @@ def checked_witness(mech: Mechanism, x, xp, y, num, den, claim, *, y_text: str =
 def witness_proof(name: str, witness: Witness) -> tuple:
     """A query z3 must answer unsat: the claim holding at the witness contradicts the exact
     values of Q(y|x) and Q(y|x') (for a certificate of a refutation)."""
+    if exact.long_power(witness.claim):
+        return _log_witness_proof(name, witness)
     bound = sp.exp(witness.claim)
     if witness.ratio != sp.oo:  # the ratio, simplified (constants such as 1/sqrt(2 pi) cancel)
         num_e, den_e = witness.ratio, sp.Integer(1)
@@ -89,6 +103,25 @@ def witness_proof(name: str, witness: Witness) -> tuple:
             assertions = enc.constraints() + [num <= c * den]
             comment = f"{name}: the claim at the witness {witness}\n{enc.legend()}"
             out = smt.check(assertions, comment=comment)
+        except Unsupported:
+            return ()
+        if out.result != "sat":
+            break
+    return (("the claim holds at the witness", out.smt2, "unsat", out.result),)
+
+
+def _log_witness_proof(name: str, witness: Witness) -> tuple:
+    """:func:`witness_proof` for a claim compared as a logarithm: log(ratio) <= claim must be unsat."""
+    if witness.ratio == sp.oo:
+        return ()
+    log_ratio = sp.expand_log(sp.log(witness.ratio), force=True)
+    out = None
+    for bits in (96, 384, 1536, 6144):
+        try:
+            enc = smt.Encoder((), [log_ratio, witness.claim], bits=bits)
+            lhs, rhs = (enc.z3(enc.poly(e)) for e in (log_ratio, witness.claim))
+            out = smt.check(enc.constraints() + [lhs <= rhs],
+                            comment=f"{name}: the claim at the witness {witness}, as logarithms\n{enc.legend()}")
         except Unsupported:
             return ()
         if out.result != "sat":
