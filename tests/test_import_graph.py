@@ -35,17 +35,29 @@ def modules(package: Path) -> dict[str, Path]:
 
 
 @functools.lru_cache(maxsize=None)
-def _import_statements(source: str) -> tuple[tuple[int, str | None, tuple[str, ...]], ...]:
-    """(level, module, names) of every import statement in a source text, at any depth; for
-    ``import a.b`` level is -1 and names are the modules. Cached by text: a copy of the package
-    parses only the files that differ."""
-    found = []
-    for node in ast.walk(ast.parse(source)):
+def _scan(source: str) -> tuple[tuple, frozenset[str]]:
+    """One parse of a source text: its import statements (see :func:`_import_statements`) and the
+    string constants that look like dotted names under ldpaudit, docstrings aside. Cached by
+    text: a copy of the package parses only the files that differ."""
+    tree = ast.parse(source)
+    found, strings = [], set()
+    docstrings = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.append((-1, None, tuple(alias.name for alias in node.names)))
         elif isinstance(node, ast.ImportFrom):
             found.append((node.level, node.module, tuple(alias.name for alias in node.names)))
-    return tuple(found)
+        elif (isinstance(node, ast.Constant) and isinstance(node.value, str)
+              and node.value.startswith("ldpaudit.") and id(node) not in docstrings):
+            strings.add(node.value)
+    return tuple(found), frozenset(strings)
+
+
+def _import_statements(source: str) -> tuple[tuple[int, str | None, tuple[str, ...]], ...]:
+    """(level, module, names) of every import statement in a source text, at any depth; for
+    ``import a.b`` level is -1 and names are the modules."""
+    return _scan(source)[0]
 
 
 def _imported(name: str, path: Path, statement, mods: dict) -> list[str]:
@@ -203,3 +215,145 @@ def test_checker_resolves_relative_imports(tmp_path):
     assert "ldpaudit.audit.events" in graph["ldpaudit.audit.bounds"]
     assert "ldpaudit.errors" in graph["ldpaudit.derive"]
     assert unexpected_cycles(copy) == ["ldpaudit.audit.bounds → ldpaudit.audit.events → ldpaudit.audit.bounds"]
+
+
+# --- the layer order (issue 33.5) ----------------------------------------------------------------
+#
+# ldpaudit's packages lie on floors, bottom up. A module may import its own package and any package
+# on a lower floor; never one on a higher floor, and never a sibling on its own floor: siblings are
+# independent (derive, verify and audit each build on mechanism alone), unless the floor is shared.
+# docs/index.md ("How it is built") draws the same order.
+FLOORS: list[tuple[str, frozenset[str], str]] = [
+    ("base", frozenset({"errors", "budget", "cache", "portable", "_callable", "schema", "_version"}), ""),
+    ("render", frozenset({"render"}), ""),
+    ("mechanism", frozenset({"mechanism"}), ""),
+    ("derive and verify", frozenset({"derive", "verify"}), ""),
+    # above derive: an estimator audit (audit/estimator.py) compares a server's estimates with the
+    # unbiased estimator and exact variance that derive gives
+    ("audit", frozenset({"audit"}), ""),
+    ("stages built on them",
+     frozenset({"account", "extremal", "theorems", "protocol", "bench", "extract", "testing"}), ""),
+    # the root package's __init__ (it re-exports the stages' names) and the deprecated alias of
+    # mechanism
+    ("public API", frozenset({"ldpaudit", "spec"}), ""),
+    ("papers", frozenset({"papers", "report"}),
+     "shared: the reproduce command and check (report) run the manifests and their hooks (papers), "
+     "and the hooks use report's paper modules until each becomes a manifest"),
+    # the pytest plugin checks a paper's manifest (papers) as well as randomizers (testing)
+    ("entry points", frozenset({"cli", "pytest_plugin"}), ""),
+    ("python -m ldpaudit", frozenset({"__main__"}), ""),
+]
+
+#: (importer, imported) -> why this one import may run up or sideways; each exemption names its
+#: reason and is checked to still be needed (none today)
+_LAYER_EXEMPT: dict[tuple[str, str], str] = {}
+
+
+def package_of(module: str) -> str:
+    """The top-level package or module of ldpaudit a dotted module name lies in (``ldpaudit``
+    for the root package itself)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def floor_of(module: str) -> int | None:
+    name = package_of(module)
+    return next((i for i, (_, members, _) in enumerate(FLOORS) if name in members), None)
+
+
+def string_targets(source: str, mods: dict) -> set[str]:
+    """Modules named by a string in code (``importlib.import_module("ldpaudit.x")``, a lazy table
+    ``{"name": "ldpaudit.x.y"}``, the CLI's COMMANDS): every string constant, docstrings aside,
+    that is exactly the dotted name of a module below the root (``"ldpaudit"`` alone is a word, a
+    directory or a key more often than an import)."""
+    return {text for text in _scan(source)[1] if text in mods}
+
+
+def layer_graph(package: Path) -> dict[str, set[str]]:
+    """The import graph with the modules each one names in strings added."""
+    mods = modules(package)
+    graph = import_graph(package)
+    for name, path in mods.items():
+        graph[name] |= string_targets(path.read_text(encoding="utf-8"), mods) - {name}
+    return graph
+
+
+def unplaced(package: Path) -> list[str]:
+    """Top-level packages and modules of ldpaudit that lie on no floor."""
+    return sorted({package_of(m) for m in modules(package) if floor_of(m) is None})
+
+
+def layer_violations(package: Path) -> list[str]:
+    """Every import that runs up the floors or across to an independent sibling, as
+    ``importer (floor) → imported (floor)``, except those exempt in _LAYER_EXEMPT."""
+    found = []
+    for importer, targets in sorted(layer_graph(package).items()):
+        low = floor_of(importer)
+        for target in sorted(targets):
+            high = floor_of(target)
+            if low is None or high is None or package_of(importer) == package_of(target):
+                continue
+            shared = FLOORS[low][2]
+            if high > low or (high == low and not shared):
+                if (importer, target) not in _LAYER_EXEMPT:
+                    where = "above" if high > low else "beside"
+                    found.append(f"{importer} ({FLOORS[low][0]}) → {target} ({FLOORS[high][0]}, {where} it)")
+    return found
+
+
+def test_every_package_lies_on_a_floor():
+    missing = unplaced(PACKAGE)
+    assert not missing, ("place each new package or top-level module of ldpaudit on a floor in FLOORS "
+                         "(tests/test_import_graph.py) and in docs/index.md: " + ", ".join(missing))
+
+
+def test_imports_flow_down_the_floors():
+    violations = layer_violations(PACKAGE)
+    assert not violations, ("imports that run up the floors or across to an independent sibling (move the code "
+                            "down to where both can reach it, or pass a function in; a lazy import counts):\n  "
+                            + "\n  ".join(violations))
+
+
+def test_layer_exemptions_are_still_needed():
+    graph = layer_graph(PACKAGE)
+    stale = [pair for pair in _LAYER_EXEMPT if pair[1] not in graph.get(pair[0], ())]
+    assert not stale, f"exemptions whose import is gone (delete them): {stale}"
+    assert all(reason.strip() for reason in _LAYER_EXEMPT.values())
+
+
+def test_floors_are_disjoint():
+    seen: dict[str, str] = {}
+    for floor, members, _ in FLOORS:
+        for member in members:
+            assert member not in seen, f"{member} is on both {seen[member]} and {floor}"
+            seen[member] = floor
+
+
+def test_layer_checker_catches_a_lazy_import_up_the_floors(tmp_path):
+    """A function-level import from render up into verify, and a string target in a lazy table
+    from mechanism up into audit, are both named; an import down the floors is not."""
+    copy = _copy(tmp_path)
+    before = set(layer_violations(copy))  # empty when test_imports_flow_down_the_floors passes
+    _append(copy / "render" / "progress.py", "\n\ndef _late():\n    from ldpaudit.verify.core import verify\n\n"
+                                             "    return verify\n")
+    _append(copy / "mechanism" / "catalog.py", '\n\n_LATE = {"audit": "ldpaudit.audit.engine"}\n')
+    _append(copy / "account" / "bounds.py", "\n\nfrom ldpaudit.render import tables  # noqa: E402\n")
+    assert [v for v in layer_violations(copy) if v not in before] == [
+        "ldpaudit.mechanism.catalog (mechanism) → ldpaudit.audit.engine (audit, above it)",
+        "ldpaudit.render.progress (render) → ldpaudit.verify.core (derive and verify, above it)",
+    ]
+
+
+def test_layer_checker_catches_siblings_and_unplaced_packages(tmp_path):
+    """derive importing verify crosses between independent stages; a new package on no floor is
+    named; importlib.import_module with a literal counts; a docstring naming a module does not."""
+    copy = _copy(tmp_path)
+    before = set(layer_violations(copy))
+    _append(copy / "derive" / "risk.py", '\n\ndef _late():\n    import importlib\n\n'
+                                          '    return importlib.import_module("ldpaudit.verify.result")\n')
+    _append(copy / "audit" / "bounds.py", '\n\ndef _doc():\n    """See ldpaudit.cli for the command."""\n')
+    (copy / "newstage").mkdir()
+    (copy / "newstage" / "__init__.py").write_text("", encoding="utf-8")
+    assert [v for v in layer_violations(copy) if v not in before] == [
+        "ldpaudit.derive.risk (derive and verify) → ldpaudit.verify.result (derive and verify, beside it)"]
+    assert unplaced(copy) == ["newstage"]
