@@ -35,7 +35,7 @@ SITES = {
     # the audit's isolation of untrusted randomizers and its cluster workers
     ("audit/external.py", "ExternalRandomizer._load_error"): GUARD,
     ("audit/external.py", "ExternalRandomizer._read_payload"): GUARD,
-    ("audit/external.py", "ExternalRandomizer._read_status"): GUARD,
+    ("audit/process.py", "SupervisedProgram._read_status"): GUARD,
     ("audit/external.py", "ExternalRandomizer._readline"): GUARD,
     ("audit/external.py", "ExternalRandomizer._reply"): GUARD,
     ("audit/external.py", "ExternalRandomizer._request"): GUARD,
@@ -54,7 +54,7 @@ SITES = {
     ("audit/auditor.py", "audit"): MEASURE,
     ("audit/auditor.py", "_confirm"): MEASURE,
     ("audit/guided.py", "guided_audit"): MEASURE,
-    ("audit/guided.py", "_pooled_wide_audit"): MEASURE,
+    ("audit/guided_wide.py", "_pooled_wide_audit"): MEASURE,
     ("account/amplify.py", "amplify"): MEASURE,
     ("account/density_shuffle.py", "density_amplify"): MEASURE,
     ("account/gaussian_shuffle.py", "gaussian_amplify"): MEASURE,
