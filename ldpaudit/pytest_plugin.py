@@ -277,3 +277,24 @@ def _iterable(value) -> bool:
     except TypeError:
         return False
     return not isinstance(value, (str, bytes))
+
+
+# -- papers ----------------------------------------------------------------------------------
+
+
+def assert_paper_reproduces(manifest, committed=None) -> None:
+    """A paper's repository tests its build in one line::
+
+        def test_paper():
+            assert_paper_reproduces("paper.toml")
+
+    rebuilds the manifest into a temporary folder (``ldpaudit reproduce paper.toml --check``)
+    and fails, listing them, on a printed value that DIFFERs (not a known misprint), a claim
+    not PROVED, or a file that differs in meaning from the committed output folder."""
+    from ldpaudit.papers.command import check_manifest
+
+    result, differences = check_manifest(manifest, committed)
+    problems = [f"{r.item.key}: {r.status}" for r in result.items if r.status != "OK"] + differences
+    if problems:
+        pytest.fail(f"{manifest} does not reproduce ({len(problems)} problem(s)):\n  " + "\n  ".join(problems),
+                    pytrace=False)

@@ -167,7 +167,7 @@ def _detail(r: ItemResult) -> str:
     p = r.payload
     parts = []
     if "rows" in p and r.item.kind == "table":
-        parts.append(f"{len(p['rows'])} rows")
+        parts.append(f"{len(p['rows'])} row{'s' if len(p['rows']) != 1 else ''}")
     if "agree" in p:
         parts.append(f"{p['agree']} AGREE, {p['differ']} DIFFER" + (f" ({p['known_differences']} known)"
                                                                      if p.get("known_differences") else ""))

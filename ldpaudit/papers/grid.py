@@ -26,8 +26,9 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _RANGE = {"from", "to", "step", "count", "log"}
 
 
-def number(value, field: str) -> sp.Rational:
-    """An exact number from TOML: an integer, or decimal/fraction text; a float is refused."""
+def number(value, field: str) -> sp.Basic:
+    """An exact number from TOML: an integer, decimal/fraction text, or a constant expression
+    ("log(3)", parsed by the spec files' allow-list); a float is refused."""
     if isinstance(value, bool):
         raise InvalidSpec(f"{field} = {value!r} is a boolean; write a number such as 2 or \"0.5\"")
     if isinstance(value, int):
@@ -41,7 +42,13 @@ def number(value, field: str) -> sp.Rational:
             raise InvalidSpec(f"{field}: {exc}") from None
         if q is not None:
             return sp.Rational(q.numerator, q.denominator)
-    raise InvalidSpec(f"{field} = {shown(value)} is not a number; write an integer or decimal text such as \"0.5\"")
+        from ldpaudit.mechanism.expr import parse_expression
+
+        expr = parse_expression(value, {}, field=field)  # a constant such as log(3): the allow-list parser
+        if expr.is_number and expr.is_extended_real:
+            return expr
+    raise InvalidSpec(f"{field} = {shown(value)} is not a number; write an integer, decimal text such as \"0.5\" "
+                      "or a constant expression such as \"log(3)\"")
 
 
 def _count(spec: dict, field: str) -> int:

@@ -404,7 +404,7 @@ def _printed(col: dict, where: str, rows: list, records: list, parser: _Parser, 
         texts = [r[name] for r in records]
     elif "printed" in col:
         texts = col["printed"]
-        if isinstance(texts, (str, int)) and not isinstance(texts, bool):
+        if isinstance(texts, (str, int, float)) and not isinstance(texts, bool):
             texts = [texts] * len(rows)
         if not isinstance(texts, list) or len(texts) != len(rows):
             n = len(texts) if isinstance(texts, list) else 1
