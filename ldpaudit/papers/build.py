@@ -15,8 +15,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import sympy as sp
-
 from ldpaudit import __version__
 from ldpaudit.papers.manifest import Item, Manifest
 
@@ -174,14 +172,6 @@ def _detail(r: ItemResult) -> str:
     for c in p.get("claims", []):
         parts.append(f"{c['status']} {c['name']}")
     return f" ({'; '.join(parts)})" if parts else ""
-
-
-def number_json(value: sp.Basic) -> dict:
-    """A value as JSON: its float (30 digits, rounded once) and, when it is rational, exactly."""
-    out = {"value": float(sp.N(value, 30))}
-    if value.is_Rational:
-        out["exact"] = sp.sstr(value)
-    return out
 
 
 __all__ = ["build", "item_hash", "BuildResult", "ItemResult", "STATE", "REPORT", "PAPER_JSON"]

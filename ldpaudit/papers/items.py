@@ -124,9 +124,11 @@ def _math_name(name: str) -> str:
 
 
 def _number(value: sp.Basic) -> dict:
-    from ldpaudit.papers.build import number_json
-
-    return number_json(value)
+    """A value as JSON: its float (from 30 digits, rounded once) and, when it is rational, exactly."""
+    out = {"value": float(sp.N(value, 30))}
+    if value.is_Rational:
+        out["exact"] = sp.sstr(value)
+    return out
 
 
 # --- figures ---------------------------------------------------------------------------------
