@@ -220,9 +220,9 @@ def extract(target: str, domain: list, target_args: dict | None = None, *, max_s
         _check_row(src, fn.name, x, rows[x])
     outputs = _sorted_outputs({y for row in rows.values() for y in row})
     free = set().union(*(p.free_symbols for row in rows.values() for p in row.values())) if rows else set()
-    used = [p for p in params if p.symbol in free]
+    used = [p for p in params if p.symbol in free or _is_epsilon(p.name)]  # ε stays: the claim names it
     for p in params:
-        if p.symbol not in free:
+        if p not in used:
             bound.append((p.name, p.example, "unused"))
     helpers = _helpers(src, fn)
     end = getattr(fn, "end_lineno", fn.lineno)

@@ -107,9 +107,24 @@ def extracted_mechanism(args, *, epsilon=None):
     from ldpaudit.mechanism import loads_spec
 
     ex = extraction(args)
-    text = spec_text(ex, epsilon=epsilon)
+    text = spec_text(ex, epsilon=_exact_text(epsilon))
     mech = loads_spec(text, source=f"extracted from {ex.source.shown_path}:{ex.function}")
     return ex, text, mech
+
+
+def _exact_text(epsilon):
+    """``--epsilon`` as spec text: a decimal such as 2.19 exactly (219/100); text that names
+    parameters (epsilon/2) as written, for the spec's parser."""
+    if epsilon is None:
+        return None
+    from ldpaudit.errors import InvalidParameter
+    from ldpaudit.mechanism.options import option_exact
+
+    try:
+        value = option_exact(epsilon, "--epsilon")
+    except InvalidParameter:
+        return epsilon
+    return str(value)
 
 
 def run(args) -> int:
@@ -173,6 +188,7 @@ def witness_paths(ex, witness) -> list[str]:
     branches (line: outcome) of up to a few paths ending in y, with their probabilities."""
     import sympy as sp
 
+    from ldpaudit.extract.channel import _tidy
     from ldpaudit.extract.spec import output_of
 
     if witness is None:
@@ -184,11 +200,11 @@ def witness_paths(ex, witness) -> list[str]:
     for x in (witness.x, witness.x_prime):
         found = ex.paths.get((x, y), [])
         if not found:
-            lines.append(f"x={x!r} never outputs {y!r} (probability 0)")
+            lines.append(f"x={x!r} never outputs {_shown(y)} (probability 0)")
             continue
         for prob, events in found:
             steps = "; ".join(f"line {line}: {note}" for line, note in events) or "no draw"
-            lines.append(f"x={x!r} -> y={_shown(y)} w.p. {sp.sstr(prob)}: {steps}")
+            lines.append(f"x={x!r} -> y={_shown(y)} w.p. {sp.sstr(_tidy(prob))}: {steps}")
     return lines
 
 

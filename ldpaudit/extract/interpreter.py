@@ -205,8 +205,8 @@ class Interpreter:
             if isinstance(value, (Uniform, Rng)):
                 raise Stop(f"the module-level value {name}", "is a draw made once at import")
             return value
-        if name in BUILTINS:
-            return Native(f"builtins.{name}")
+        if name in BUILTINS or name in natives.HASHES or name in natives.IO:
+            return Native(f"builtins.{name}")  # a hash or I/O is refused by name when called
         raise Stop(f"the name {name!r}", "is not defined in the function, its module or the subset's builtins")
 
     # -- calls --

@@ -24,6 +24,7 @@ IO = {"open", "print", "input", "os", "sys", "io", "pathlib", "shutil", "subproc
 
 
 def refuse(name: str):
+    name = name.removeprefix("builtins.")
     head = name.split(".")[0]
     tail = name.rsplit(".", 1)[-1]
     if head in HASHES or tail in HASHES:

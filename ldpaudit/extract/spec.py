@@ -39,8 +39,19 @@ def same(a, b) -> bool:
         t = sp.Dummy(f"T_{sym}", positive=True)
         for e, c in items:
             reps[e] = t ** int(c * lcm)
+    rational = diff.xreplace(reps)
+    gens = sorted(rational.free_symbols, key=str)
+    if gens:
+        try:  # the field of rational functions in the symbols: exact and canonical, no simplification
+            from sympy.polys.fields import field
+
+            K = field(gens, sp.QQ)[0]
+            if K.from_expr(rational) == K.zero:
+                return True
+        except (ValueError, TypeError, sp.PolynomialError, sp.polys.polyerrors.CoercionFailed):
+            pass
     try:
-        if sp.cancel(sp.together(diff.xreplace(reps))) == 0:
+        if sp.cancel(sp.together(rational)) == 0:
             return True
     except (sp.PolynomialError, TypeError, ValueError):
         pass

@@ -116,14 +116,14 @@ def concrete_int(v, what: str) -> int:
 
 
 def _exp_free(expr):
-    """``expr`` with every exp(a*s) of a positive symbol s written as (1 + t_s)^a: a positive
-    exponent of a positive symbol exceeds 1, which sympy's sign rules then see."""
-    reps = {}
+    """``expr`` with every exp(a*s) of a positive symbol s written as (1 + t_s)^a (t_s > 0): e^s
+    exceeds 1 for s > 0, which sympy's sign rules then see."""
+    reps, dummies = {}, {}
     for sub in expr.atoms(sp.exp):
         arg = sub.args[0]
         coeff, rest = arg.as_coeff_Mul()
-        if rest.is_Symbol and rest.is_positive and coeff.is_Rational and coeff > 0:
-            t = sp.Dummy(f"t_{rest}", positive=True)
+        if rest.is_Symbol and rest.is_positive and coeff.is_Rational and coeff != 0:
+            t = dummies.setdefault(rest, sp.Dummy(f"t_{rest}", positive=True))
             reps[sub] = (1 + t) ** coeff
     return expr.xreplace(reps) if reps else expr
 
