@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from ldpaudit.audit import audit, guided
+from ldpaudit.audit import audit, guided, plan
 from ldpaudit.audit.guided import IntervalsEvent, Plan, SpecView
 from ldpaudit.cli import main
 from ldpaudit.mechanism import randomizers as R
@@ -129,7 +129,7 @@ def test_piecewise_densities_use_no_quadrature(monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("numeric CDF used for a piecewise density")
 
-    monkeypatch.setattr(guided, "_cdf", refuse)
+    monkeypatch.setattr(plan, "_cdf", refuse)   # where Plan looks the numeric CDF up
     r = audit(R.piecewise(epsilon=1), domain=[-1.0, 0.0, 1.0], epsilon=1, samples=20_000, alpha=ALPHA,
               batch=True, spec=pm_spec(), seed=1)
     assert r.verdict == "NO_EVIDENCE" and r.conformance["passed"]

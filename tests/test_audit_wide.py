@@ -145,7 +145,7 @@ def test_wide_false_alarm_rate_is_at_most_alpha():
     assert flagged <= 17
 
 
-# -- local hashing over a wide domain (guided.hashed_wide_audit) ------------------------------
+# -- local hashing over a wide domain (guided_wide.hashed_wide_audit) ------------------------------
 
 PROGRAMS = Path(__file__).parent / "programs"
 

@@ -178,14 +178,14 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     if spec is not None and hash_function is not None and pairs is None and (
             spec.parameters or len(inputs) > wide.GUIDED_INPUTS
             or len(inputs) * min(int(samples), CHUNK) > float(memory_mb) * 2**20 / 8):
-        from ldpaudit.audit.guided import hashed_wide_audit   # d-long support rows would not fit
+        from ldpaudit.audit.guided_wide import hashed_wide_audit   # d-long support rows would not fit
 
         return hashed_wide_audit(Sampler(randomizer, batch=batch, output_space=output_space), hash_function,
                                  inputs=inputs, epsilon=eps, samples=int(samples), alpha=float(alpha), seed=seed,
                                  spec=spec, workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)
     if spec is not None and feature is None and events is None and pairs is None and (
             spec.parameters or len(inputs) > wide.GUIDED_INPUTS):
-        from ldpaudit.audit.guided import family_hash, hashed_wide_audit
+        from ldpaudit.audit.guided_wide import family_hash, hashed_wide_audit
 
         own = family_hash(spec)     # HR: the spec's Hadamard family is the hash; no --hash needed
         if own is not None:
@@ -206,7 +206,7 @@ def audit(randomizer: Callable, *, domain: Iterable, epsilon, samples: int = 10*
     spec_note = None
     if spec is not None and events is None and ordered is None and len(inputs) > wide.GUIDED_INPUTS \
             and spec.channel.form == "product" and not spec.channel.continuous and feature is None:
-        from ldpaudit.audit.guided import unary_wide_audit   # the spec's exact pooled event
+        from ldpaudit.audit.guided_wide import unary_wide_audit   # the spec's exact pooled event
 
         return unary_wide_audit(sampler, inputs=inputs, epsilon=eps, samples=int(samples), alpha=alpha, seed=seed,
                                 spec=spec, workers=workers, progress=progress, t0=t0, looks=looks, cluster=cluster)

@@ -1,6 +1,6 @@
 """Small result tables shared by the console (rich) and the Markdown reports.
 
-The audit's conformance result (:func:`ldpaudit.audit.guided._conformance`) is a dict; people
+The audit's conformance result (:func:`ldpaudit.audit.guided_events._conformance`) is a dict; people
 read it as a two-column table of what was tested and what was found, not as raw JSON."""
 
 from __future__ import annotations
