@@ -50,6 +50,7 @@ class Extraction:
     paths: dict = field(default_factory=dict)   # (x, y) -> [(probability, events)]
     path_count: int = 0
     steps: int = 0
+    notes: list = field(default_factory=list)
 
     @property
     def epsilon_param(self) -> Param | None:
@@ -168,6 +169,7 @@ def extract(target: str, domain: list, target_args: dict | None = None, *, max_s
     (exit 2) for a bad target, argument or domain."""
     src = read_source(target)
     fn = src.function
+    notes = _decorators(src, fn)
     factory = _factory_inner(fn)
     where = f"target {target!r}"
     params, bound, kwargs = _parameters(fn, not factory, dict(target_args or {}), where)
@@ -227,7 +229,23 @@ def extract(target: str, domain: list, target_args: dict | None = None, *, max_s
     helpers = _helpers(src, fn)
     end = getattr(fn, "end_lineno", fn.lineno)
     return Extraction(src, fn.name, list(domain), outputs, rows, used, bound, (fn.lineno, end), helpers,
-                      paths, total, steps.used)
+                      paths, total, steps.used, notes)
+
+
+#: decorators that compile the same Python code (numba's draws follow numpy's distributions)
+SAME_SEMANTICS = {"jit", "njit", "numba.jit", "numba.njit"}
+
+
+def _decorators(src: Source, fn: ast.FunctionDef) -> list[str]:
+    notes = []
+    for dec in fn.decorator_list:
+        name = ast.unparse(dec.func if isinstance(dec, ast.Call) else dec)
+        if name not in SAME_SEMANTICS:
+            raise Unextractable(f"{src.shown_path}:{dec.lineno}: the decorator @{name} may change what "
+                                f"{fn.name}() does; this is outside the subset `extract` reads exactly; test the "
+                                "code statistically with `ldpaudit audit`")
+        notes.append(f"@{ast.unparse(dec)} read as the Python it compiles (numba draws from numpy's distributions)")
+    return notes
 
 
 def _inner_kwargs(closure: Closure) -> dict:

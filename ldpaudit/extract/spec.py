@@ -184,6 +184,7 @@ def spec_text(ex: Extraction, *, epsilon=None, form: tuple[str, object] | None =
         note = {"--target-arg": "bound by --target-arg", "default": "its default (not a number: bound)",
                 "unused": "does not change the channel"}[how]
         out.append(f"#   {name} = {shown}: {note}")
+    out += [f"#   {note}" for note in ex.notes]
     out.append(f"#   {ex.path_count} paths over {len(ex.inputs)} inputs; form: {kind}")
     out.append("# Check it against the running code: ldpaudit audit TARGET --spec THIS_FILE --domain ...")
     out += ["[mechanism]", f"name = {_q(ex.function + ' (extracted)')}", f"claimed_epsilon = {_q(claim)}",
