@@ -74,8 +74,8 @@ def _compare_with_committed(out, names) -> int:
         folder = out / name
         for path in sorted(folder.rglob("*")):
             rel = path.relative_to(out)
-            if rel.as_posix().startswith(FULL_SWEEP_ONLY):
-                continue
+            if rel.as_posix().startswith(FULL_SWEEP_ONLY) or path.name == ".ldpaudit-build.json":
+                continue  # a manifest's incremental-build state is not a result
             committed = PROOFS / rel
             assert committed.exists(), f"{rel} is generated but not committed; run `ldpaudit reproduce all`"
             stale = f"{rel} differs from the committed file; run `ldpaudit reproduce {name}` and commit"
@@ -185,15 +185,24 @@ def test_simplex_projection_against_brute_force():
 
 
 def test_kairouz_flags_the_misprint(regenerated):
-    _, payloads = regenerated
-    k = payloads["kairouz2016"]
-    rap = next(r for r in k["comparison"] if r["mechanism"] == "k-RAPPOR")
-    assert rap["neff"]["agrees"] is False            # d² e^ε printed, d² e^(ε/2) derived
-    assert rap["neff_ln"]["agrees"] and rap["neff_small"]["agrees"] and rap["l2"]["agrees"] and rap["l1"]["agrees"]
-    rr = next(r for r in k["comparison"] if r["mechanism"] == "k-RR")
-    assert all(v["agrees"] for key, v in rr.items() if key != "mechanism")
-    assert k["misprint"]["printed_limit_at_ln_d"] == "n/d"
-    assert k["misprint"]["slides_l2_implies_derived"] is True
+    """The bundled manifest: every printed entry of the slides AGREEs with the derivation at
+    every (d, ε, n) of its grid except k-RAPPOR's effective samples (d² e^ε printed, d² e^(ε/2)
+    derived), a known DIFFER; the slides' own ℓ2² entry turned into n R_direct/R agrees."""
+    items = regenerated[1]["kairouz2016"]["items"]
+    assert regenerated[1]["kairouz2016"]["verdict"] == "OK"
+    table = items["table:utility"]
+    assert len(table["rows"]) == 9 and table["agree"] == 54 and table["differ"] == 0
+    for row in table["rows"]:
+        for cell in row["cells"]:
+            if cell["label"] == "k-RAPPOR n_eff":
+                assert cell["verdict"] == "DIFFER" and "d^2 e^(eps/2)" in cell["known_difference"]
+                assert abs(cell["value"] / cell["printed_value"] - 1) > 1e-3     # both numbers, far apart
+            else:
+                assert cell["verdict"] == "AGREE"
+                assert abs(cell["value"] / cell["printed_value"] - 1) <= 1e-12
+    assert table["known_differences"] == 9
+    for name in ("table:low_privacy", "table:high_privacy"):        # the asymptotic entries, to 1 %
+        assert items[name]["agree"] == 2 and items[name]["differ"] == 0
 
 
 def test_yebarg_claims(regenerated):

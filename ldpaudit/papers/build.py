@@ -102,9 +102,11 @@ def item_hash(manifest: Manifest, item: Item) -> str:
     return h.hexdigest()
 
 
-def build(manifest: Manifest, out: str | Path | None = None, *, force: bool = False, progress=None) -> BuildResult:
+def build(manifest: Manifest, out: str | Path | None = None, *, force: bool = False, progress=None,
+          hook_options: dict | None = None) -> BuildResult:
     """Build every item of ``manifest`` into ``out`` (default: the manifest's output folder);
-    ``progress(line)`` gets one line per item."""
+    ``progress(line)`` gets one line per item; ``hook_options`` override the hooks' options for
+    this build (which then rebuilds every hook)."""
     from ldpaudit.papers.items import build_item
     from ldpaudit.papers.quantities import Evaluator
     from ldpaudit.report.golden import write_toolchain
@@ -123,12 +125,13 @@ def build(manifest: Manifest, out: str | Path | None = None, *, force: bool = Fa
     for number, item in enumerate(manifest.items, 1):
         digest = item_hash(manifest, item)
         stem = f"{item.kind}-{item.name}"
-        cached = _cached(out, stem, state.get(item.key), digest) if not force else None
+        fresh = force or (hook_options is not None and item.kind == "hook")
+        cached = _cached(out, stem, state.get(item.key), digest) if not fresh else None
         if cached is not None:
             payload, files = cached
             r = ItemResult(item, False, payload, files)
         else:
-            payload, files = build_item(manifest, item, evaluator, out, stem)
+            payload, files = build_item(manifest, item, evaluator, out, stem, hook_options)
             state[item.key] = digest
             r = ItemResult(item, True, payload, files)
             state_path.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")

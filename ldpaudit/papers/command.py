@@ -77,6 +77,8 @@ def check_manifest(path, committed=None, *, progress=None) -> tuple[object, list
 
 
 def run_manifest(args, path: str, out=None) -> int:
+    from ldpaudit.papers.report import paper_value
+
     stream = sys.stderr if args.json else sys.stdout
 
     def progress(line: str) -> None:
@@ -98,7 +100,7 @@ def run_manifest(args, path: str, out=None) -> int:
                 if c.get("verdict") == "DIFFER":
                     at = ", ".join(f"{k} = {v}" for k, v in row["parameters"].items())
                     differ_lines.append(f"DIFFER {r.item.name} [{at}] {c['label']}: derived {c['shown']}, "
-                                        f"paper {c['printed']}" + (" (known)" if c.get("known_difference") else ""))
+                                        f"paper {paper_value(c)}" + (" (known)" if c.get("known_difference") else ""))
     if args.json:
         from ldpaudit.schema import envelope
 

@@ -1,32 +1,37 @@
 """The named hooks: the parts of a paper that need code of their own (Monte-Carlo experiments,
-multi-round simulations), called from a manifest by name::
+multi-round simulations), called from a manifest by name, all listed here::
 
     [[hook]]
-    hook = "wang2017_simulation"
-    options = { repetitions = 100 }
+    name = "open_alphabet"
+    hook = "kairouz2016_open_alphabet"
+    options = { sweep = "full" }
 
-A hook is ``f(*, out, stem, manifest, **options) -> (payload, files)``: it writes its files
-into ``out`` and returns its values (JSON). Seeds are fixed inside each hook, so its values are
-a function of its options alone."""
+A hook is ``f(*, out, manifest, **options) -> (payload, files)``: it writes its files into
+``out`` and returns a small JSON payload; its seeds are fixed inside it, so its files are a
+function of its options alone. ``reproduce(..., hook_options=...)`` overrides options for one
+build (the tests run the reduced sweeps)."""
 
 from __future__ import annotations
 
-#: hook name -> "module:function" (imported only when the hook runs)
-_TARGETS: dict[str, str] = {}
+from pathlib import Path
 
 
-def _resolve(name: str):
-    import importlib
+def kairouz2016_open_alphabet(*, out: Path, manifest, sweep: str = "full") -> tuple[dict, list]:
+    """O-RR and O-RAPPOR on open and closed alphabets, simulated (:mod:`ldpaudit.report.kairouz_open`)."""
+    from ldpaudit.report.kairouz_open import reproduce_open
 
-    module, _, func = _TARGETS[name].partition(":")
-    return getattr(importlib.import_module(module), func)
+    if sweep not in ("full", "reduced"):
+        from ldpaudit.errors import InvalidSpec
+
+        raise InvalidSpec(f"hook kairouz2016_open_alphabet: options.sweep = {sweep!r}; use 'full' or 'reduced'")
+    paths, _ = reproduce_open(out, sweep=sweep)
+    return {"summary": "O-RR and O-RAPPOR on open and closed alphabets, simulated: open_alphabet.md "
+                       "(the full sweep also draws closed_alphabet.png)"}, list(paths)
 
 
-class _Hooks(dict):
-    def __getitem__(self, name):
-        return _resolve(name)
-
-
-HOOKS = _Hooks({name: None for name in _TARGETS})
+#: hook name -> function; a manifest names one with hook = "..."
+HOOKS = {
+    "kairouz2016_open_alphabet": kairouz2016_open_alphabet,
+}
 
 __all__ = ["HOOKS"]

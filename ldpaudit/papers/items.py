@@ -12,9 +12,13 @@ import sympy as sp
 from ldpaudit.papers.manifest import Item, Manifest
 
 
-def build_item(manifest: Manifest, item: Item, evaluator, out: Path, stem: str) -> tuple[dict, list]:
-    builder = {"table": _table, "figure": _figure, "claim": _claim, "derivation": _derivation, "hook": _hook}[item.kind]
-    payload, extra = builder(manifest, item, evaluator, out, stem)
+def build_item(manifest: Manifest, item: Item, evaluator, out: Path, stem: str,
+               hook_options: dict | None = None) -> tuple[dict, list]:
+    if item.kind == "hook":
+        payload, extra = _hook(manifest, item, out, hook_options or {})
+    else:
+        builder = {"table": _table, "figure": _figure, "claim": _claim, "derivation": _derivation}[item.kind]
+        payload, extra = builder(manifest, item, evaluator, out, stem)
     files = [*extra]
     payload = {"kind": item.kind, "name": item.name, **payload,
                "files": sorted({p.name for p in files} | {f"{stem}.json"})}
@@ -32,6 +36,12 @@ def _shown(value: sp.Basic, digits: int) -> str:
     if value.is_Rational and len(sp.sstr(value)) <= 12:
         return sp.sstr(value)
     return f"{float(sp.N(value, 30)):.{digits}g}"
+
+
+def _is_number_text(text: str) -> bool:
+    from ldpaudit.mechanism.expr import exact_decimal
+
+    return exact_decimal(text) is not None
 
 
 def _param_text(v: sp.Basic) -> str:
@@ -76,6 +86,8 @@ def _table(manifest: Manifest, item: Item, evaluator, out: Path, stem: str):
                 pv = evaluator.value(pv, row, item.model, f"{field} (printed)") if not pv.is_number else pv
                 ok = agreement(value, pv, tol, rel)
                 cell.update(printed=text, printed_value=float(sp.N(pv, 30)), verdict="AGREE" if ok else "DIFFER")
+                if not _is_number_text(text):
+                    cell["printed_shown"] = _shown(pv, col.digits)
                 if ok:
                     agree += 1
                 else:
@@ -229,11 +241,14 @@ def _derivation(manifest: Manifest, item: Item, evaluator, out: Path, stem: str)
     return {"mechanism": name, "model": item.model, "results": results}, [tex]
 
 
-def _hook(manifest: Manifest, item: Item, evaluator, out: Path, stem: str):
+def _hook(manifest: Manifest, item: Item, out: Path, overrides: dict):
     from ldpaudit.papers.hooks import HOOKS
 
+    func = HOOKS[item.options["hook"]]
     options = {k: v for k, v in item.options.items() if k != "hook"}
-    return HOOKS[item.options["hook"]](out=out, stem=stem, manifest=manifest, **options)
+    options.update({k: v for k, v in overrides.items() if k in func.__kwdefaults__})
+    payload, files = func(out=out, manifest=manifest, **options)
+    return {"hook": item.options["hook"], **payload}, files
 
 
 __all__ = ["build_item", "agreement"]

@@ -7,6 +7,13 @@ import json
 from pathlib import Path
 
 
+def paper_value(cell: dict) -> str:
+    """What the paper prints in a cell: the number, and the formula it came from when it is one."""
+    if "printed_shown" in cell:
+        return f"{cell['printed_shown']} (= {cell['printed']})"
+    return cell["printed"]
+
+
 def _at(parameters: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in parameters.items())
 
@@ -34,7 +41,7 @@ def report_lines(result) -> list[str]:
                     if "verdict" not in c:
                         continue
                     line = (f"- {c['verdict']} [{_at(row['parameters'])}] {c['label']}: derived {c['shown']}, "
-                            f"paper {c['printed']}")
+                            f"paper {paper_value(c)}")
                     if c.get("known_difference"):
                         line += f" (known: {c['known_difference']})"
                     lines.append(line)
@@ -70,4 +77,4 @@ def write_report(result, out: Path) -> list[Path]:
     return [md, js]
 
 
-__all__ = ["write_report", "report_lines"]
+__all__ = ["write_report", "report_lines", "paper_value"]

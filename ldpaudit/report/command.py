@@ -13,7 +13,7 @@ from ldpaudit.errors import LdpAuditError
 #: name -> (module, description)
 TARGETS = {
     "derivations": ("ldpaudit.report.derivations", "every bundled spec's derivation"),
-    "kairouz2016": ("ldpaudit.report.kairouz2016", "Kairouz et al. ICML 2016: utility table, open/closed-alphabet sweeps"),
+    "kairouz2016": ("ldpaudit.papers.bundled", "Kairouz et al. ICML 2016: utility table (a manifest), open/closed-alphabet sweeps"),
     "wang2017": ("ldpaudit.report.wang2017", "Wang et al. Table 1: k*, k# and the simulation"),
     "yebarg2017": ("ldpaudit.report.yebarg2017", "Ye & Barg medium-privacy risk ratios"),
     "duchi2013": ("ldpaudit.report.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
@@ -57,6 +57,10 @@ def reproduce(name: str, out_dir, **options) -> tuple[list, object]:
             raise LdpAuditError("ldpaudit.verify.command has no reproduce_certificates(out_dir); nothing to regenerate")
         result = func(out_dir / "certificates")  # its argument is the certificates directory itself
         return (list(result) if isinstance(result, (list, tuple)) else []), None
+    from ldpaudit.papers.bundled import bundled_manifest, reproduce_bundled
+
+    if bundled_manifest(name) is not None:  # a paper.toml under ldpaudit/papers/manifests
+        return reproduce_bundled(name, out_dir, **options)
     module = importlib.import_module(TARGETS[name][0])
     return module.reproduce(out_dir, **options)
 
