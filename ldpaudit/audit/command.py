@@ -3,12 +3,15 @@
     ldpaudit audit TARGET --domain 0..24 --epsilon 1 [--delta D] [--spec SPEC -p ... [--load-timeout S]] [--samples N]
                    [--alpha 0.05] [--seed S] [--json] [--batch] [--target-arg name=value]
                    [--isolate | --no-isolate] [--timeout S] [--memory-mb M]
-                   [--command "PROGRAM ARGS"] [--journal DIR | --resume DIR]
+                   [--command "PROGRAM ARGS" | --python PATH] [--input-map MAP] [--journal DIR | --resume DIR]
                    [--until-confident [--budget N]] [--report DIR] [--workers N]
                    [--feature MODULE:FUNC] [--hash MODULE:FUNC] [--cluster ADDRESS] [--as-set]
 
 TARGET is ``package.module:function`` or ``path/to/file.py:function`` (a factory called with
-``--target-arg`` values when given). Targets named on the command line run isolated in a
+``--target-arg`` values when given), or a class target ``package.module:Class(epsilon=1).method``
+with literal arguments (audit/targets.py). ``--python PATH`` runs the isolated target under
+another environment's interpreter (audit/interpreter.py); ``--input-map`` maps the target's
+inputs onto the spec's (audit/labels.py). Targets named on the command line run isolated in a
 worker process by default. With ``--delta D`` the claim audited is (ε, D)-LDP: the certified
 bound is the ε at that δ (auditor.py). Exit codes: 0 no evidence, 1 violation (or conformance
 failure), 2 bad input, 3 inconclusive, 4 internal error.
@@ -132,6 +135,13 @@ def add_parser(subparsers) -> None:
                    help="memory budget of the audit and limit of an isolated target, in MiB (default 2048); the JSON "
                         "states the peak")
     p.add_argument("--command", help="a program in any language speaking the JSON-lines protocol")
+    p.add_argument("--python", metavar="PATH",
+                   help="run the isolated target's worker under this interpreter (another virtual environment's "
+                        "bin/python), so that its library loads there and never in this process")
+    p.add_argument("--input-map", metavar="MAP",
+                   help="with --spec: the target's inputs onto the spec's: auto (default: the identity, or --domain "
+                        "onto the spec's domain in order when --domain is not inside it and has as many inputs), "
+                        "identity, order, or pairs TARGET=SPEC,... such as 1=0,2=1; the result says which")
     p.add_argument("--journal", metavar="DIR", help="write completed draws to DIR so the audit can be resumed")
     p.add_argument("--resume", metavar="DIR", help="resume the audit journaled in DIR (nothing else needed)")
     p.add_argument("--until-confident", action="store_true",
@@ -160,7 +170,7 @@ def add_parser(subparsers) -> None:
 
 _RESUMABLE = ("target", "domain", "epsilon", "delta", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
               "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
-              "feature", "hash", "as_set")
+              "feature", "hash", "as_set", "python", "input_map")
 
 
 def run(args) -> int:
@@ -243,19 +253,27 @@ def _randomizer(args):
     if args.command:
         if args.target:
             raise InvalidParameter("give either TARGET or --command, not both")
+        if getattr(args, "python", None):
+            raise InvalidParameter("--python runs a TARGET's worker; a --command program names its own interpreter "
+                                   "(--command '/path/to/venv/bin/python program.py')")
         return (external.command(args.command, timeout=args.timeout, warmup=args.warmup, memory_mb=args.memory_mb),
                 True, True)
     if not args.target:
         raise InvalidParameter("no randomizer: give TARGET (module:function or file.py:function) or --command")
     target_args = _target_args(args.target_arg)
     isolate = True if args.isolate is None else args.isolate
+    python = getattr(args, "python", None)
+    if python is not None and (not isolate or getattr(args, "cluster", None)):
+        raise InvalidParameter(f"--python {python} runs the target's worker under another interpreter here; drop "
+                               + ("--no-isolate" if not isolate else "--cluster (install the library in the workers' "
+                                                                      "environment instead)"))
     if isolate and getattr(args, "cluster", None):
         from ldpaudit.audit.cluster import absolute_target
 
         args.target = absolute_target(args.target)
     if isolate:
         return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
-                                  warmup=args.warmup, memory_mb=args.memory_mb), True, True)
+                                  warmup=args.warmup, memory_mb=args.memory_mb, python=python), True, True)
     if getattr(args, "cluster", None):  # loaded again by name on the workers
         from ldpaudit.audit.cluster import TargetFunction
 
@@ -366,6 +384,13 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
             raise InvalidParameter("--epsilon is required (the claimed ε), unless --spec gives it")
         epsilon = float(mech.claimed_epsilon)
     source = randomizer
+    mapped = _input_map(args, mech, domain)
+    if mapped is not None:
+        domain = [spec_input for spec_input, _ in mapped.pairs]
+        if mapped.rule != "identity":
+            from ldpaudit.audit.labels import Relabeled
+
+            randomizer = Relabeled(randomizer, mapped.to_target)
     connection = None
     if getattr(args, "cluster", None):  # chunks are journaled as their counts arrive from the workers
         from ldpaudit.audit.cluster import Connection
@@ -404,6 +429,8 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
     else:
         result = audit(randomizer, samples=args.samples, **options)
     payload = result.to_json()
+    if mapped is not None:
+        payload["input_map"] = mapped.to_json()
     isolation = _isolation(source, closable)
     if connection is not None:
         stats = dict(connection.stats)
@@ -441,6 +468,26 @@ def _execute(args, journal, randomizer, batch, closable) -> tuple[dict, int]:
 
     verdict = "VIOLATION" if nonconforming else result.verdict
     return envelope("audit", verdict, payload), VERDICTS[verdict]
+
+
+def _input_map(args, mech, domain: list):
+    """The map of the target's inputs onto the spec's (labels.py), for a spec with a finite
+    input domain; None without one (an ``--input-map`` is then refused in one line)."""
+    text = getattr(args, "input_map", None)
+    finite = mech is not None and mech.inputs.__class__.__name__ == "FiniteDomain" and not mech.parameters
+    if not finite:
+        if text is not None:
+            raise InvalidParameter(f"--input-map {text} maps the target's inputs onto a spec's finite input domain; "
+                                   + ("give --spec" if mech is None else "this spec's inputs are not a finite set"))
+        return None
+    from ldpaudit.audit.labels import input_map
+
+    mapped = input_map(text, parse_domain(args.domain) if args.domain is not None else None,
+                       list(mech.inputs.enumerate()))
+    if mapped.rule != "identity" and getattr(args, "cluster", None):
+        raise InvalidParameter(f"--input-map ({mapped.describe()}) is not supported with --cluster; give the spec's "
+                               f"inputs to the target (a wrapper function), or audit without --cluster")
+    return mapped
 
 
 def _hash_feature(args, mech, domain, batch: bool):
@@ -521,6 +568,11 @@ def _render(payload: dict) -> None:
         print(f"  look {r['number']}: {r['samples_per_input']:,} confirmation draws, α_r = {r['alpha']:.3g}, ε_lb = {r['epsilon_lower_bound']:.4f}")
     if payload.get("report"):
         print(f"  report: {payload['report']['markdown']}")
+    if (payload.get("input_map") or {}).get("rule", "identity") != "identity":
+        print(f"  inputs: {payload['input_map']['text']}")
+    if payload.get("interpreter"):
+        print(f"  interpreter: {payload['interpreter']['python']} (the isolated worker ran there; the target "
+              f"never loaded here)")
     print(f"  method: {payload['method']}")
     if payload.get("outputs"):
         print(f"  outputs: {_outputs_text(payload['outputs'])}")

@@ -415,13 +415,20 @@ def isolated(
     memory_mb: int | None = DEFAULT_MEMORY_MB,
     chunk: int | None = None,
     sandbox: bool = True,
+    python: str | None = None,
 ) -> ExternalRandomizer:
     """Run the Python target ``package.module:function`` or ``path/to/file.py:function`` in a
     sandboxed worker process under the timeout policy (``warmup`` for the first call, then
     max(``timeout``, 50 × the slowest call)) and a memory limit. The result is a batch
-    randomizer ``f(x, n, rng)`` whatever the target's own form."""
+    randomizer ``f(x, n, rng)`` whatever the target's own form. ``python``: the interpreter of
+    another virtual environment that runs the worker (``--python``; :mod:`ldpaudit.audit.interpreter`),
+    so that the target's library loads there only."""
     policy = TimeoutPolicy(warmup=float(warmup), floor=float(timeout))
-    argv = [sys.executable, "-m", "ldpaudit.audit.worker", target, "--warmup", str(policy.warmup),
+    if python is not None:
+        from ldpaudit.audit.interpreter import check_python
+
+        python = check_python(python)
+    argv = [python or sys.executable, "-m", "ldpaudit.audit.worker", target, "--warmup", str(policy.warmup),
             "--floor", str(policy.floor), "--factor", str(policy.factor)]
     if batch:
         argv.append("--batch")
@@ -429,6 +436,10 @@ def isolated(
         argv += ["--arg", f"{key}={value}"]
     env = dict(os.environ)
     env.setdefault("PYTHONHASHSEED", "0")   # set and str outputs iterate alike in every worker
+    if python is not None:      # the shipped worker has no spec parser: exact arguments resolved here
+        from ldpaudit.audit.targets import EXACT_VARIABLE, presolved
+
+        env[EXACT_VARIABLE] = json.dumps(presolved(target, target_args))
     return ExternalRandomizer(
         argv,
         policy=policy,
@@ -438,6 +449,7 @@ def isolated(
         env=env,
         sandbox=sandbox,
         worker=True,
+        python=python,
     )
 
 

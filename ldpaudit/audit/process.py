@@ -104,6 +104,7 @@ class SupervisedProgram:
         env: dict | None = None,
         sandbox: bool = True,
         worker: bool = False,
+        python: str | None = None,
     ):
         if not argv:
             raise RandomizerError("empty command; give a program to run, e.g. --command 'python3 my_randomizer.py'")
@@ -115,6 +116,7 @@ class SupervisedProgram:
         self.env = env
         self.sandbox = sandbox
         self.worker = worker        # the program is ldpaudit's isolation worker (it enforces per-call limits)
+        self.python = python        # --python: the worker runs shipped to this interpreter (interpreter.py)
         self.proc: subprocess.Popen | None = None
         self._buffer = b""
         self._stderr = b""
@@ -173,9 +175,9 @@ class SupervisedProgram:
                 argv.append("--seccomp")
             if shared_fd is not None:
                 argv += ["--pass-fd", str(shared_fd)]
-            argv += ["--", *self.argv]
+            argv += ["--", *self._program()]
         else:
-            argv = self.argv
+            argv = self._program()
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -211,6 +213,16 @@ class SupervisedProgram:
         self._stderr = b""
         self._first_done = False
         self._worker_limit = None
+
+    def _program(self) -> list[str]:
+        """The program's command: ``argv``, or for a worker run by another interpreter
+        (``python``) the bootstrap of the worker shipped into the scratch directory."""
+        if self.python is None:
+            return self.argv
+        from ldpaudit.audit import interpreter
+
+        shipped = interpreter.ship(os.path.join(self._scratch, "ldpaudit-worker"))
+        return interpreter.worker_argv(self.python, shipped, self.argv[3:])    # argv: python -m worker ARGS
 
     def _shared_buffer(self) -> int | None:
         """A buffer shared with the isolation worker for block payloads, sparing the pipe's copies:
@@ -342,7 +354,14 @@ class SupervisedProgram:
                                            found.get("pid_namespace_error") or "")
             else:
                 info = sandbox.unconfined()
-        return {"sandbox": info, "timeouts": self.policy.to_json(self.slowest)}
+        described = {"sandbox": info, "timeouts": self.policy.to_json(self.slowest)}
+        if self.python is not None:
+            from ldpaudit.audit.interpreter import SHIPPED
+
+            described["interpreter"] = {"python": self.python, "shipped": list(SHIPPED),
+                                        "rule": "the isolation worker ran under this interpreter with only these "
+                                                "modules of ldpaudit; the target loaded there, never in the auditor"}
+        return described
 
     def _drain_stderr(self) -> None:
         """Keep the last few KB of what the program writes to stderr (read as it comes, so

@@ -24,6 +24,8 @@ import ast
 import importlib
 import importlib.util
 import inspect
+import json
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -42,8 +44,27 @@ _LITERALS = ("write a number (1, 0.5, 1/2, log(3)), a quoted string, True, False
              "or dict of these")
 
 
+#: exact expressions of a target's arguments, resolved by the auditor for a worker shipped to an
+#: interpreter without ldpaudit's spec parser (``--python``): JSON, text -> {"rational": "p/q"} or
+#: {"float": nearest float}
+EXACT_VARIABLE = "LDPAUDIT_EXACT_VALUES"
+
+
 class _NeedsSympy(InvalidParameter):
     """An exact expression where no parser for it can be imported (a shipped worker)."""
+
+
+class _Irrational:
+    """An irrational value the auditor resolved exactly and sent as its nearest float: read as
+    the spec parser's value is (``evalf``), and never taken for a rational."""
+
+    is_Rational = False
+
+    def __init__(self, value: float):
+        self.value = float(value)
+
+    def evalf(self, digits: int = 15) -> float:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -210,6 +231,9 @@ def _exact(text: str, where: str):
             return option_exact(text, where)
         except ImportError:
             pass
+    known = json.loads(os.environ.get(EXACT_VARIABLE) or "{}").get(text)
+    if isinstance(known, dict):     # resolved by the auditor (presolved)
+        return Fraction(known["rational"]) if "rational" in known else _Irrational(known["float"])
     try:
         return Fraction(text)
     except (ValueError, ZeroDivisionError):
@@ -243,7 +267,11 @@ def _typed(func: Callable | None, name: str | None, value: str, where: str, targ
                 raise InvalidParameter(f"{where}: {target}'s {label} is a Fraction; write a rational such as 1/2")
             return Fraction(str(exact))
         if kind in ("Basic", "Expr", "Rational", "Number"):
-            from ldpaudit.mechanism.expr import parse_expression
+            try:
+                from ldpaudit.mechanism.expr import parse_expression
+            except ImportError:
+                raise _NeedsSympy(f"{where}: {target}'s {label} is a sympy {kind}, read by ldpaudit's spec parser, "
+                                  f"which a worker under --python does not carry; audit without --python") from None
 
             return parse_expression(text, {}, field=where)
         if kind == "float" or kind is None:
@@ -257,6 +285,45 @@ def _typed(func: Callable | None, name: str | None, value: str, where: str, targ
         return value  # an annotation we do not convert to: the text, as before
     except InvalidParameter as exc:
         raise InvalidParameter(" ".join(str(exc).split())) from None
+
+
+def _numeric_texts(node: ast.expr, source: str):
+    """The texts of the numbers in an argument node (in containers too)."""
+    if _numeric(node):
+        yield ast.get_source_segment(source, node)
+    elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        for v in node.elts:
+            yield from _numeric_texts(v, source)
+    elif isinstance(node, ast.Dict):
+        for v in [*node.keys, *node.values]:
+            if v is not None:
+                yield from _numeric_texts(v, source)
+
+
+def presolved(target: str, target_args: dict | None = None) -> dict:
+    """The exact values of the expressions in a target's call and ``--target-arg`` values that
+    only the spec parser reads (``log(3)``, ``2**-3``; not integers, decimals or p/q), for a
+    worker shipped where that parser is not (:data:`EXACT_VARIABLE`): text -> {"rational": "p/q"}
+    or {"float": the nearest float}. Texts that are not numbers (words) are left out."""
+    from ldpaudit.mechanism.options import option_exact
+
+    parsed = parse_target(target)
+    texts = [v.strip() for v in (target_args or {}).values() if isinstance(v, str)]
+    if parsed.call is not None:
+        nodes = [*parsed.call[0], *(node for _, node in parsed.call[1])]
+        texts += [t for node in nodes for t in _numeric_texts(node, parsed.source)]
+    out = {}
+    for text in texts:
+        if _INT.fullmatch(text) or _RATIO.fullmatch(text) or _QUOTED.fullmatch(text):
+            continue
+        try:
+            exact = option_exact(text, "value")
+        except InvalidParameter:
+            continue
+        if isinstance(exact, Fraction):
+            continue            # a decimal: Fraction(text) reads it there
+        out[text] = {"rational": str(exact)} if exact.is_Rational else {"float": float(exact.evalf(30))}
+    return out
 
 
 def typed_target_args(func: Callable, raw: dict, target: str = "target") -> dict:
