@@ -41,3 +41,22 @@ def test_ss_client_reports_the_input_first_so_its_order_leaks():
     assert {len(y) for y in ex.outputs} == {1} or ex.rows[1].get((0, 1), 0) == 0
     verdict = verify(mech)
     assert verdict.status.value == "REFUTED" and verdict.witness.ratio == sp.oo
+
+
+@pytest.mark.slow  # each case has a fast twin in tests/test_extract.py
+def test_bench_record_of_bugs_proved_from_code_holds():
+    """Each bug the bench record lists as proved from code is REFUTED with that tight ε."""
+    from ldpaudit.bench.from_code import PROVED_FROM_CODE, PROVED_FROM_CODE_ONLY
+    from ldpaudit.bench.suite import bugs
+
+    keys = {bug.key for bug in bugs()}
+    assert set(PROVED_FROM_CODE) <= keys
+    root = Path(__file__).resolve().parents[1]
+    for target, args, domain, tight in (*PROVED_FROM_CODE.values(), *PROVED_FROM_CODE_ONLY.values()):
+        path, name = target.split(":")
+        low, high = map(int, domain.split(".."))
+        ex = extract(f"{root / path}:{name}", list(range(low, high + 1)), args)
+        mech = loads_spec(spec_text(ex, epsilon=args.get("epsilon")))
+        assert verify(mech).status.value == "REFUTED"
+        value = tight_epsilon(mech).value
+        assert sp.simplify(sp.sympify(str(value)) - sp.sympify(tight)) == 0 if tight != "oo" else value == sp.oo
