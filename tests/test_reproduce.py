@@ -62,7 +62,7 @@ def test_heaviest_committed_proofs_are_regenerated_exactly(tmp_path):
 
     payloads = _regenerate(tmp_path, SLOW_NAMES)
     assert _compare_with_committed(tmp_path, SLOW_NAMES) >= 20 * 2 + 2
-    assert len(_json_payload("wang2017", payloads["wang2017"])) == 41
+    assert len(_json_payload("wang2017", payloads["wang2017"])["items"]["table:table1_k"]["rows"]) == 41
 
 
 def _compare_with_committed(out, names) -> int:
@@ -97,14 +97,30 @@ def _compare_with_committed(out, names) -> int:
     return compared
 
 
-def test_wang_table1_k_columns_all_41_rows():
-    from ldpaudit.report.wang2017 import table_k
+def test_wang_table1_k_columns_all_41_rows(tmp_path):
+    """The bundled manifest's Table 1 (its table alone, not the simulation hook): k* and k# derived
+    for all 41 rows, AGREE with every published value, and equal to the committed files (the
+    manifest's table-table1_k.json and the simulation's table1.json beside it)."""
+    from dataclasses import replace
 
-    rows = table_k()
-    assert len(rows) == 41
-    mismatches = [(r["d"], r["epsilon"], r["k_star"], r["k_sharp"], r["published_k_star"], r["published_k_sharp"])
-                  for r in rows if (r["k_star"], r["k_sharp"]) != (r["published_k_star"], r["published_k_sharp"])]
-    assert mismatches == []
+    from ldpaudit.papers.build import build
+    from ldpaudit.papers.bundled import bundled_manifest
+    from ldpaudit.papers.manifest import load_manifest
+    from ldpaudit.report.golden import json_differences
+
+    manifest = load_manifest(bundled_manifest("wang2017"))
+    result = build(replace(manifest, items=tuple(i for i in manifest.items if i.kind == "table")), tmp_path)
+    table = result.items[0].payload
+    assert result.exit_code == 0 and len(table["rows"]) == 41
+    assert (table["agree"], table["differ"]) == (82, 0)
+    generated = json.loads((tmp_path / "table-table1_k.json").read_text(encoding="utf-8"))
+    committed = json.loads((PROOFS / "wang2017" / "table-table1_k.json").read_text(encoding="utf-8"))
+    assert json_differences(generated, committed) == []
+    simulation = json.loads((PROOFS / "wang2017" / "table1.json").read_text(encoding="utf-8"))["rows"]
+    for row, old in zip(table["rows"], simulation):
+        assert int(row["parameters"]["d"]) == old["d"] and float(row["parameters"]["epsilon"]) == float(old["epsilon"])
+        k_star, k_sharp, _ = row["cells"]
+        assert (k_star["exact"], k_sharp["exact"]) == (str(old["k_star"]), str(old["k_sharp"]))
 
 
 def test_wang_json_rows():

@@ -29,9 +29,24 @@ def kairouz2016_open_alphabet(*, out: Path, manifest, sweep: str = "full") -> tu
                        "(the full sweep also draws closed_alphabet.png)"}, list(paths)
 
 
+def wang2017_simulation(*, out: Path, manifest, repetitions: int = 100) -> tuple[dict, list]:
+    """Wang et al.'s Table 1 simulation re-run (n = 10,000 users, seeded), next to the published
+    errors (:mod:`ldpaudit.report.wang2017`): table1.{md,tex,json,png}."""
+    from ldpaudit.report.wang2017 import reproduce
+
+    if isinstance(repetitions, bool) or not isinstance(repetitions, int) or not 1 <= repetitions <= 10_000:
+        from ldpaudit.errors import InvalidSpec
+
+        raise InvalidSpec(f"hook wang2017_simulation: options.repetitions = {repetitions!r}; give an integer 1..10000")
+    paths, payload = reproduce(out.parent, reps=repetitions, folder=out)
+    return {"summary": f"the simulation re-run, {repetitions} repetitions: table1.md",
+            "k_rows_matching": payload["k_rows_matching"]}, list(paths)
+
+
 #: hook name -> function; a manifest names one with hook = "..."
 HOOKS = {
     "kairouz2016_open_alphabet": kairouz2016_open_alphabet,
+    "wang2017_simulation": wang2017_simulation,
 }
 
 __all__ = ["HOOKS"]

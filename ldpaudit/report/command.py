@@ -14,7 +14,7 @@ from ldpaudit.errors import LdpAuditError
 TARGETS = {
     "derivations": ("ldpaudit.report.derivations", "every bundled spec's derivation"),
     "kairouz2016": ("ldpaudit.papers.bundled", "Kairouz et al. ICML 2016: utility table (a manifest), open/closed-alphabet sweeps"),
-    "wang2017": ("ldpaudit.report.wang2017", "Wang et al. Table 1: k*, k# and the simulation"),
+    "wang2017": ("ldpaudit.papers.bundled", "Wang et al. Table 1: k*, k# (a manifest) and the simulation"),
     "yebarg2017": ("ldpaudit.report.yebarg2017", "Ye & Barg medium-privacy risk ratios"),
     "duchi2013": ("ldpaudit.report.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
     "joseph2018": ("ldpaudit.report.joseph2018", "Joseph et al.: Gaussian estimation protocols, simulated and verified"),
@@ -106,6 +106,6 @@ def run(args) -> int:
 
 
 def _json_payload(name, payload):
-    if name == "wang2017" and payload is not None:
+    if name == "wang2017" and isinstance(payload, dict) and "rows" in payload:
         return payload["rows"]
     return payload

@@ -83,15 +83,6 @@ def optimal_k(d: int, epsilon) -> tuple[int, int, float, float]:
     return k_star, k_sharp, beta, point
 
 
-def table_k() -> list[dict]:
-    rows = []
-    for pub in published_rows():
-        ks, kh, beta, point = optimal_k(pub["d"], pub["epsilon"])
-        rows.append({"d": pub["d"], "epsilon": pub["epsilon"], "k_star": ks, "k_sharp": kh, "beta": beta,
-                     "l2_point": point, "published_k_star": pub["k_star"], "published_k_sharp": pub["k_sharp"]})
-    return rows
-
-
 def derived_risks(d: int, epsilon, k_star: int, k_sharp: int, n: int = sim.USERS) -> dict[str, float]:
     """The derived fixed-population total ℓ2² risk of each unprojected estimator (p-free), by mpmath."""
     f = _risk_functions()
@@ -144,13 +135,15 @@ def run(*, reps: int = sim.REPETITIONS, n: int = sim.USERS, seed: int = sim.SEED
     return out
 
 
-def reproduce(out_dir, *, reps: int = sim.REPETITIONS) -> tuple[list, dict]:
-    """Write proofs/wang2017/table1.{md,tex,json,png}; return the paths and the JSON payload."""
+def reproduce(out_dir, *, reps: int = sim.REPETITIONS, folder=None) -> tuple[list, dict]:
+    """Write proofs/wang2017/table1.{md,tex,json,png} (into ``folder`` when given); return the
+    paths and the JSON payload. The k* and k# columns alone are the bundled manifest's table
+    (ldpaudit/papers/manifests/wang2017); this is its hook wang2017_simulation."""
     from pathlib import Path
 
     from ldpaudit.report.documents import Document, fmt, write_outputs
 
-    out_dir = Path(out_dir) / "wang2017"
+    out_dir = Path(folder) if folder is not None else Path(out_dir) / "wang2017"
     rows = run(reps=reps)
     matches = sum(r["k_star"] == r["published_k_star"] and r["k_sharp"] == r["published_k_sharp"] for r in rows)
     mi = compiled_rule("ksubset", "k", "mi").stationary
