@@ -380,6 +380,9 @@ def _compositions(out: dict, single, k: int, eps, eps0) -> None:
 def _exact_payload(name, single, v, at, prof, eps, note, budget) -> dict:
     import sympy as sp
 
+    from ldpaudit.account.numbers import readable, readable_piece
+    from ldpaudit.render.text import human
+
     from ldpaudit.account import profile as pf
 
     eps0 = pf.tight_epsilon(single)
@@ -392,6 +395,7 @@ def _exact_payload(name, single, v, at, prof, eps, note, budget) -> dict:
         "answer": "exact",
         "exact": True,
         "delta": str(at.delta),
+        "delta_readable": readable(at.delta),
         "delta_float": at.delta_float,
         "work": v.work,
         "work_budget": budget,
@@ -409,7 +413,10 @@ def _exact_payload(name, single, v, at, prof, eps, note, budget) -> dict:
             "pieces": [{"pair": list(map(str, pair)),
                         "pieces": [{"exp_epsilon_from": str(q.t_low),
                                     "exp_epsilon_to": None if q.t_high is None else str(q.t_high),
-                                    "delta": f"{q.a} - exp(epsilon)*({q.b})"} for q in pieces]}
+                                    "epsilon_from": human(sp.log(q.t_low)),
+                                    "epsilon_to": None if q.t_high is None else human(sp.log(q.t_high)),
+                                    "delta": f"{q.a} - exp(epsilon)*({q.b})",
+                                    "delta_readable": readable_piece(q.a, q.b)} for q in pieces]}
                        for pair, pieces in prof.pieces],
             "worst_pair_proved": prof.worst is not None,
             "tradeoff": {"pair": list(map(str, (prof.worst or v.classes[0]).pairs[0])),
@@ -424,6 +431,18 @@ def _exact_payload(name, single, v, at, prof, eps, note, budget) -> dict:
 
 def _fmt(x: float) -> str:
     return f"{x:.15g}"
+
+
+def _composition_line(r: dict) -> str:
+    """The classical composition bounds beside the exact answer, each said to be vacuous when it
+    is (a bound of 1 says nothing)."""
+    def bound(value: float) -> str:
+        return f"{value:.6g}" + (" (vacuous)" if value >= 1 else "")
+
+    adv = r["advanced_composition"]
+    return (f"  for comparison, composition theorems on the single report's ε = {r['single_report_epsilon']}: "
+            f"basic K·δ1(ε/K) = {bound(r['basic_composition']['delta_float'])}; advanced (Dwork, Rothblum & "
+            f"Vadhan) δ <= " + ("n/a: the single report is not pure ε-LDP" if adv is None else bound(adv["delta_float"])))
 
 
 def render_text(r: dict) -> str:
@@ -441,9 +460,7 @@ def render_text(r: dict) -> str:
                  (f" ≈ {r['tight_epsilon_float']:.6g}" if r["tight_epsilon_float"] is not None else "") +
                  f"; single-report ε = {r['single_report_epsilon']}"]
         if "basic_composition" in r:
-            lines.append(f"  basic composition: δ = {r['basic_composition']['delta_float']:.6g}; advanced: "
-                         + ("n/a" if r["advanced_composition"] is None
-                            else f"{r['advanced_composition']['delta_float']:.6g}"))
+            lines.append(_composition_line(r))
         return "\n".join(lines + [f"  note: {n}" for n in r["notes"]]) + "\n"
     if r.get("delta") is None and "delta_upper" in r:
         lines = [f"{r['mechanism']}: {r['reports']} report(s); no exact value ({r['reason']})",
@@ -462,20 +479,20 @@ def render_text(r: dict) -> str:
     lines = [f"{r['mechanism']}: {r['reports']} report(s); {r['pair_classes']} class(es) of ordered input pairs; "
              f"EXACT (exact convolution: {r['work']:,} of {r['work_budget']:,} work units)" if r["reports"] > 1 else
              f"{r['mechanism']}: {r['reports']} report(s); {r['pair_classes']} class(es) of ordered input pairs; EXACT"]
-    lines.append(f"  δ({r['epsilon']}) = {r['delta']}  ≈ {r['delta_float']:.6g}   worst pair x, x' = "
+    lines.append(f"  δ({r['epsilon']}) = {r.get('delta_readable') or r['delta']}  ≈ {r['delta_float']:.6g}   worst pair x, x' = "
                  f"{', '.join(r['worst_pairs'][0]) if r['worst_pairs'] else '-'}")
     lines.append(f"  tight ε (δ = 0) = {r['tight_epsilon']}" +
                  (f" ≈ {r['tight_epsilon_float']:.6g}" if r["tight_epsilon_float"] is not None else ""))
     if "basic_composition" in r:
-        lines.append(f"  basic composition: δ = {r['basic_composition']['delta_float']:.6g}; advanced: "
-                     + ("n/a" if r["advanced_composition"] is None else f"{r['advanced_composition']['delta_float']:.6g}"))
+        lines.append(_composition_line(r))
     if "breakpoints" in r:
         bps = r["breakpoints"]
         shown = ", ".join(f"{b['epsilon_float']:.6g}" for b in bps[:8]) + (", ..." if len(bps) > 8 else "")
         lines.append(f"  breakpoints of δ(ε) at ε = {shown or '(none)'} ({len(bps)})")
         for cls in r["pieces"][:3]:
             for q in cls["pieces"][:6]:
-                lines.append(f"    e^ε in [{q['exp_epsilon_from']}, {q['exp_epsilon_to'] or 'oo'}]: δ = {q['delta']}")
+                lines.append(f"    ε in [{q['epsilon_from']}, {q.get('epsilon_to') or '∞'}): δ(ε) = "
+                             f"{q.get('delta_readable') or q['delta']}")
         tv = r["tradeoff"]["vertices"]
         lines.append(f"  trade-off T(α) of pair {', '.join(r['tradeoff']['pair'])}: {len(tv)} vertices, "
                      + ", ".join(f"({v['alpha_float']:.4g}, {v['beta_float']:.4g})" for v in tv[:6])

@@ -304,3 +304,52 @@ class Bases:
             base = self.field.to_expr(value) if kind == "poly" else sp.Integer(value)
             out *= base ** e
         return out
+
+
+def readable(value) -> str:
+    """``value`` as a paper prints it: when it lies in Q(e^c), one fraction of factored
+    polynomials in e (``e^5*(e - 1)*(e^4 + 31*e^3 + ...)/(e + 3)^10``; in g = e^c, named after it,
+    when the field's exponent c is not 1), else sympy's text with e written ``e``. The shorter of
+    the factored and the given form is kept."""
+    from ldpaudit.render.text import human
+
+    given = human(value)
+    try:
+        field = Field([value])
+        num, den = field.convert(value)
+    except (Unsupported, TypeError, ValueError):
+        return given
+    if field.c is None:
+        return given
+    t = sp.Symbol("e" if field.c == 1 else "g")
+    factored = sp.factor(num.as_expr().xreplace({field._sym: t})) / sp.factor(den.as_expr().xreplace({field._sym: t}))
+    text = sp.sstr(factored).replace("**", "^") + ("" if field.c == 1 else f"  (g = e^({field.c}))")
+    return text if len(text) < len(given) else given
+
+
+def readable_piece(a, b) -> str:
+    """δ(ε) = a - e^ε b on one piece of a profile, over one factored denominator in e
+    (``(e^3 - e^ε)/(e + 3)^3``); sympy's text when a or b is not in Q(e^c)."""
+    from ldpaudit.render.text import human
+
+    given = f"{human(a)} - e^ε*({human(b)})"
+    try:
+        field = Field([a, b])
+        (na, da), (nb, db) = field.convert(a), field.convert(b)
+    except (Unsupported, TypeError, ValueError):
+        return given
+    if field.c is None:
+        return given
+    den = da.lcm(db)
+    t = sp.Symbol("e" if field.c == 1 else "g")
+    e_eps = sp.Symbol("e^ε")
+
+    def expr(poly):
+        return poly.as_expr().xreplace({field._sym: t})
+
+    top = sp.factor(expr(na * den.quo(da))) - e_eps * sp.factor(expr(nb * den.quo(db)))
+    bottom = sp.factor(expr(den))
+    bottom_text = sp.sstr(bottom) if bottom.is_Atom or bottom.is_Pow else f"({sp.sstr(bottom)})"
+    text = f"({sp.sstr(top)})/{bottom_text}".replace("**", "^")
+    text += "" if field.c == 1 else f"  (g = e^({field.c}))"
+    return text if len(text) < len(given) else given
