@@ -16,7 +16,8 @@ import sympy as sp
 import estimator_servers as S
 from ldpaudit import cli
 from ldpaudit.audit import betting
-from ldpaudit.audit.estimator import estimator_audit, holm, input_distribution, spec_estimator
+from ldpaudit.audit import estimator_audit
+from ldpaudit.audit.estimator import holm, input_distribution, spec_estimator
 from ldpaudit.mechanism.loader import load_budgeted
 from ldpaudit.mechanism.randomizers import krr, oue
 

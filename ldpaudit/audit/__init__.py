@@ -6,9 +6,10 @@ statistics libraries."""
 import importlib
 
 _API = {"AuditResult": "ldpaudit.audit.auditor", "audit": "ldpaudit.audit.auditor",
-        "load_target": "ldpaudit.audit.adapters"}
+        "load_target": "ldpaudit.audit.adapters", "estimator_audit": "ldpaudit.audit.estimator",
+        "EstimatorAuditResult": "ldpaudit.audit.estimator"}
 
-__all__ = ["AuditResult", "audit", "load_target"]
+__all__ = ["AuditResult", "EstimatorAuditResult", "audit", "estimator_audit", "load_target"]
 
 
 def __getattr__(name: str):
