@@ -39,7 +39,7 @@ COMMANDS = {
     "check": ("ldpaudit.report.check", "validate specs and summarize every stage on their examples"),
     "show": ("ldpaudit.mechanism.command", "print a mechanism: parameters, channel, LaTeX, claimed ε"),
     "derive": ("ldpaudit.derive.command", "derive estimator, variances, risks, optimal parameters, information"),
-    "verify": ("ldpaudit.verify.command", "prove or refute the ε-LDP claim with z3 (witness on refutation)"),
+    "verify": ("ldpaudit.extract.verify_command", "prove or refute the ε-LDP claim with z3 (witness on refutation)"),
     "audit": ("ldpaudit.audit.command", "certify a lower bound on a black-box randomizer's ε"),
     "audit-estimator": ("ldpaudit.audit.estimator_command", "audit a frequency oracle's server: bias, variance and post-processing of its estimates"),
     "reproduce": ("ldpaudit.report.command", "regenerate the papers' results and the derivations under proofs/"),

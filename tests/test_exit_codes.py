@@ -28,6 +28,8 @@ COMMANDS = {
     "amplify": (["amplify", KRR, "-p", "d=3", "-p", "epsilon=1", "--n", "100", "--delta", "1e-6"],
                 ("ldpaudit.account.shuffle", "channel_facts")),
     "prove": (["prove", "proofs/theorems/wang_ibeta.toml"], ("ldpaudit.theorems.prover", "prove_file")),
+    "extract": (["extract", "ldpaudit/mechanism/perdraw.py:krr", "--target-arg", "d=3", "--domain", "0..2"],
+                ("ldpaudit.extract.spec", "choose_form")),
     "audit": (
         ["audit", "ldpaudit.mechanism.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),

@@ -58,13 +58,6 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("spec", nargs="?", help="a spec file (.toml) or a catalog name such as krr, ksubset")
-    p.add_argument("--from-code", metavar="TARGET",
-                   help="instead of a spec: extract the exact channel of a Python randomizer from its source "
-                        "(module:function or file.py:function, never run) and verify it; needs --domain "
-                        "(see `ldpaudit extract --help`)")
-    from ldpaudit.extract.command import add_source_options
-
-    add_source_options(p, required=False)
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="bind a parameter exactly (repeatable)")
     p.add_argument("--epsilon", metavar="E", help="the ε to check (default: the spec's claimed ε); may mention parameters")
     p.add_argument("--delta", metavar="D", help="check (ε, δ)-LDP: exact δ(ε) against D (numeric parameters)")
@@ -111,12 +104,12 @@ def _rlimit(text: str) -> int:
 
 def _load(args) -> Mechanism:
     """The spec bound to the ``-p`` values, under the load budget (a child of this child);
-    with ``--from-code``, the channel extracted from the code (kept in ``args.extraction``)."""
-    if args.from_code:
-        from ldpaudit.extract.command import extracted_mechanism
+    with ``--from-code``, the mechanism the stage above gives (``args.load_mechanism``: the
+    channel extracted from the code, :mod:`ldpaudit.extract.verify_command`)."""
+    if _from_code(args):
         from ldpaudit.mechanism.loader import parse_assignments
 
-        args.extraction, _, mech = extracted_mechanism(args, epsilon=args.epsilon)
+        mech = args.load_mechanism(args)
         return mech.bind(parse_assignments(args.param)) if args.param else mech
     _, mech = load_budgeted(args.spec, args.param, **load_budget(args))
     return mech
@@ -126,12 +119,12 @@ def _check_source(args) -> None:
     """Exactly one of a spec and --from-code (one line, exit 2, otherwise)."""
     from ldpaudit.errors import InvalidParameter
 
-    if args.spec is not None and args.from_code is not None:
+    if args.spec is not None and _from_code(args):
         raise InvalidParameter("give a spec or --from-code TARGET, not both")
-    if args.spec is None and args.from_code is None:
+    if args.spec is None and not _from_code(args):
         raise InvalidParameter("give a spec file or catalog name (ldpaudit verify specs/krr.toml), or "
                                "--from-code TARGET --domain D")
-    if args.from_code and (args.certificate or args.calibrate or args.float_params):
+    if _from_code(args) and (args.certificate or args.calibrate or args.float_params):
         raise InvalidParameter("--certificate, --calibrate and --float-params need a spec file; write one with "
                                "`ldpaudit extract TARGET --domain D --out spec.toml`")
 
@@ -141,7 +134,7 @@ def run(args) -> int:
     from ldpaudit.render.progress import status, wanted
 
     _check_source(args)
-    if args.from_code:
+    if _from_code(args):
         args.spec = args.from_code  # named in the progress line and an over-budget verdict
     try:
         with status("verify", enabled=wanted(args), delay=1.0) as progress:
@@ -221,8 +214,8 @@ def _run(args) -> int:
             payload["certificate"] = [str(p) for p in written]
         if example is not None:
             payload["instance"] = {"source": "example", "bindings": {k: str(v) for k, v in mech.bindings}}
-        if args.from_code:
-            payload["from_code"] = _code_paths(args, verdict, tight)
+        if _from_code(args):
+            payload["from_code"] = args.describe_source(verdict, tight)
         print(json.dumps(_envelope(verdict.status.value, payload), indent=2))
     else:
         print(verdict)
@@ -235,8 +228,8 @@ def _run(args) -> int:
             print(f"  note: {note}")
         if tight is not None:
             print(f"  tightest: {tight}")
-        if args.from_code:
-            code = _code_paths(args, verdict, tight)
+        if _from_code(args):
+            code = args.describe_source(verdict, tight)
             print(f"  code: {code['file']}:{code['function']} (lines {code['lines'][0]}-{code['lines'][1]}), "
                   f"{code['form']} channel read from {code['paths']} paths")
             for line in code["witness_paths"] or code["tight_paths"]:
@@ -247,16 +240,10 @@ def _run(args) -> int:
     return EXIT_CODES[verdict.status]
 
 
-def _code_paths(args, verdict, tight) -> dict:
-    """Where an extracted channel came from, and the source lines on a witness's paths."""
-    from ldpaudit.extract.command import witness_paths
-    from ldpaudit.extract.spec import choose_form
-
-    ex = args.extraction
-    return {"file": ex.source.shown_path, "function": ex.function, "lines": list(ex.lines),
-            "form": choose_form(ex)[0], "paths": ex.path_count,
-            "witness_paths": witness_paths(ex, verdict.witness),
-            "tight_paths": witness_paths(ex, None if tight is None else tight.witness)}
+def _from_code(args) -> bool:
+    """``--from-code`` (an option the extract stage adds to this command, passing in how to
+    load and describe the mechanism; verify itself never imports the stages above it)."""
+    return getattr(args, "from_code", None) is not None
 
 
 def _calibrate(args, mech) -> int:
