@@ -436,9 +436,12 @@ def _name(randomizer) -> str:
 
 
 def absolute_target(target: str) -> str:
-    """``file.py:function`` with the file's absolute path (workers start elsewhere)."""
-    where, sep, name = target.rpartition(":")
-    if sep and (where.endswith(".py") or os.sep in where) and os.path.isfile(where):
+    """``file.py:function`` with the file's absolute path (workers start elsewhere); a class
+    target's call may hold a ':' of its own (targets.split_target)."""
+    from ldpaudit.audit.targets import split_target
+
+    where, name = split_target(target)
+    if (where.endswith(".py") or os.sep in where) and os.path.isfile(where):
         return f"{os.path.abspath(where)}:{name}"
     return target
 

@@ -7,8 +7,12 @@ request per line and the program answers each with one line::
     <- {"outputs": [0, 3, 3, 1, ...]}
 
 ``outputs`` holds ``count`` outputs, each any JSON value: a number, a string, or an array
-(read as a tuple, e.g. a bit vector or a (cohort, value) pair). Use ``seed`` to seed the
-program's generator so that runs are reproducible. Optional lines the auditor understands:
+(read as a tuple, e.g. a bit vector or a (cohort, value) pair). ``seed`` is an integer in
+[0, 2^63 - 2] (``integers(0, 2**63 - 1)`` of the chunk's generator, below); a program seeds its
+generator with it so that runs are reproducible: ``random.Random(seed)`` and
+``numpy.random.default_rng(seed)`` take it whole, a generator of 32-bit seeds (numpy's
+``RandomState``, which refuses seeds of 2^32 and more) takes ``seed % 2**32``, as the isolation
+worker seeds ``numpy.random``. Optional lines the auditor understands:
 ``{"progress": i}`` (still working) and ``{"error": "...", "call": i}`` (the program reports a
 failure). A reply that is not JSON, has the wrong count, or never comes, and a program that
 exits or is killed, all raise :class:`~ldpaudit.errors.RandomizerError` naming the input and
