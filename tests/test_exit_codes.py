@@ -30,6 +30,11 @@ COMMANDS = {
     "prove": (["prove", "proofs/theorems/wang_ibeta.toml"], ("ldpaudit.theorems.prover", "prove_file")),
     "extract": (["extract", "ldpaudit/mechanism/perdraw.py:krr", "--target-arg", "d=3", "--domain", "0..2"],
                 ("ldpaudit.extract.spec", "choose_form")),
+    "audit-estimator": (["audit-estimator", "ldpaudit.mechanism.randomizers:oue", "--batch", "--target-arg", "d=4",
+                         "--target-arg", "epsilon=1", "estimator_servers:oue_as_sue_server", "--server-arg", "d=4",
+                         "--server-arg", "epsilon=1", "--spec", "oue", "-p", "d=4", "-p", "epsilon=1", "--n", "50",
+                         "--trials", "10"],
+                        ("ldpaudit.audit.estimator", "estimator_audit")),
     "audit": (
         ["audit", "ldpaudit.mechanism.randomizers:reference_for", "--no-isolate", "--domain", "0..1", "--epsilon", "1"],
         ("ldpaudit.audit.command", "run"),
