@@ -67,6 +67,10 @@ def test_the_shipped_worker_runs_alone_under_the_given_interpreter(tmp_path):
     assert described["interpreter"]["python"] == check_python(sys.executable)
     assert described["interpreter"]["shipped"] == list(SHIPPED)
     assert not any("shipped_probe" in name for name in sys.modules)
+    # the same seed draws the same outputs there as here
+    target = f"{DOUBLES}:make_randomized_response([0, 1, 2], 3/4)"
+    with isolated(target) as here, isolated(target, python=sys.executable) as there:
+        assert here(1, 500, np.random.default_rng(7)) == there(1, 500, np.random.default_rng(7))
 
 
 def _venv_with_library(tmp_path: Path) -> tuple[str, Path]:
