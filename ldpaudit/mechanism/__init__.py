@@ -5,7 +5,8 @@ output spaces), ``checks`` (shared checks), ``core`` (the :class:`Mechanism` val
 no channel form), then one module per channel form: ``explicit``, ``structured``,
 ``product``, ``density``, ``realinput``, ``mixture`` (a density and atoms, each with a weight),
 ``hashing`` (Bloom filters and hash families).
-``model`` re-exports them for users. Above the model: ``loader`` (spec files), ``catalog``,
+``model`` re-exports them for users. Above the model: ``loader`` (spec files; their tables read
+in ``spec_tables``, the channel per form in ``spec_channels``, written back by ``spec_writer``), ``catalog``,
 ``randomizers`` and ``command`` (``ldpaudit show``).
 
 The names below are imported on first use, so that a command which only needs a submodule
