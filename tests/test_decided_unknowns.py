@@ -15,10 +15,11 @@ import time
 from pathlib import Path
 
 import mpmath
+import pytest
 import sympy as sp
 
 from ldpaudit.mechanism import load_spec, loads_spec
-from ldpaudit.mechanism.params import decide
+from ldpaudit.mechanism.params import X, Z, decide
 from ldpaudit.verify import PROVED, REFUTED, verify
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
@@ -28,9 +29,9 @@ ONE_MINUS = sp.Rational(999999999, 10**9)
 ONE_PLUS = sp.Rational(1000000001, 10**9)
 
 
-def timed_verify(mech, claim):
+def timed_verify(mech, claim, **options):
     start = time.process_time()
-    verdict = verify(mech, epsilon=claim)
+    verdict = verify(mech, epsilon=claim, **options)
     assert time.process_time() - start < CPU_BUDGET
     return verdict
 
@@ -116,3 +117,109 @@ def test_wrr_at_log_24_5_on_both_sides_of_one_part_in_a_billion():
     assert str(refuted.witness).startswith("Q(y=0|x=0)/Q(y=0|x=1) = 24/5 > e^(")
     assert "≈ 4.79999999" in str(refuted.witness)
     assert timed_verify(mech, sp.log(sp.Rational(24, 5)) * ONE_PLUS).status is PROVED
+
+
+# --- the Piecewise Mechanism with C inlined (no [definitions]) ---------------------------------------
+
+PM_HEAD = (SPECS / "piecewise.toml").read_text().split("[definitions]")[0]
+C = "(exp(epsilon/2) + 1)/(exp(epsilon/2) - 1)"
+P = "(exp(epsilon) - exp(epsilon/2))/(2*exp(epsilon/2) + 2)"
+#: PM as one density, the band written |z - (C + 1)x/2| <= (C - 1)/2 and the support |z| <= C:
+#: sympy folds the support into ITE(z >= 0, z <= C, z >= -C) and simplifies C into 1/tanh(ε/4)
+PM_INLINED = PM_HEAD + f'''[channel]
+form = "density"
+density = "{P} if abs(z - ({C} + 1)/2*x) <= ({C} - 1)/2 else ({P}/exp(epsilon) if abs(z) <= {C} else 0)"
+'''
+
+
+def test_pm_inlined_flattens_like_the_spec_with_definitions():
+    """specs/piecewise.toml's breakpoints ±C, l(x), r(x) among the inlined density's (at ε = 1,
+    x = 1/3, exactly; the kinks z = 0 and z = (C + 1)x/2 of the two |.| join them), none hyperbolic."""
+    from ldpaudit.verify.exact import compare
+    from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+
+    from ldpaudit.mechanism.piecewise import flattened
+
+    mine, theirs = (loads_spec(text).channel for text in (PM_INLINED, (SPECS / "piecewise.toml").read_text()))
+    points = []
+    for ch in (mine, theirs):
+        pd = flattened(ch.density, Z)
+        assert not any(g.has(HyperbolicFunction) for g in pd.breakpoints)
+        eps = next(s for s in sp.sympify(ch.density).free_symbols if s.name == "epsilon")
+        points.append([g.subs({eps: 1, X: sp.Rational(1, 3)}) for g in pd.breakpoints])
+    assert len(points[0]) == 6 and len(points[1]) == 4
+    assert all(sum(compare(a, b) == 0 for a in points[0]) == 1 for b in points[1])
+    assert sum(compare(a, 0) == 0 for a in points[0]) == 1
+
+
+@pytest.mark.slow
+def test_pm_inlined_refuted_below_epsilon_with_the_witness_rechecked():
+    """Slow (5 s of CPU: six breakpoints' orders for the validity proof); fast twins: the
+    flattening above and the hyperbolic encoding below."""
+    mech = loads_spec(PM_INLINED).bind(epsilon=1)
+    claim = sp.Rational(99, 100)
+    refuted = timed_verify(mech, claim, tight=False)
+    assert refuted.status is REFUTED
+    w = refuted.witness
+    f = mech.channel.density
+    num, den = (f.subs({X: xv, Z: w.y}) for xv in (w.x, w.x_prime))
+    assert sp.simplify(num / den - w.ratio) == 0 and decide(sp.log(w.ratio) > claim) is True
+
+
+@pytest.mark.slow
+def test_pm_inlined_proved_for_every_epsilon_with_tight_epsilon():
+    """Was UNKNOWN "cannot encode tanh(epsilon/4) exactly" and "ε* = nan"; fast twins above."""
+    mech = loads_spec(PM_INLINED)
+    proved = timed_verify(mech, None)
+    assert proved.status is PROVED and proved.tight_epsilon == sp.Symbol("epsilon", positive=True)
+    below = verify(mech, epsilon="epsilon*99/100", tight=False)
+    assert below.status is REFUTED
+
+
+def test_hyperbolic_forms_are_encoded_as_exponentials():
+    """sympy's simplify writes C = (e^(1/2) + 1)/(e^(1/2) - 1) as 1/tanh(1/4): signs decided exactly."""
+    from ldpaudit.verify.exact import sign
+
+    c_inlined = (sp.exp(sp.Rational(1, 2)) + 1) / (sp.exp(sp.Rational(1, 2)) - 1)
+    assert sign(1 / sp.tanh(sp.Rational(1, 4)) - c_inlined) == 0
+    assert sign(sp.tanh(1) - sp.Rational(3, 4)) == 1 and sign(sp.tanh(1) - sp.Rational(77, 100)) == -1
+
+
+# --- real inputs: a leak at a single irrational point --------------------------------------------------
+
+LEAK_AT_ROOT = """
+[mechanism]
+name = "binary RR, sharper at x^2 = 2"
+claimed_epsilon = "epsilon"
+[parameters.epsilon]
+type = "real"
+min = 0
+strict_min = true
+[example]
+epsilon = 1
+[inputs]
+real = true
+[channel]
+form = "explicit"
+outputs = [-1, 1]
+entry = "(exp(2*epsilon) if y == 1 else 1)/(exp(2*epsilon) + 1) if x**2 == 2 else (exp(epsilon) if y == 1 else 1)/(exp(epsilon) + 1)"
+"""
+
+
+def test_real_input_leak_only_at_an_irrational_point_refuted_there():
+    """Rows differ only at x = ±√2: the largest ratio is (e^(2ε) + 1)/(e^ε + 1) < e^ε, so ε holds
+    and ε/2 fails, with a witness at the exact point √2 (rational candidates never hit it)."""
+    from ldpaudit.mechanism.realinput import evaluate
+
+    mech = loads_spec(LEAK_AT_ROOT)
+    assert timed_verify(mech, None).status is PROVED
+    half = timed_verify(mech, "epsilon/2")
+    assert half.status is REFUTED
+    w = half.witness
+    assert sp.sqrt(2) in (abs(w.x), abs(w.x_prime))
+    bound = mech.bind(dict(w.params))
+    row = bound.channel.probability(w.y)
+    assert sp.simplify(evaluate(row, w.x) / evaluate(row, w.x_prime) - w.ratio) == 0
+    assert decide(sp.log(w.ratio) > w.claim) is True
+    e = sp.E
+    assert sp.simplify(w.ratio - (e**2 + 1) / (e + 1)) == 0 or sp.simplify(w.ratio - e * (e + 1) / (e**2 + 1)) == 0

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 import sympy as sp
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from ldpaudit.errors import InvalidSpec, Undecided
 from ldpaudit.mechanism.expr import piecewise_fold
@@ -88,15 +89,18 @@ class PiecewiseDensity:
     # -- flattening ----------------------------------------------------------------------------
 
     def _unfold(self, expr: sp.Basic) -> sp.Basic:
-        """Abs/Max/Min of an argument that mentions z become Piecewise (their kinks are breakpoints)."""
+        """Abs/Max/Min of an argument that mentions z become Piecewise (their kinks are breakpoints);
+        those inside a condition are left to :meth:`_condition` (sympy would fold |u| <= C into an
+        ITE and simplify it: seconds of sympy for PM's inlined C, and hyperbolic forms)."""
         z = self.z
-
-        def rewrite(e):
-            if isinstance(e, (sp.Abs, sp.Max, sp.Min)) and e.has(z):
-                return e.rewrite(sp.Piecewise)
-            return e
-
-        return expr.replace(lambda e: isinstance(e, (sp.Abs, sp.Max, sp.Min)) and e.has(z), rewrite)
+        if isinstance(expr, sp.logic.boolalg.Boolean) or not expr.has(z) or not expr.args:
+            return expr
+        args = [self._unfold(a) for a in expr.args]
+        if isinstance(expr, (sp.Abs, sp.Max, sp.Min)):
+            e = expr.func(*args)
+            out = e.rewrite(sp.Piecewise)
+            return out if out.has(sp.Piecewise) else _as_piecewise(e)
+        return expr.func(*args) if args != list(expr.args) else expr
 
     def _flatten(self, expr: sp.Basic) -> list[Branch]:
         folded = piecewise_fold(expr, guarded=False)  # sympy's fold; its ITE conditions simplified faster
@@ -123,14 +127,20 @@ class PiecewiseDensity:
             return sp.Or(*[self._condition(a) for a in cond.args])
         if isinstance(cond, sp.Not):
             return sp.Not(self._condition(cond.args[0]))
+        if isinstance(cond, sp.ITE):  # sympy's fold of |z| <= C: ITE(z >= 0, z <= C, z >= -C)
+            c, a, b = (self._condition(arg) for arg in cond.args)
+            return sp.Or(sp.And(c, a), sp.And(sp.Not(c), b))
         if isinstance(cond, sp.core.relational.Relational):
             h = sp.sympify(cond.lhs - cond.rhs)
             op = cond.rel_op
             if not h.has(self.z):
                 raise NotPiecewiseLinear(f"the condition {cond} does not mention z (conditions on the parameters "
                                          "or on x alone are not supported inside a density)")
+            kinks = [e for e in h.atoms(sp.Abs, sp.Max, sp.Min) if e.has(self.z)]
+            if kinks:
+                return self._split_kink(h, op, kinks[0])
             h = self._unfold(h)
-            if h.has(sp.Piecewise):  # |z - x| <= b: the relation on each branch of its left side
+            if h.has(sp.Piecewise):  # the relation on each branch of its left side
                 folded = piecewise_fold(h, guarded=False)
                 terms, seen = [], []
                 for value, c in folded.args:
@@ -141,8 +151,21 @@ class PiecewiseDensity:
             return self._atom(h, op, cond)
         raise NotPiecewiseLinear(f"cannot read the condition {cond} as relations of z")
 
+    def _split_kink(self, h: sp.Basic, op: str, kink: sp.Basic) -> sp.Basic:
+        """``h op 0`` where h holds |u| (or max, min) of z: the relation on each side of the kink,
+        u >= 0 with u and u < 0 with -u (|z - x| <= b is two linear relations), without folding
+        h whole (sympy's fold simplifies every relation it builds, seconds for PM's inlined C)."""
+        terms, seen = [], []
+        for value, c in _as_piecewise(kink).args:
+            here = sp.And(self._condition(c), *[sp.Not(s) for s in seen])
+            terms.append(sp.And(here, self._condition(sp.core.relational.Relational(h.xreplace({kink: value}), 0, op))))
+            seen.append(self._condition(c))
+        return sp.Or(*terms)
+
     def _atom(self, h: sp.Basic, op: str, shown) -> sp.Basic:
         z = self.z
+        if h.has(HyperbolicFunction):  # sympy may fold (e^a + 1)/(e^a - 1) into 1/tanh(a/2)
+            h = h.rewrite(sp.exp)
         expanded = sp.expand(h)
         poly = sp.Poly(expanded, z) if expanded.is_polynomial(z) else None
         if poly is None or poly.degree() != 1:
@@ -334,6 +357,21 @@ class PiecewiseDensity:
 
 
 @functools.lru_cache(maxsize=64)
+def _as_piecewise(e: sp.Basic) -> sp.Basic:
+    """|u|, max(a, b), min(a, b) as Piecewise when sympy's own rewrite declines (it wants u known
+    real, and an argument such as (e^(ε/2) + 1)/(e^(ε/2) - 1)·x - z is not, at ε = 0): the values
+    of a density are real wherever it is defined, which loading checks."""
+    if isinstance(e, sp.Abs):
+        u = e.args[0]
+        return sp.Piecewise((u, u >= 0), (-u, True))
+    pick = sp.Ge if isinstance(e, sp.Max) else sp.Le
+    out = e.args[-1]
+    for a in reversed(e.args[:-1]):
+        rest = [b for b in e.args if b is not a]
+        out = sp.Piecewise((a, sp.And(*[pick(a, b) for b in rest])), (out, True))
+    return out
+
+
 def flattened(expr: sp.Basic, z: sp.Symbol, where: str = "channel.density") -> PiecewiseDensity:
     """``PiecewiseDensity(expr, z)``, built once per density in a process: a proof asks for it in
     every part (validity, the LDP queries, ε*, the witness) and on the instances it binds. A
@@ -371,6 +409,10 @@ def _known_sign(a: sp.Basic) -> int | None:
             return 1
         if v < 0:
             return -1
+        return None
+    cancelled = sp.cancel(sp.together(a))  # 2e^(ε/2)/(e^(ε/2) - 1) - 2/(e^(ε/2) - 1) is 2
+    if cancelled != a:
+        return _known_sign(cancelled)
     return None
 
 

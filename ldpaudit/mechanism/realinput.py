@@ -191,10 +191,15 @@ def representative_inputs(domain, expressions: Iterable[sp.Basic], params: Mappi
         if domain.bounded and domain.low.xreplace(subs).is_Rational and domain.high.xreplace(subs).is_Rational:
             lo, hi = domain.low.xreplace(subs), domain.high.xreplace(subs)
             points |= {lo + (hi - lo) * sp.Rational(k, 8) for k in range(9)}
-        points = {p for p in points if p.is_Rational and domain.contains(p)}
+        points = {p for p in points if _exact_real(p) and domain.contains(p)}
     else:
-        points = {p for p in points if p.is_Rational}
+        points = {p for p in points if _exact_real(p)}
     return sorted(points)
+
+
+def _exact_real(p: sp.Basic) -> bool:
+    """A rational, or an exact real number such as e or √2 (where a comparison changes value)."""
+    return bool(p.is_Rational or (p.is_number and p.is_real and p.is_finite))
 
 
 def evaluate(expr: sp.Basic, x) -> sp.Basic:
@@ -224,13 +229,14 @@ def _boundary_points(f: Feature) -> set:
     out: set = set()
     e = f.expr
     if f.kind == "comparison":
-        lin = _linear(e.lhs - e.rhs) if not (e.lhs - e.rhs).has(sp.floor, sp.ceiling, sp.Mod) else None
-        if lin is not None:
-            a, b = lin
-            t = -b / a
+        h = e.lhs - e.rhs
+        for t in (_real_roots(h) if not h.has(sp.floor, sp.ceiling, sp.Mod) else ()):
             if t.is_Rational:
                 out |= {t, t + 1, t - 1, t + sp.Rational(1, 2), t - sp.Rational(1, 2), t + sp.Rational(1, 1000),
                         t - sp.Rational(1, 1000)}
+            else:  # x == e^ε, x^2 == 2: the exact point itself, and rationals on either side
+                near = sp.Rational(round(float(t) * 1000), 1000)
+                out |= {t, near - sp.Rational(1, 1000), near + sp.Rational(1, 1000), near - 1, near + 1}
         inner = [g for g in e.atoms(sp.floor, sp.ceiling)]
         for g in inner:
             out |= _floor_points(g.args[0], range(-3, 4))
@@ -241,6 +247,27 @@ def _boundary_points(f: Feature) -> set:
     if floors:
         out |= _floor_points(floors[0].args[0], range(-m - 2, 2 * m + 2))
     return out
+
+
+#: the highest degree in x of a comparison whose real roots are computed exactly
+MAX_ROOT_DEGREE = 4
+
+
+def _real_roots(h: sp.Basic) -> list[sp.Basic]:
+    """The real x with h(x) = 0, exactly, for h linear in x with numeric coefficients (-b/a, e^ε
+    included) or a polynomial of low degree with rational coefficients (x^2 - 2: ±√2)."""
+    lin = _linear(h)
+    if lin is not None:
+        a, b = lin
+        t = -b / a
+        return [t] if t.is_Rational or (t.is_number and t.is_real) else []
+    expanded = sp.expand(h)
+    if not expanded.is_polynomial(X) or expanded.free_symbols - {X}:
+        return []
+    poly = sp.Poly(expanded, X)
+    if not 1 <= poly.degree() <= MAX_ROOT_DEGREE or not poly.domain.is_QQ and not poly.domain.is_ZZ:
+        return []
+    return list(dict.fromkeys(poly.real_roots()))
 
 
 def _floor_points(arg, ks) -> set:

@@ -199,7 +199,8 @@ def sign(expr: sp.Basic, *, max_bits: int = 4096) -> int | None:
                 return 1
             if hi < 0:
                 return -1
-            if bits == 64 and _is_zero(expr):
+            # zero as a rational function of its constants (1/tanh(1/4) and (√e + 1)/(√e - 1) in e^(1/4))
+            if bits == 64 and (sp.cancel(sp.together(poly)) == 0 or _is_zero(expr)):
                 return 0
             bits *= 4
     except (Unsupported, ZeroDivisionError):

@@ -4,8 +4,9 @@ z3 has no exponential, so a channel in e^ε is rewritten before z3 sees it:
 
 * every ``exp(c*p + r)`` with a parameter p and rational c becomes ``u_p**(c*L)`` where
   ``u_p = e^(p/L)`` and L is the least common denominator of the coefficients of p; p's range
-  maps to u_p's (ε > 0 becomes u > 1). If p also occurs outside an exponential it stays as an
-  independent real variable: a relaxation, sound for proofs. When the degrees c*L would be
+  maps to u_p's (ε > 0 becomes u > 1). If p also occurs outside an exponential it stays a real
+  variable of its own, tied to u_p only by the exponential's tangent lines at 0 (e^p >= 1 + p,
+  e^(-p) >= 1 - p): a relaxation, sound for proofs. When the degrees c*L would be
   large (``epsilon*(1 - 1/10**9)`` gives L = 10**9), each ``e^(c*p)`` gets its own variable
   instead, tied to p by facts that hold for the real exponential (positivity, monotonicity in
   c for the sign of p, e^x >= 1 + x, products e^(a p) e^(b p) = e^((a+b) p) and small integer
@@ -35,6 +36,7 @@ from fractions import Fraction
 
 import sympy as sp
 import z3
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 
 from ldpaudit.errors import InvalidSpec, SolverError
 from ldpaudit.mechanism.params import Parameter
@@ -141,6 +143,8 @@ class Encoder:
     # -- scanning -------------------------------------------------------------------------
 
     def _exp_args(self, expr) -> list[sp.Basic]:
+        if expr.has(HyperbolicFunction):  # encoded as exponentials (see poly)
+            expr = expr.rewrite(sp.exp)
         out = [e.args[0] for e in expr.atoms(sp.exp)]
         if expr.has(sp.E):
             out.append(sp.Integer(1))
@@ -231,6 +235,8 @@ class Encoder:
         if hit is not None:
             return hit
         out = expr
+        if out.has(HyperbolicFunction):  # sympy's simplify turns (e^a + 1)/(e^a - 1) into 1/tanh(a/2)
+            out = out.rewrite(sp.exp)
         if out.has(sp.binomial):
             out = out.replace(lambda e: isinstance(e, sp.binomial) and not e.is_number, self._binomial)
         if out.has(sp.exp) or out.has(sp.E):
@@ -409,10 +415,11 @@ class Encoder:
                     self.notes.append(f"bound {p.name} {op} {bound} dropped (not encodable); a relaxation")
                     continue
                 out.append(_cmp(v, op if strict else op + "=", bz))
-            return out
+            return out + self._coupling(p)
         atom = next(a for a in self.atoms if a.symbol == s)
         if atom.kind == "u":
-            return self._u_bounds(self.param_symbols[atom.data[0]])
+            p = self.param_symbols[atom.data[0]]
+            return self._u_bounds(p) + self._coupling(p)
         if atom.kind == "pexp":
             return self._pexp_facts(atom)
         if atom.kind == "rpow":
@@ -435,6 +442,19 @@ class Encoder:
             base, n = atom.data
             return [v >= 0, _power(v, n) == self.z3(base)]
         return self._binomial_facts(atom)
+
+    def _coupling(self, p: Parameter) -> list[z3.BoolRef]:
+        """When p occurs both inside an exponential (as u = e^(p/L)) and outside it, the two are
+        tied by the tangent lines of the exponential at 0, true for every real p:
+        e^p >= 1 + p and e^(-p) >= 1 - p (that is, e^p (1 - p) <= 1), both strict for p != 0.
+        Without them z3 may pick e^p < 1 - ... and call (ε - 1) e^ε + 1 negative."""
+        pair = self._exp_params.get(p.symbol)
+        if pair is None or p.symbol not in self._vars or pair[1] not in self._vars:
+            return []
+        L, u = pair
+        x, uL = self.var(p.symbol), _power(self.var(u), int(L))
+        return [uL >= 1 + x, uL * (1 - x) <= 1,
+                z3.Implies(x != 0, z3.And(uL > 1 + x, uL * (1 - x) < 1))]
 
     def _u_bounds(self, p: Parameter) -> list[z3.BoolRef]:
         L, u = self._exp_params[p.symbol]
