@@ -143,6 +143,23 @@ def _ratio_order(ca_x, ca_y, n_x, n_y):
     return np.argsort(-llr, kind="stable")
 
 
+def _best_prefixes(orders, cb_x, cb_y, n_x, n_y, n_confirm, z, delta=0.0):
+    """:func:`_best_prefix` of every row at once: ``orders`` (r, k) (or one (k,) order for all
+    rows), half-B counts cb_x, cb_y (r, k), draws n_x, n_y (r,). Row i's figures are those of
+    ``_best_prefix(orders[i], cb_x[i], cb_y[i], n_x[i], n_y[i], ...)`` bit for bit: the same
+    elementwise operations, a cumulative sum and a first maximum per row."""
+    if orders.ndim == 1:
+        sx, sy = cb_x[:, orders], cb_y[:, orders]
+    else:
+        sx, sy = np.take_along_axis(cb_x, orders, axis=1), np.take_along_axis(cb_y, orders, axis=1)
+    px = np.cumsum(sx, axis=1) / n_x[:, None]
+    qy = np.cumsum(sy, axis=1) / n_y[:, None]
+    pred = predicted_bound(px, qy, n_confirm, z, np.minimum(n_x, n_y)[:, None], delta)
+    i = np.argmax(pred, axis=1)
+    rows = np.arange(len(i))
+    return pred[rows, i], i + 1, px[rows, i], qy[rows, i]
+
+
 class Search:
     """The candidate search over a fixed featurizer and the two exploration halves; events
     are ranked by the bound they are predicted to certify at ``delta``."""
@@ -204,27 +221,47 @@ class Search:
 
     # -- families ------------------------------------------------------------------------
     def histogram(self, x, y) -> list[Candidate]:
+        return self.histograms([(x, y)])[0]
+
+    def histograms(self, pairs: list) -> list[list[Candidate]]:
+        """Each pair's histogram and threshold candidates (a list per pair): the codes sorted
+        by half A's ratio and the best prefix on half B, for blocks of pairs at once (a
+        stable argsort, cumulative sums, the predicted bound and its first maximum per row)."""
         k = self.feat.n_codes
-        if k <= 1:
-            return []
-        ca_x, ca_y = self.codes_a[x], self.codes_a[y]
-        cb_x, cb_y = self.codes_b[x], self.codes_b[y]
-        na_x, na_y, nb_x, nb_y = self.a[x].n, self.a[y].n, self.b[x].n, self.b[y].n
-        if self.vector and ca_x[:-1].sum() + ca_y[:-1].sum() == 0:
-            return []
-        orders = [("histogram", _ratio_order(ca_x, ca_y, na_x, na_y))]
-        if self.feat.shape == "real":
-            orders.append(("threshold", np.arange(k)[::-1]))
-            orders.append(("threshold", np.arange(k)))
-        out = []
-        for family, order in orders:
-            pred, length, p, q = _best_prefix(order, cb_x, cb_y, nb_x, nb_y, self.n_confirm, self.z, self.delta)
-            if not math.isfinite(pred):
-                continue
-            in_set = np.zeros(k, dtype=bool)
-            in_set[order[:length]] = True
-            event = CodeSetEvent(in_set, partial(self._describe_codes, in_set, family))
-            out.append(Candidate((x, y), event, family, pred, p, q))
+        out: list[list[Candidate]] = [[] for _ in pairs]
+        if k <= 1 or not pairs:
+            return out
+        inputs = list(dict.fromkeys(u for p in pairs for u in p))
+        row = {u: i for i, u in enumerate(inputs)}
+        ca = np.stack([self.codes_a[u] for u in inputs])
+        cb = np.stack([self.codes_b[u] for u in inputs])
+        na = np.array([self.a[u].n for u in inputs])
+        nb = np.array([self.b[u].n for u in inputs])
+        # ln((count + 1/2)/(n + 1)) of every input and code, as _ratio_order computes it per pair
+        log_a = np.log((ca + 0.5) / (na + 1.0)[:, None])
+        xi = np.array([row[x] for x, _ in pairs])
+        yi = np.array([row[y] for _, y in pairs])
+        live = np.ones(len(pairs), dtype=bool)
+        if self.vector:   # only the last code (no frequent row) seen under both: nothing to rank
+            seen = ca[:, :-1].sum(axis=1)
+            live = seen[xi] + seen[yi] != 0
+        families = ["histogram"] + (["threshold", "threshold"] if self.feat.shape == "real" else [])
+        thresholds = [np.arange(k)[::-1], np.arange(k)]
+        step = max(1, (1 << 18) // k)
+        for lo in range(0, len(pairs), step):
+            bx, by = xi[lo:lo + step], yi[lo:lo + step]
+            llr = log_a[bx] - log_a[by]
+            orders = [np.argsort(-llr, axis=1, kind="stable")] + thresholds[:len(families) - 1]
+            for family, order in zip(families, orders):
+                pred, length, p, q = _best_prefixes(order, cb[bx], cb[by], nb[bx], nb[by], self.n_confirm,
+                                                    self.z, self.delta)
+                finite = np.isfinite(pred)
+                for j in np.flatnonzero(finite & live[lo:lo + step]).tolist():
+                    x, y = pairs[lo + j]
+                    in_set = np.zeros(k, dtype=bool)
+                    in_set[(order[j] if order.ndim == 2 else order)[:length[j]]] = True
+                    event = CodeSetEvent(in_set, partial(self._describe_codes, in_set, family))
+                    out[lo + j].append(Candidate((x, y), event, family, float(pred[j]), float(p[j]), float(q[j])))
         return out
 
     def projection(self, x, y) -> list[Candidate]:
@@ -415,8 +452,8 @@ def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confi
     pairs = s.screen(pairs, max_pairs)
     s.pairs = pairs
     candidates = []
-    for x, y in pairs:
-        candidates += s.histogram(x, y)
+    for (x, y), found in zip(pairs, s.histograms(pairs)):
+        candidates += found
         candidates += s.projection(x, y)
     candidates += s.linear(pairs)
     candidates += extra or []

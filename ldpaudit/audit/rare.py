@@ -59,7 +59,8 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     """Per ordered pair (x, x'), and per input x against all the others pooled (one-vs-rest,
     pool.py), the prefix of codes rare under x, sorted by pooled exploration ratio, with the
     largest ``could_certify`` at the search's δ. Sorted best first (by the score less one
-    standard error)."""
+    standard error). Blocks of sides at once: a stable argsort per row (codes not rare under x
+    sorted last), cumulative sums, the Clopper-Pearson bounds of each distinct count once."""
     k = s.feat.n_codes
     if k <= 1 or n_confirm <= 1:
         return []
@@ -70,44 +71,75 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     sides = [((x,), (y,)) for x, y in pairs]
     if len(inputs) > 2:
         sides += [((x,), tuple(u for u in inputs if u != x)) for x in dict.fromkeys(p[0] for p in pairs)]
+    if not sides:
+        return []
     total = sum(counts.values())
     n_total = sum(n_e.values())
-    for xs, ys in sides:
-        x = xs[0]
-        cx = counts[x]
-        if len(ys) == 1:
-            cy, m_e = counts[ys[0]], n_e[ys[0]]
-        else:
-            cy, m_e = total - cx, n_total - n_e[x]
-        px = cx / n_e[x]
+    row = {u: i for i, u in enumerate(inputs)}
+    c = np.stack([counts[u] for u in inputs] + [total])       # the last row: every input's counts
+    xi = np.array([row[xs[0]] for xs, _ in sides])
+    pooled = np.array([len(ys) > 1 for _, ys in sides])
+    n_x = np.array([n_e[xs[0]] for xs, _ in sides])
+    m_e = np.array([n_total - n_e[xs[0]] if len(ys) > 1 else n_e[ys[0]] for xs, ys in sides])
+    m_confirm = np.array([n_confirm * len(ys) for _, ys in sides])
+    width = min(MAX_RARE_CODES, k)
+    step = max(1, (1 << 18) // k)
+    for lo in range(0, len(sides), step):
+        rows = slice(lo, lo + step)
+        cx = c[xi[rows]]
+        cy = np.where(pooled[rows, None], c[-1] - cx, c[np.array([row[ys[0]] for _, ys in sides[rows]])])
         # Rare under x: fewer than ~1000 expected confirmation hits; the main ranking has the rest.
-        rare = np.flatnonzero((cx > 0) & (px * n_confirm < 1000))
-        if len(rare) == 0:
-            continue
-        llr = np.log((cx[rare] + 0.5) / n_e[x]) - np.log((cy[rare] + 0.5) / m_e)
-        order = rare[np.argsort(-llr, kind="stable")][:MAX_RARE_CODES]
-        a = np.cumsum(cx[order])
-        b = np.cumsum(cy[order])
-        score = could_certify(a, n_e[x], b, m_e, n_confirm, alpha_each, n_confirm * len(ys), s.delta)
-        i = int(np.argmax(score))
-        if not math.isfinite(score[i]):
-            continue
-        in_set = np.zeros(k, dtype=bool)
-        in_set[order[:i + 1]] = True
-        event = CodeSetEvent(in_set, partial(s._describe_codes, in_set, "rare"))
-        args = ((x, ys[0]), event, "rare", float(score[i]), a[i] / n_e[x], b[i] / m_e)
-        if len(ys) == 1:
-            c = Candidate(*args)
-        else:
-            c = PooledCandidate(*args, x_side=xs, y_side=ys,
-                                pooled_text=f"x = {x!r} against the average over the {len(ys)} other inputs")
-        # The exploration estimate's own uncertainty (delta method on ln(a/b)).
-        c.sd = math.sqrt(1.0 / a[i] + 1.0 / max(b[i], 1))
-        out.append(c)
+        rare = (cx > 0) & (cx / n_x[rows, None] * n_confirm < 1000)
+        llr = np.log((cx + 0.5) / n_x[rows, None]) - np.log((cy + 0.5) / m_e[rows, None])
+        order = np.argsort(np.where(rare, -llr, np.inf), axis=1, kind="stable")[:, :width]
+        valid = np.arange(width) < np.minimum(rare.sum(axis=1), width)[:, None]
+        a = np.cumsum(np.take_along_axis(cx, order, axis=1), axis=1)
+        b = np.cumsum(np.take_along_axis(cy, order, axis=1), axis=1)
+        score = _could_certify_rows(a, n_x[rows], b, m_e[rows], n_confirm, alpha_each, m_confirm[rows], s.delta,
+                                    valid)
+        best = np.argmax(score, axis=1)
+        for j in np.flatnonzero(valid[:, 0] & np.isfinite(score[np.arange(len(best)), best])).tolist():
+            xs, ys = sides[lo + j]
+            x, i, a_i, b_i = xs[0], int(best[j]), a[j], b[j]
+            in_set = np.zeros(k, dtype=bool)
+            in_set[order[j, :i + 1]] = True
+            event = CodeSetEvent(in_set, partial(s._describe_codes, in_set, "rare"))
+            m = n_total - n_e[x] if len(ys) > 1 else n_e[ys[0]]
+            args = ((x, ys[0]), event, "rare", float(score[j, i]), a_i[i] / n_e[x], b_i[i] / m)
+            if len(ys) == 1:
+                cand = Candidate(*args)
+            else:
+                cand = PooledCandidate(*args, x_side=xs, y_side=ys,
+                                       pooled_text=f"x = {x!r} against the average over the {len(ys)} other inputs")
+            # The exploration estimate's own uncertainty (delta method on ln(a/b)).
+            cand.sd = math.sqrt(1.0 / a_i[i] + 1.0 / max(b_i[i], 1))
+            out.append(cand)
     # Best first by the score less its exploration uncertainty, so that a pair whose x' count
     # was low by luck does not displace the same event against the pooled other inputs.
     out.sort(key=lambda c: -(c.predicted - c.sd))
     return out
+
+
+def _could_certify_rows(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm, delta: float, valid):
+    """:func:`could_certify` of every row's prefixes (a, b (r, w); n_e, m_e, m_confirm (r,)),
+    -inf where not ``valid``: the same values elementwise, each Clopper-Pearson bound computed
+    once per distinct scaled count (and, under x', per confirmation size)."""
+    a_c = a.astype(float) * (n_confirm / n_e)[:, None]
+    b_c = b.astype(float) * (m_confirm / m_e)[:, None]
+    low = np.zeros(a.shape)
+    distinct, where = np.unique(a_c[valid], return_inverse=True)
+    low[valid] = np.asarray(bounds.cp_lower(distinct, n_confirm, alpha_each))[where.ravel()]
+    if delta:
+        low = np.maximum(low - delta, 0.0)
+    up = np.ones(b.shape)
+    for m in np.unique(m_confirm).tolist():
+        cells = valid & (m_confirm == m)[:, None]
+        distinct, where = np.unique(np.minimum(b_c[cells], m - 1), return_inverse=True)
+        up[cells] = np.asarray(bounds.cp_upper(distinct, m, alpha_each))[where.ravel()]
+    with np.errstate(divide="ignore"):
+        score = np.log(low) - np.log(up)
+    score[~valid] = -np.inf
+    return score
 
 
 def add_rare(chosen: list[Candidate], rare: list[Candidate], epsilon: float) -> list[Candidate]:
