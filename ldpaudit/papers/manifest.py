@@ -51,10 +51,11 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec
-from ldpaudit.mechanism.expr import exact_decimal, parse_expression, shown
+from ldpaudit.mechanism.expr import CONSTANTS, FUNCTIONS, exact_decimal, parse_expression, shown
 from ldpaudit.mechanism.loader import MAX_TOML_NESTING, toml_nesting
 from ldpaudit.papers import grid as grids
 from ldpaudit.papers import quantities as Q
+from ldpaudit.papers import solve
 
 MAX_MANIFEST_BYTES = 1_000_000
 MAX_ITEMS = 200
@@ -73,6 +74,8 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _ITEM_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 _QUANTITY = re.compile(r"\b([A-Za-z_]\w*)\.([A-Za-z_]\w*)\b")
 _RESERVED = {"n", "e", "pi", "E", "oo", "p_j"}
+_KNOWN_NAMES = {*Q.CALLS, *FUNCTIONS, *CONSTANTS}
+_SOLVING = re.compile(r"\b(?:" + "|".join(solve.CALLS) + r")\s*\(")
 
 
 @dataclass(frozen=True)
@@ -303,7 +306,7 @@ class _Parser:
             if isinstance(text, int) and not isinstance(text, bool):
                 return sp.Integer(text), frozenset(), frozenset()
             raise InvalidSpec(f"{where} = {shown(text)} must be an expression in quotes, e.g. \"krr.l2_worst\"")
-        uses, named = set(), set()
+        uses, named, loose = set(), set(), set()
 
         def repl(m):
             mech, q = m.group(1), m.group(2)
@@ -330,10 +333,19 @@ class _Parser:
                 named |= n | {name}
             elif name in parameters or name == "n":
                 symbols[name] = sp.Symbol(name, real=True)
+            elif name not in _KNOWN_NAMES and _SOLVING.search(rewritten):
+                symbols[name] = sp.Symbol(name, real=True)  # a solving call's variable, checked below
+                loose.add(name)
         try:
             expr = parse_expression(rewritten, symbols, field=where, functions=Q.CALLS)
         except InvalidSpec as exc:
             raise InvalidSpec(str(exc).replace(shown(rewritten), shown(text)).replace("__", ".")) from None
+        variables = {solve.variable(node) for node in expr.atoms(*solve.CALL_TYPES)}
+        stray = sorted(loose - variables)
+        if stray:
+            raise InvalidSpec(f"{where} = {shown(text)}: unknown symbol {stray[0]!r}; a name that is neither a "
+                              "parameter of the rows nor a quantity must be the variable of at(), minimizer(), "
+                              "integer_minimizer(), crossing() or switch_point()")
         for name in self.mechanisms:
             s = sp.Symbol(name)
             outside = expr.xreplace({c: sp.Integer(0) for c in expr.atoms(*Q.CALL_TYPES)}) if s in expr.free_symbols else None

@@ -24,6 +24,7 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidSpec, NotDerivable, Undecided
 from ldpaudit.mechanism.expr import shown, substitute
+from ldpaudit.papers import solve
 
 #: attribute quantities (M.q): name -> what it is
 DERIVED = {
@@ -55,8 +56,9 @@ class AmplifiedEpsilon(sp.Function):
     nargs = 3
 
 
-CALLS = {"delta": (Delta, 2), "composed_delta": (ComposedDelta, 3), "amplified_epsilon": (AmplifiedEpsilon, 3)}
-CALL_TYPES = (Delta, ComposedDelta, AmplifiedEpsilon)
+CALLS = {"delta": (Delta, 2), "composed_delta": (ComposedDelta, 3), "amplified_epsilon": (AmplifiedEpsilon, 3),
+         **solve.CALLS}
+CALL_TYPES = (Delta, ComposedDelta, AmplifiedEpsilon, *solve.CALL_TYPES)
 
 
 def known(quantity: str) -> bool:
@@ -91,25 +93,36 @@ class Evaluator:
 
     def value(self, expr: sp.Basic, row: dict, model: str, field: str) -> sp.Basic:
         """``expr`` (parsed by :mod:`ldpaudit.papers.manifest`) at ``row``: an exact number."""
-        calls = {}
-        for node in expr.atoms(*CALL_TYPES):
-            calls[node] = self.call(node, row, model, field)
-        expr = expr.xreplace(calls)
-        subs = {}
-        for s in expr.free_symbols:
-            if "__" in s.name:
-                mech, q = s.name.split("__", 1)
-                subs[s] = self.quantity(mech, q, row, model, field)
-            elif s.name in row:
-                subs[s] = row[s.name]
-            else:
-                raise InvalidSpec(f"{field}: {s.name} has no value in this row; give it in the grid or the rows")
-        out = substitute(expr, subs, field=field)
+        out = self.expression(expr, row, model, field, frozenset())
         if not out.is_number:
             raise InvalidSpec(f"{field} = {shown(out)} is not a number at {_at(row)}")
         if out.has(sp.nan, sp.zoo) or out.is_extended_real is False:
             raise InvalidSpec(f"{field} is undefined (not a real number) at {_at(row)}")
         return out
+
+    def expression(self, expr: sp.Basic, row: dict, model: str, field: str, free: frozenset) -> sp.Basic:
+        """``expr`` at ``row`` with the variables named in ``free`` left symbolic
+        (:func:`ldpaudit.papers.solve.free_symbol`): the arguments of a solving call."""
+        calls = {}
+        for node in _outer_calls(expr):
+            if isinstance(node, solve.CALL_TYPES):
+                calls[node] = solve.solve_call(
+                    node, lambda e, extra: self.expression(e, row, model, field, free | frozenset(extra)), field)
+            else:
+                calls[node] = self.call(node, row, model, field)
+        expr = expr.xreplace(calls)
+        subs = {}
+        for s in expr.free_symbols:
+            if "__" in s.name:
+                mech, q = s.name.split("__", 1)
+                subs[s] = self.quantity(mech, q, row, model, field, free)
+            elif s.name in free:
+                subs[s] = solve.free_symbol(s.name)
+            elif s.name in row:
+                subs[s] = row[s.name]
+            else:
+                raise InvalidSpec(f"{field}: {s.name} has no value in this row; give it in the grid or the rows")
+        return substitute(expr, subs, field=field)
 
     def bindings(self, name: str, row: dict, field: str, symbols) -> dict:
         """Values of ``symbols`` (of mechanism ``name``'s quantities) at ``row``."""
@@ -135,12 +148,38 @@ class Evaluator:
                                   f"row ({_at(row) or 'no parameters'}) gives")
         return values
 
-    def quantity(self, name: str, q: str, row: dict, model: str, field: str) -> sp.Basic:
+    def quantity(self, name: str, q: str, row: dict, model: str, field: str, free: frozenset = frozenset()) -> sp.Basic:
         m = OPTIMAL.fullmatch(q)
         if m:
-            return self._optimum(name, m.group(1), m.group(2), row, model, field)
-        expr = self.symbolic(name, q, model, field)
-        return substitute(expr, self.bindings(name, row, field, expr.free_symbols), field=field)
+            real = self._real_optimum(name, m.group(1), m.group(2), model, field)
+            if real is None:
+                return self._optimum(name, m.group(1), m.group(2), row, model, field, free)
+            return self._bind(name, real, row, field, free)
+        return self._bind(name, self.symbolic(name, q, model, field), row, field, free)
+
+    def _bind(self, name: str, expr: sp.Basic, row: dict, field: str, free: frozenset) -> sp.Basic:
+        """A mechanism's expression at ``row``, its symbols named in ``free`` left as variables."""
+        bound = [s for s in expr.free_symbols if s.name not in free]
+        values = self.bindings(name, row, field, bound)
+        values.update({s: solve.free_symbol(s.name) for s in expr.free_symbols if s.name in free})
+        return substitute(expr, values, field=field)
+
+    def _real_optimum(self, name: str, parameter: str, target: str, model: str, field: str) -> sp.Basic | None:
+        """The optimal value of a real parameter (the Hybrid mechanism's weight) as derive
+        gives it, an exact expression in the other parameters; None for an integer parameter."""
+        mech = self.family(name)
+        if parameter not in mech.symbols or mech.parameter(parameter).kind == "integer":
+            return None
+        key = (name, parameter, target, model, "real")
+        if key not in self._optimal:
+            from ldpaudit.derive import derive
+
+            entry = derive(mech, model=model).results.get("optimal", {}).get(f"{parameter}_{target}")
+            if not isinstance(entry, dict) or not isinstance(entry.get("value"), sp.Basic):
+                raise InvalidSpec(f"{field}: {name}.optimal_{parameter}_{target}: derive gives no optimal "
+                                  f"{parameter} for the {target} target of {mech.name!r}")
+            self._optimal[key] = entry["value"]
+        return self._optimal[key]
 
     def symbolic(self, name: str, q: str, model: str, field: str) -> sp.Basic:
         key = (name, q, model)
@@ -167,7 +206,8 @@ class Evaluator:
             self._symbolic[key] = value
         return self._symbolic[key]
 
-    def _optimum(self, name: str, parameter: str, target: str, row: dict, model: str, field: str) -> sp.Integer:
+    def _optimum(self, name: str, parameter: str, target: str, row: dict, model: str, field: str,
+                 free: frozenset = frozenset()) -> sp.Integer:
         import math
 
         import mpmath
@@ -188,6 +228,9 @@ class Evaluator:
             objective = sp.lambdify((KAPPA, *st.symbols), st.objective, "mpmath")
             self._optimal[key] = (st, point, objective)
         st, point, objective = self._optimal[key]
+        if any(s.name in free for s in st.symbols):
+            raise InvalidSpec(f"{field}: {name}.optimal_{parameter}_{target} is an integer found at numbers; it cannot "
+                              f"be taken with {', '.join(sorted(free))} left free")
         values = self.bindings(name, row, field, st.symbols)
         args = [mpmath.mpf(sp.Rational(values[s]).p) / sp.Rational(values[s]).q if values[s].is_Rational
                 else mpmath.mpf(str(sp.N(values[s], 40))) for s in st.symbols]
@@ -233,6 +276,19 @@ class Evaluator:
         else:
             (eps,) = args
         return sp.sympify(delta_at(view(mech, reports=reports), eps).delta)
+
+
+def _outer_calls(expr: sp.Basic) -> list:
+    """The calls of ``expr`` not inside another call (a solving call evaluates its own)."""
+    found, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, CALL_TYPES):
+            if node not in found:
+                found.append(node)
+        else:
+            stack.extend(node.args)
+    return found
 
 
 def _call_name(node) -> str:
