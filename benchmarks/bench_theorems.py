@@ -1,6 +1,6 @@
 """Region claims (ldpaudit prove): CPU time and peak memory to decide each claim of
 proofs/theorems/*.toml, beside the obvious baseline measured in the same run: evaluating Ye &
-Barg's ratios on the old 36-point grid (ldpaudit/report/yebarg2017.py), which proves nothing.
+Barg's ratios on the 36-point grid (the bundled manifest's ratios table), which proves nothing.
 
     python benchmarks/bench_theorems.py [--seconds 60]
 """
@@ -31,11 +31,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=60.0)
     args = ap.parse_args()
-    from ldpaudit.report import yebarg2017
+    import tempfile
+    from dataclasses import replace
+
+    from ldpaudit.papers.build import build
+    from ldpaudit.papers.bundled import bundled_manifest
+    from ldpaudit.papers.manifest import load_manifest
     from ldpaudit.theorems.claims import load_claims
     from ldpaudit.theorems.prover import prove_claim
 
-    _, grid_cpu, grid_mem = measure(yebarg2017.grid)
+    manifest = load_manifest(bundled_manifest("yebarg2017"))
+    ratios = replace(manifest, items=tuple(i for i in manifest.items if i.key == "table:ratios"))
+    with tempfile.TemporaryDirectory() as tmp:
+        _, grid_cpu, grid_mem = measure(lambda: build(ratios, tmp, force=True))
     print(f"baseline: Ye & Barg 36-point grid (no proof): {grid_cpu:.2f} s CPU, peak RSS {grid_mem:.0f} MiB")
     print("| file | claim | verdict | CPU s (incl. loading) | peak RSS so far, MiB | CPU / grid |")
     print("|---|---|---|---|---|---|")

@@ -1,33 +1,39 @@
 """Optimality gaps (issue 20 item 4): derived worst-case risks over the published minimax
-lower-bound rates, checked against the reference formulas (formulas.md) typed here."""
+lower-bound rates, checked against the reference formulas (formulas.md) typed here. Ye & Barg's
+are the bundled manifest's table (proofs/yebarg2017/table-gaps.json, which
+tests/test_reproduce.py regenerates and compares)."""
 from __future__ import annotations
 
+import json
 import math
+from fractions import Fraction
+from pathlib import Path
 
 import pytest
-import sympy as sp
 
-from ldpaudit.report.yebarg2017 import lower_bound_rate, optimality_gaps
+PROOFS = Path(__file__).resolve().parents[1] / "proofs"
 
 
 def test_yebarg_gaps_against_reference_formulas():
-    gaps = optimality_gaps()
-    assert gaps and all(math.exp(g["epsilon"]) < g["d"] for g in gaps)
-    for g in gaps:
-        d, eps = g["d"], g["epsilon"]
-        t = math.exp(eps)
-        rate = d * t / (t - 1) ** 2
+    table = json.loads((PROOFS / "yebarg2017" / "table-gaps.json").read_text(encoding="utf-8"))
+    gaps = [({k: float(Fraction(v)) for k, v in row["parameters"].items()},
+             {c["label"]: c["value"] for c in row["cells"]}) for row in table["rows"]]
+    assert len(gaps) == 20 and all(math.exp(p["epsilon"]) < p["d"] for p, _ in gaps)
+    for p, g in gaps:
+        d, t = p["d"], math.exp(p["epsilon"])
+        rate = d * t / (t - 1) ** 2                                   # Ye & Barg Thm IV.1, constant 1, n = 1
         krr_l2 = ((t + d - 1) / (t - 1)) ** 2 * (1 - 1 / d)          # formulas.md, n = 1
-        assert g["l2"]["lower_bound_rate"] == pytest.approx(rate, rel=1e-12)
-        assert g["l2"]["k-RR / bound"] == pytest.approx(krr_l2 / rate, rel=1e-9)
-        assert g["l1"]["lower_bound_rate"] == pytest.approx(d * math.sqrt(t) / (t - 1), rel=1e-12)
+        rappor_l2 = (1 - 1 / d) * (1 + d**2 * math.sqrt(t) / ((d - 1) * (math.sqrt(t) - 1) ** 2))
+        assert g["l2^2 k-RR"] == pytest.approx(krr_l2 / rate, rel=1e-9)
+        assert g["l2^2 k-RAPPOR"] == pytest.approx(rappor_l2 / rate, rel=1e-9)
+        krr_l1 = (t + d - 1) / (t - 1) * math.sqrt(2 * (d - 1) / math.pi)
+        assert g["l1 k-RR"] == pytest.approx(krr_l1 / (d * math.sqrt(t) / (t - 1)), rel=1e-9)
         # k-subset at its optimal k is order-optimal: its ratio stays near 4 (ℓ2²), 2·sqrt(2/π) (ℓ1)
-        assert 3.2 <= g["l2"]["k-subset / bound"] <= 4.05
-        assert 1.4 <= g["l1"]["k-subset / bound"] <= 1.61
-        assert g["l2"]["k-subset / bound"] <= min(g["l2"]["k-RR / bound"], g["l2"]["k-RAPPOR / bound"]) + 1e-12
-    big = [g for g in gaps if g["d"] == 10_000 and g["epsilon"] == 0.5][0]
-    assert big["l2"]["k-RR / bound"] > 1000                          # k-RR is far from the bound there
-    assert float(lower_bound_rate(100, sp.Integer(1), "l2", n=10)) == pytest.approx(100 * math.e / (10 * (math.e - 1) ** 2))
+        assert 3.2 <= g["l2^2 k-subset"] <= 4.05
+        assert 1.4 <= g["l1 k-subset"] <= 1.61
+        assert g["l2^2 k-subset"] <= min(g["l2^2 k-RR"], g["l2^2 k-RAPPOR"]) + 1e-12
+    big = [g for p, g in gaps if p["d"] == 10_000 and p["epsilon"] == 0.5][0]
+    assert big["l2^2 k-RR"] > 1000                                   # k-RR is far from the bound there
 
 
 def test_duchi_gap_limits():

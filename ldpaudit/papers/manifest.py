@@ -62,7 +62,7 @@ MAX_ITEMS = 200
 MODELS = ("iid", "fixed")
 _TOP = {"paper", "mechanisms", "quantities", "table", "figure", "claim", "derivation", "hook"}
 _PAPER = {"title", "source", "output", "model", "note"}
-_TABLE = {"name", "caption", "model", "grid", "rows", "csv", "parameters", "columns", "note"}
+_TABLE = {"name", "caption", "model", "grid", "where", "rows", "csv", "parameters", "columns", "note"}
 _COLUMN = {"label", "value", "printed", "printed_column", "tolerance", "relative_tolerance", "digits",
            "known_difference", "latex"}
 _FIGURE = {"name", "caption", "model", "x", "fixed", "curves", "log_x", "log_y", "y_label", "x_label"}
@@ -468,6 +468,8 @@ def _table_item(entry: dict, where: str, parser: _Parser, model: str, base: Path
     _keys(entry, _TABLE, where)
     name = _item_name(entry, where)
     rows, records, files = _rows(entry, where, base)
+    if "where" in entry:
+        rows = _where(entry, rows, where)
     params = set(rows[0]) if rows else set()
     cols = entry.get("columns")
     if not isinstance(cols, list) or not cols or not all(isinstance(c, dict) for c in cols):
@@ -497,6 +499,29 @@ def _table_item(entry: dict, where: str, parser: _Parser, model: str, base: Path
     return Item("table", name, {"table": _dump(entry), "quantities": quantities}, frozenset(uses), files,
                 _text(entry, "caption", f"{where}.caption", ""), _model(entry.get("model", model), f"{where}.model"),
                 tuple(rows), tuple(columns))
+
+
+def _where(entry: dict, rows: list, where: str) -> list:
+    """The rows of a grid where a condition on its parameters holds (decided exactly)."""
+    from ldpaudit.mechanism.expr import parse_predicate
+
+    if "grid" not in entry:
+        raise InvalidSpec(f"{where}.where filters a grid; list the rows themselves instead")
+    text = entry["where"]
+    if not isinstance(text, str):
+        raise InvalidSpec(f"{where}.where = {shown(text)} must be a condition in quotes, e.g. \"exp(epsilon) < d\"")
+    symbols = {name: sp.Symbol(name, real=True) for name in rows[0]}
+    condition = parse_predicate(text, symbols, field=f"{where}.where")
+    kept = []
+    for row in rows:
+        value = condition.xreplace({symbols[k]: v for k, v in row.items()})
+        if value not in (sp.true, sp.false):
+            raise InvalidSpec(f"{where}.where = {shown(text)} is not decided at {row}")
+        if value == sp.true:
+            kept.append(row)
+    if not kept:
+        raise InvalidSpec(f"{where}.where = {shown(text)} holds at no row of the grid")
+    return kept
 
 
 def _figure_item(entry: dict, where: str, parser: _Parser, model: str, base: Path) -> Item:

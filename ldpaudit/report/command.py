@@ -15,7 +15,7 @@ TARGETS = {
     "derivations": ("ldpaudit.report.derivations", "every bundled spec's derivation"),
     "kairouz2016": ("ldpaudit.papers.bundled", "Kairouz et al. ICML 2016: utility table (a manifest), open/closed-alphabet sweeps"),
     "wang2017": ("ldpaudit.papers.bundled", "Wang et al. Table 1: k*, k# (a manifest) and the simulation"),
-    "yebarg2017": ("ldpaudit.report.yebarg2017", "Ye & Barg medium-privacy risk ratios"),
+    "yebarg2017": ("ldpaudit.papers.bundled", "Ye & Barg medium-privacy risk ratios and optimality gaps (a manifest)"),
     "duchi2013": ("ldpaudit.report.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
     "joseph2018": ("ldpaudit.report.joseph2018", "Joseph et al.: Gaussian estimation protocols, simulated and verified"),
     "gaussian": ("ldpaudit.report.gaussian", "Gaussian mechanism: exact δ(ε), analytic vs classical calibration"),
