@@ -328,7 +328,7 @@ def test_result_json_and_reproducibility():
     d = r1.to_json()
     assert set(d) == {"verdict", "epsilon_claimed", "epsilon_lower_bound", "confidence", "witness",
                       "samples_per_input", "seconds", "detectable_epsilon", "conformance", "method", "delta",
-                      "outputs", "epsilon_verdict"}
+                      "outputs", "epsilon_verdict", "findings", "cannot_test"}
     json.dumps(d)
     assert d["confidence"] == 0.95 and d["conformance"] is None and d["delta"] == 0.0
     assert d["outputs"] == {"shape": "vector", "read_as": "vectors of length 6, per coordinate", "as_set": False,

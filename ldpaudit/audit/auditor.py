@@ -39,6 +39,7 @@ from ldpaudit.audit.draws import CHUNK, Draws, Positions, Progress, chunks
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
 from ldpaudit.audit.events import Candidate, Search, choose, search
 from ldpaudit.audit.features import Featurizer, compact, concat_views
+from ldpaudit.audit.findings import cannot_test, findings_of, with_law
 from ldpaudit.audit.floats import float_candidates
 from ldpaudit.audit.pool import relation_candidates
 from ldpaudit.audit.rare import add_rare, rare_candidates
@@ -259,7 +260,7 @@ def _black_box(engine: Draws, prog: Progress, *, inputs, index, pairs, epsilon, 
     feat, candidates, rare, half, n_confirm, explored = _explore(
         engine, prog, inputs=inputs, index=index, pairs=pairs, samples=samples, alpha=alpha, fraction=fraction,
         max_confirm=max_confirm, delta=delta, as_set=as_set)
-    chosen = add_rare(choose(candidates, max_confirm), rare, epsilon)
+    chosen = with_law(add_rare(choose(candidates, max_confirm), rare, epsilon), candidates)
     if any(len(c.inputs) > 2 for c in chosen):
         explored += _POOLED_NOTE
     if looks:  # the looks' sizes are relative to the confirmation budget
@@ -422,15 +423,18 @@ def _confirm(engine: Draws, prog: Progress, transform, chosen: list[Candidate], 
               f"each (Bonferroni over {k} candidate(s) × 2 bounds), so a randomizer that is truly "
               f"{claim} is reported as a VIOLATION with probability at most α = {alpha:g}")
     if not chosen:
-        return AuditResult("NO_EVIDENCE", epsilon, 0.0, 1 - alpha, None, samples,
-                           time.perf_counter() - t0, detectable, None, method, delta)
+        untestable = cannot_test(epsilon, detectable, n_confirm, alpha_each, delta)
+        return AuditResult("INCONCLUSIVE" if untestable else "NO_EVIDENCE", epsilon, 0.0, 1 - alpha, None, samples,
+                           time.perf_counter() - t0, detectable, None, method, delta, cannot_test=untestable)
     if any(getattr(c, "ring", None) is not None for c in chosen):
         used = index.inputs                 # a relation pooled over every input: all of them, in order
     else:
         used = sorted({u for c in chosen for u in c.inputs}, key=lambda u: index[u])
     view_of = transform if callable(transform) else transform.transform
-    done, best, k, _ = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
-                                      looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon, delta=delta, chunk=chunk)
+    hits: dict = {}
+    done, best, k, alpha_last = confirm_counts(engine, prog, chosen, used=used, index=index, view_of=view_of,
+                                               looks=looks, phase=_PHASE_CONFIRM, epsilon=epsilon, delta=delta,
+                                               chunk=chunk, hits_out=hits)
     samples = samples - n_confirm + done
     lb = best[0]
     extra = {"predicted_from_exploration": best[1].predicted} if math.isfinite(best[1].predicted) else {}
@@ -438,5 +442,9 @@ def _confirm(engine: Draws, prog: Progress, transform, chosen: list[Candidate], 
         extra.update(delta=delta, delta_lower_bound=best[4] - math.exp(min(epsilon, 700.0)) * best[5])
     witness = witness_of(best, done, k, **extra)
     lb = max(lb, 0.0)
-    return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, samples,
-                       time.perf_counter() - t0, detectable, None, method, delta)
+    findings = findings_of(chosen, hits, done, alpha_last, k, epsilon=epsilon, delta=delta)
+    verdict = verdict_of(lb, epsilon)
+    untestable = cannot_test(epsilon, detectable, n_confirm, alpha_each, delta) if verdict == "NO_EVIDENCE" else None
+    return AuditResult("INCONCLUSIVE" if untestable else verdict, epsilon, lb, 1 - alpha, witness, samples,
+                       time.perf_counter() - t0, detectable, None, method, delta, findings=findings,
+                       cannot_test=untestable)

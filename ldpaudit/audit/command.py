@@ -549,6 +549,10 @@ def _render(payload: dict) -> None:
     alpha = payload.get("alpha", 1 - payload["confidence"])
     delta = payload.get("delta") or 0.0
     at = f" at δ = {delta:g}" if delta else ""
+    findings = payload.get("findings") or []
+    if findings:    # a float encoding leak and the law, apart (findings.py): the headline names both
+        head += " (" + "; ".join(f"{f['finding']}: {f['verdict']}, ε >= {f['epsilon_lower_bound']:.4f}"
+                                 for f in findings) + ")"
     print(f"{head}: certified ε >= {payload['epsilon_lower_bound']:.4f}{at} (claimed {claimed}) at confidence "
           f"{payload['confidence']:g} (α = {alpha:g}: a correct randomizer is flagged with probability <= α)")
     print(f"  draws per input: {payload['samples_per_input']:,}; this run could certify ε in "
@@ -558,6 +562,10 @@ def _render(payload: dict) -> None:
         print("  witness: " + "; ".join(f"{k}={v}" for k, v in w.items() if k in ("pair", "event", "counts", "samples", "p_lower", "q_upper")))
         if delta and w.get("delta_lower_bound", 0) > 0:
             print(f"  at the claimed ε: P(S|x) - e^ε P(S|x') >= {w['delta_lower_bound']:.3g} (claimed δ = {delta:g})")
+    if payload.get("cannot_test"):
+        print(f"  {payload['cannot_test']['reason']}")
+    for f in findings:
+        print(f"  finding ({f['finding']}): {f['verdict']}: {f['statement']}")
     if payload.get("conformance"):
         from rich.console import Console
 

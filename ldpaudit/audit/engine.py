@@ -52,6 +52,8 @@ class AuditResult:
     delta: float = 0.0
     outputs: dict | None = None     # how the outputs were read (shape, as_set, precision); black box only
     epsilon_verdict: str | None = None  # the ε test alone (set from ``verdict`` when not given)
+    findings: list | None = None    # a float encoding leak and the law, apart (findings.py); None: not both tested
+    cannot_test: dict | None = None  # why the draws cannot test the claim (verdict INCONCLUSIVE; findings.py)
 
     def __post_init__(self):
         if self.epsilon_verdict is None:
@@ -90,6 +92,10 @@ class AuditResult:
                      f"P(S|x') <= {w['q_upper']:.5g})")
             if w.get("example"):
                 head += f"\n  example: {w['example']}"
+        if self.cannot_test:
+            head += f"\n  {self.cannot_test['reason']}"
+        for f in self.findings or ():
+            head += f"\n  finding ({f['finding']}): {f['verdict']}: {f['statement']}"
         return head
 
 
@@ -199,14 +205,16 @@ def _no_block(block, role):
 
 def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, used: list, index: dict,
                    view_of: Callable, looks, phase: int, epsilon: float, on_view: Callable | None = None,
-                   view_counts: list | None = None, delta: float = 0.0, chunk: int = CHUNK):
+                   view_counts: list | None = None, delta: float = 0.0, chunk: int = CHUNK,
+                   hits_out: dict | None = None):
     """Count the chosen events on fresh draws of the inputs ``used``, look by look; bounds
     are certified at ``delta`` (0: pure ε).
 
     ``looks`` [(cumulative draws per input, α of that look)]; the loop stops at the first look
     whose best bound exceeds ``epsilon``. ``view_of(out, u)`` canonicalizes outputs;
     ``on_view(u, view)`` returns counts of further events in every view (conformance tests),
-    added up in ``view_counts``. ``chunk``: draws per task (fewer for wide vector outputs, wide.py).
+    added up in ``view_counts``. ``chunk``: draws per task (fewer for wide vector outputs, wide.py);
+    ``hits_out``, if given, receives every candidate's counts (findings.py).
     Returns (draws per input done, best confirmed candidate or
     None, k, α/(2k) of the last look)."""
     k = max(1, len(chosen))
@@ -241,6 +249,8 @@ def confirm_counts(draws: Draws, prog: Progress, chosen: list[Candidate], *, use
             looks.record(done, alpha_look, best[0] if best is not None else 0.0)
         if best is not None and best[0] > epsilon:
             break
+    if hits_out is not None:
+        hits_out.update(hits)
     return done, best, k, alpha_each
 
 
