@@ -749,7 +749,14 @@ def _derive_density(mech, model, steps, results):
 
     if piecewise_applies(mech):
         return _derive_piecewise(mech, model, steps, results)
-    me = mean_estimation(mech)
+    try:
+        me = mean_estimation(mech)
+    except NotDerivable as exc:   # as the discrete forms do: say what is not derived, and why
+        steps.append(Step("Estimator", f"No unbiased mean estimator is derived: {exc}."))
+        _skip(results, "estimator", exc)
+        for key in ("variance", "l2_worst", "l1_worst"):
+            _skip(results, key, "needs the unbiased mean estimator, which is not derived")
+        return
     steps.append(Step(
         "Noise law",
         "Substituting z = x + w, the density does not depend on x (a location family). Integrating w and w² "

@@ -12,6 +12,7 @@ import sympy as sp
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.describe import (channel_latex_lines, density_in_names, describe_channel,  # describe_channel: re-exported
                                          paper_text, piece_lines)
+from ldpaudit.mechanism.names import channel_lines_in_names
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.render.text import for_people
@@ -81,7 +82,11 @@ def cmd_show(args) -> int:
           else f"  claimed epsilon: {claim}")
     ch = mech.channel
     print(f"  channel ({ch.form}):")
-    if hasattr(ch, "show_lines"):
+    in_names = channel_lines_in_names(mech)   # mixture and vector forms, piece by piece in the spec's names
+    if in_names is not None:
+        for line in in_names:
+            print(f"    {line}")
+    elif hasattr(ch, "show_lines"):
         for line in ch.show_lines():
             print(f"    {line}")
     elif isinstance(ch, ExplicitChannel):

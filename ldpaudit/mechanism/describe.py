@@ -148,23 +148,24 @@ def density_in_names(mech):
     return density, definitions
 
 
-def piece_lines(expr) -> list[str]:
+def piece_lines(expr, head: str = "f(z|x)") -> list[str]:
     """``f(z|x) = value   if condition`` one piece a line, the first that holds applies (a nested
-    ``a if c else b`` flattened in order), conditions on z written ``lo <= z <= hi``."""
+    ``a if c else b`` flattened in order), conditions on z written ``lo <= z <= hi``; ``head``
+    names the left side (``P(s | v)`` for a signs channel's entry)."""
     for_people = paper_text
     pieces = _pieces(expr)
     if len(pieces) == 1:
-        return [f"f(z|x) = {for_people(pieces[0][0])}"]
+        return [f"{head} = {for_people(pieces[0][0])}"]
     values = [for_people(v) for v, _ in pieces]
     wide = max(len(v) for v in values)
     out = []
     for i, (value, (_, cond)) in enumerate(zip(values, pieces)):
-        head = "f(z|x) = " if i == 0 else " " * len("f(z|x) = ")
+        lead = f"{head} = " if i == 0 else " " * len(f"{head} = ")
         if cond is sp.true or cond is True:
             when = "otherwise"
         else:
             when = ("if " if i == 0 else "else if ") + _condition_text(cond)
-        out.append(f"{head}{value.ljust(wide)}   {when}")
+        out.append(f"{lead}{value.ljust(wide)}   {when}")
     return out
 
 

@@ -1,0 +1,126 @@
+"""A mixture's or a vector channel's law as ``ldpaudit show`` prints it: piece by piece, in the
+names the spec file defines (``p if l <= z <= r else ...`` with C, p, l, r under it), as densities
+already are (:func:`ldpaudit.mechanism.describe.density_in_names`). The file is read again by the
+same allow-list parser as the loader (nothing is evaluated); when it has no ``[definitions]`` the
+channel's own (inlined) expressions are printed the same way."""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ldpaudit.mechanism.describe import paper_text, piece_lines
+
+
+def _spec_names(mech):
+    """``(parse, definitions)``: a parser of the file's channel fields in its definition names,
+    and the definitions ``[(name, expr)]``, each in the parameters and the names above it; None
+    when the mechanism has no spec file or no ``[definitions]``."""
+    import tomllib
+    from pathlib import Path
+
+    from ldpaudit.mechanism.expr import parse_expression
+    from ldpaudit.mechanism.params import X, Y, Z
+    from ldpaudit.mechanism.vector import T, V
+
+    path = getattr(mech, "spec_path", None)
+    if not path:
+        return None
+    try:
+        doc = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    raw = doc.get("definitions")
+    if not isinstance(raw, dict) or not raw:
+        return None
+    scope = {**{p.name: p.symbol for p in mech.parameters}, "x": X, "z": Z, "y": Y, "v": V, "t": T}
+    scope.update({k: sp.sympify(v) for k, v in mech.bindings})
+    definitions = []
+    try:
+        for name, value in raw.items():
+            definitions.append((name, parse_expression(value, scope, field=f"definitions.{name}")))
+            scope[name] = sp.Symbol(name, real=True)
+    except Exception:  # the loader accepted the file; if it changed since, print the inlined form
+        return None
+
+    def parse(text, field):
+        return parse_expression(text, scope, field=field)
+
+    return doc.get("channel") or {}, parse, definitions
+
+
+def channel_lines_in_names(mech) -> list[str] | None:
+    """``show``'s lines for a mixture, signs or coordinates channel, each law piece by piece in
+    the spec's names with the definitions under it; None for the other forms."""
+    ch = mech.channel
+    form = getattr(ch, "form", None)
+    if form not in ("mixture", "signs", "coordinates"):
+        return None
+    named = _spec_names(mech)
+    try:
+        if named is None:
+            lines = _lines(ch, None, None)
+            definitions = []
+        else:
+            table, parse, definitions = named
+            lines = _lines(ch, table, parse)
+    except Exception:  # a field not as the loader read it: the inlined form
+        lines, definitions = _lines(ch, None, None), []
+    if definitions:
+        lines.append("where")
+        lines.extend(f"  {name} = {paper_text(expr)}" for name, expr in definitions)
+    return lines
+
+
+def _field(ch, table, parse, name, field):
+    """The field ``name`` of the channel: in the spec's names when ``table`` is given."""
+    if table is None or not isinstance(table.get(name), (str, int)):
+        return getattr(ch, name)
+    return parse(table[name], field)
+
+
+def _lines(ch, table, parse, where="channel") -> list[str]:
+    form = getattr(ch, "form", None)
+    if form == "mixture":
+        return _mixture_lines(ch, table, parse, where)
+    if form == "signs":
+        latent = _field(ch, table, parse, "latent", f"{where}.latent")
+        entry = _field(ch, table, parse, "entry", f"{where}.entry")
+        scale = _field(ch, table, parse, "scale", f"{where}.scale")
+        return [f"latent sign v_j in {{-1, 1}}: P(v_j = v | x_j = x) = {paper_text(latent)}",
+                "sign vector s in {-1, 1}^d with t = <s, v>:",
+                *(f"  {line}" for line in piece_lines(entry, head="P(s | v)")),
+                f"report: {paper_text(scale)} * s"]
+    if form == "coordinates":
+        sub = None if table is None else table.get("coordinate")
+        sampled = _field(ch, table, parse, "sampled", f"{where}.sampled")
+        scale = _field(ch, table, parse, "scale", f"{where}.scale")
+        return [f"{paper_text(sampled)} of the d coordinates sampled uniformly; the others reported as 0",
+                f"each sampled x_j reported as t_j = {paper_text(scale)} * z, z drawn at x = x_j from",
+                *(f"  {line}" for line in _lines(ch.coordinate, sub if isinstance(sub, dict) else None, parse,
+                                                 f"{where}.coordinate"))]
+    # one scalar law: a density or atoms
+    if getattr(ch, "density", None) is not None:
+        return piece_lines(_field(ch, table, parse, "density", f"{where}.density"))
+    entry = _field(ch, table, parse, "entry", f"{where}.entry")
+    return [f"Q(y|x) = {paper_text(entry)}, y in {{{', '.join(map(str, ch.outputs))}}}"]
+
+
+def _mixture_lines(ch, table, parse, where) -> list[str]:
+    raw = None if table is None else table.get("components")
+    lines = [f"component i of {len(ch.components)} reports with probability w_i (free of x):"]
+    for i, c in enumerate(ch.components):
+        comp = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], dict) else None
+        field = f"{where}.components[{i}]"
+        weight = paper_text(_field(c, comp, parse, "weight", f"{field}.weight"))
+        if c.kind == "density":
+            lines.append(f"[{i}] w = {weight}: density")
+            lines.extend(f"      {line}" for line in piece_lines(_field(c, comp, parse, "density", f"{field}.density")))
+        else:
+            at = _field(c, comp, parse, "at", f"{field}.at")
+            entry = _field(c, comp, parse, "entry", f"{field}.entry")
+            lines.append(f"[{i}] w = {weight}: atoms z = {paper_text(at)} for y in {{{', '.join(map(str, c.outputs))}}},")
+            lines.append(f"      Q(y|x) = {paper_text(entry)}")
+    return lines
+
+
+__all__ = ["channel_lines_in_names"]
