@@ -3,8 +3,8 @@
 what the per-pair code found: the same candidates in the same order, the same events, the
 same predicted bounds and exploration frequencies to the last bit. Checked here against
 the per-pair code kept below as it was, on random count tables (many ties, zero counts,
-inputs with different draws, δ > 0) and on the featurized draws of real randomizers
-(discrete, real and vector outputs)."""
+inputs with different draws, δ > 0, the predicted bound tabulated per count or not) and on
+the featurized draws of real randomizers (discrete, real and vector outputs)."""
 from __future__ import annotations
 
 import math
@@ -150,6 +150,7 @@ TABLES = [  # (seed, inputs, codes, draws added to one code, distinct counts, sh
     (4, 3, 30, (10, 100), 2, "real", 0.05, 1_000),
     (5, 8, 129, (0, 50), 6, "discrete", 0.01, 100_000),
     (6, 2, 5, (0, 3), 2, "discrete", 0.0, 50),
+    (7, 3, 4, (5_000, 20_000), 3, "real", 0.0, 1_000),      # more counts than prefixes: no table
 ]
 
 

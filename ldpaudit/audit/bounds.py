@@ -110,6 +110,14 @@ def predicted_bound(phat, qhat, n_confirm: int, z: float, n_explore: int | None 
     events seen only a handful of times in exploration are not mistaken for certainties, and
     the best of many candidates is not chosen for its luck.
     Vectorized; -inf where the lower bound on P(S|x) is at most δ."""
+    log_low, log_up = predicted_bound_terms(phat, qhat, n_confirm, z, n_explore, delta)
+    return log_low - log_up
+
+
+def predicted_bound_terms(phat, qhat, n_confirm: int, z: float, n_explore: int | None = None, delta: float = 0.0):
+    """The two logarithms whose difference is :func:`predicted_bound`: (ln of the pessimistic
+    P(S|x) less δ, ln of the pessimistic P(S|x')), each a function of its own estimate (so that
+    a search can tabulate them once per count)."""
     if n_explore is not None:
         phat = wilson_lower(phat, n_explore, EXPLORE_Z)
         qhat = wilson_upper(qhat, n_explore, EXPLORE_Z)
@@ -118,7 +126,7 @@ def predicted_bound(phat, qhat, n_confirm: int, z: float, n_explore: int | None 
     if delta:
         low = np.maximum(low - delta, 0.0)
     with np.errstate(divide="ignore"):
-        return np.log(low) - np.log(up)
+        return np.log(low), np.log(up)
 
 
 def bound_sd(phat, qhat, n: int, delta: float = 0.0):

@@ -29,7 +29,8 @@ from functools import partial
 
 import numpy as np
 
-from ldpaudit.audit.bounds import EXPLORE_Z, bound_sd, predicted_bound, wilson_lower, wilson_upper
+from ldpaudit.audit.bounds import (EXPLORE_Z, bound_sd, predicted_bound, predicted_bound_terms, wilson_lower,
+                                   wilson_upper)
 from ldpaudit.audit.features import Featurizer, View
 
 SCORE_BINS = 2048
@@ -145,19 +146,36 @@ def _ratio_order(ca_x, ca_y, n_x, n_y):
 
 def _best_prefixes(orders, cb_x, cb_y, n_x, n_y, n_confirm, z, delta=0.0):
     """:func:`_best_prefix` of every row at once: ``orders`` (r, k) (or one (k,) order for all
-    rows), half-B counts cb_x, cb_y (r, k), draws n_x, n_y (r,). Row i's figures are those of
-    ``_best_prefix(orders[i], cb_x[i], cb_y[i], n_x[i], n_y[i], ...)`` bit for bit: the same
-    elementwise operations, a cumulative sum and a first maximum per row."""
+    rows), half-B counts cb_x, cb_y (r, k) (integers), draws n_x, n_y (r,). Row i's figures are
+    those of ``_best_prefix(orders[i], cb_x[i], cb_y[i], n_x[i], n_y[i], ...)`` bit for bit: the
+    same elementwise operations, a cumulative sum and a first maximum per row. A prefix's
+    frequencies are its count over n, so where the counts are fewer than the prefixes, the two
+    terms of the predicted bound are computed once per count and looked up."""
     if orders.ndim == 1:
         sx, sy = cb_x[:, orders], cb_y[:, orders]
     else:
         sx, sy = np.take_along_axis(cb_x, orders, axis=1), np.take_along_axis(cb_y, orders, axis=1)
-    px = np.cumsum(sx, axis=1) / n_x[:, None]
-    qy = np.cumsum(sy, axis=1) / n_y[:, None]
-    pred = predicted_bound(px, qy, n_confirm, z, np.minimum(n_x, n_y)[:, None], delta)
+    cx, cy = np.cumsum(sx, axis=1), np.cumsum(sy, axis=1)
+    n_e = np.minimum(n_x, n_y)
+    groups = np.unique(np.stack([n_x, n_y, n_e], axis=1), axis=0)
+    if len(groups) == 1:
+        in_group = [slice(None)]
+    else:
+        in_group = [np.flatnonzero((n_x == g[0]) & (n_y == g[1]) & (n_e == g[2])) for g in groups]
+    pred = np.empty(cx.shape)
+    for (nx, ny, ne), rows in zip(groups.tolist(), in_group):
+        gx, gy = cx[rows], cy[rows]
+        top = int(max(gx.max(initial=0), gy.max(initial=0))) + 1
+        if gx.dtype.kind in "iu" and gx.min(initial=0) >= 0 and gy.min(initial=0) >= 0 and top < gx.size:
+            count = np.arange(top)
+            log_low, _ = predicted_bound_terms(count / nx, count[:1] / ny, n_confirm, z, ne, delta)
+            _, log_up = predicted_bound_terms(count[:1] / nx, count / ny, n_confirm, z, ne, delta)
+            pred[rows] = log_low[gx] - log_up[gy]
+        else:
+            pred[rows] = predicted_bound(gx / nx, gy / ny, n_confirm, z, ne, delta)
     i = np.argmax(pred, axis=1)
     rows = np.arange(len(i))
-    return pred[rows, i], i + 1, px[rows, i], qy[rows, i]
+    return pred[rows, i], i + 1, cx[rows, i] / n_x, cy[rows, i] / n_y
 
 
 class Search:
