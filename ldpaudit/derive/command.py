@@ -88,7 +88,12 @@ def run(args) -> int:
         dv = _bind_users(dv, n)
     from ldpaudit.derive.render import render
 
-    text = render(dv, args.format)
+    names = None
+    if args.format == "text":   # the text prints derived expressions in the spec's own names
+        from ldpaudit.derive.names import spec_names
+
+        names = spec_names(mech)
+    text = render(dv, args.format, names)
     if args.format == "json":  # the shared vocabulary of every command's --json
         from ldpaudit.schema import SCHEMA_VERSION
 

@@ -23,9 +23,11 @@ from ldpaudit.render.text import human
 FORMATS = ("text", "md", "latex", "json")
 
 
-def render(dv: Derivation, fmt: str) -> str:
+def render(dv: Derivation, fmt: str, names=None) -> str:
+    """``dv`` in ``fmt``; the text format prints expressions in the spec's definition ``names``
+    (:func:`ldpaudit.derive.names.spec_names`) where that is shorter and exactly equal."""
     if fmt == "text":
-        return to_text(dv)
+        return to_text(dv, names)
     if fmt == "md":
         return to_markdown(dv)
     if fmt == "latex":
@@ -43,13 +45,18 @@ def _title(dv: Derivation) -> str:
 # --- text ------------------------------------------------------------------------------------
 
 
-def to_text(dv: Derivation) -> str:
+def to_text(dv: Derivation, names=None) -> str:
+    from ldpaudit.derive.names import equation_text
+
     lines = [_title(dv), "=" * len(_title(dv)), f"Sampling model: {MODEL_NAMES[dv.sampling_model]}", ""]
     for i, step in enumerate(dv.steps, 1):
         lines.append(f"{i}. {step.title}")
         lines.append(f"   {step.text}")
         for eq in step.equations:
-            lines.append(f"     {eq.lhs} {eq.relation} {human(eq.expr)}")
+            text, where = equation_text(eq.expr, names)
+            lines.append(f"     {eq.lhs} {eq.relation} {text}")
+            if where:
+                lines.append(f"         {where}")
         lines.append("")
     for key, why in dv.results.get("not_derived", {}).items():
         lines.append(f"not derived: {key}: {why}")

@@ -48,6 +48,13 @@ def _spec_names(mech):
     return doc.get("channel") or {}, parse, definitions
 
 
+def spec_definitions(mech) -> list[tuple[str, sp.Basic]]:
+    """The spec file's ``[definitions]`` ``[(name, expr)]``, each in the parameters, x, z and
+    the names above it (as symbols); empty when there are none."""
+    named = _spec_names(mech)
+    return [] if named is None else list(named[2])
+
+
 def channel_lines_in_names(mech) -> list[str] | None:
     """``show``'s lines for a mixture, signs or coordinates channel, each law piece by piece in
     the spec's names with the definitions under it; None for the other forms."""
@@ -123,4 +130,4 @@ def _mixture_lines(ch, table, parse, where) -> list[str]:
     return lines
 
 
-__all__ = ["channel_lines_in_names"]
+__all__ = ["channel_lines_in_names", "spec_definitions"]
