@@ -571,7 +571,9 @@ def _render(payload: dict) -> None:
 
         from ldpaudit.render.tables import conformance_table
 
-        Console(width=max(100, Console().width)).print(conformance_table(payload["conformance"]))
+        from ldpaudit.render.textwidth import width
+
+        Console(width=width()).print(conformance_table(payload["conformance"]))   # the terminal's, 80 in a pipe
     for r in payload.get("rounds") or []:
         print(f"  look {r['number']}: {r['samples_per_input']:,} confirmation draws, α_r = {r['alpha']:.3g}, ε_lb = {r['epsilon_lower_bound']:.4f}")
     if payload.get("report"):
