@@ -44,8 +44,6 @@ from ldpaudit.audit.guided_wide import hash_rates
 from ldpaudit.errors import InvalidParameter, NotMaterializable
 
 MAX_ENTRIES = 200_000           # largest channel materialized for guided events
-
-
 MAX_SINGLETON_TESTS = 64        # finite outputs up to this size get one conformance test per output
 
 
