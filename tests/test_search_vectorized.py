@@ -93,7 +93,8 @@ def per_pair_rare(s: Search, pairs: list, *, n_confirm: int, alpha_each: float) 
 
 
 def per_pair_search(s: Search, pairs: list) -> list:
-    """events.search's candidates with the per-pair histogram."""
+    """events.search's candidates with the per-pair histogram, each candidate's standard
+    deviation and complexity penalty computed on its own."""
     found = []
     for x, y in pairs:
         found += per_pair_histogram(s, x, y)
@@ -103,9 +104,14 @@ def per_pair_search(s: Search, pairs: list) -> list:
     for c in found:
         if not c.sd:
             c.sd = float(bounds.bound_sd(c.p_explore, c.q_explore, s.n_confirm, s.delta))
-    from ldpaudit.audit.events import _complexity_penalty
-    found.sort(key=lambda c: -(c.predicted - _complexity_penalty(c, s.feat, n_rank, s.delta)))
+    found.sort(key=lambda c: -(c.predicted - complexity_penalty(c, s.feat, n_rank, s.delta)))
     return found
+
+
+def complexity_penalty(c: Candidate, feat, n_rank: int, delta: float = 0.0) -> float:
+    if c.family == "histogram" and feat.shape != "discrete" and np.count_nonzero(c.event.in_set) > 2:
+        return float(bounds.bound_sd(c.p_explore, c.q_explore, n_rank, delta))
+    return 0.0
 
 
 def bits(c: Candidate) -> tuple:

@@ -476,21 +476,34 @@ def search(feat: Featurizer, half_a: dict, half_b: dict, pairs: list, *, n_confi
     candidates += s.linear(pairs)
     candidates += extra or []
     n_rank = min(v.n for v in half_b.values())
-    for c in candidates:
-        if not c.sd:
-            c.sd = float(bound_sd(c.p_explore, c.q_explore, n_confirm, s.delta))
-    candidates.sort(key=lambda c: -(c.predicted - _complexity_penalty(c, feat, n_rank, s.delta)))
+    missing = [c for c in candidates if not c.sd]
+    if missing:
+        sd = bound_sd(np.array([c.p_explore for c in missing], dtype=float),
+                      np.array([c.q_explore for c in missing], dtype=float), n_confirm, s.delta)
+        for c, v in zip(missing, sd.tolist()):
+            c.sd = v
+    keys = [-(c.predicted - p) for c, p in zip(candidates, _complexity_penalties(candidates, feat, n_rank, s.delta))]
+    order = sorted(range(len(candidates)), key=keys.__getitem__)
+    candidates[:] = [candidates[i] for i in order]
     return candidates
 
 
-def _complexity_penalty(c: Candidate, feat: Featurizer, n_rank: int, delta: float = 0.0) -> float:
-    """One standard deviation of the ranking half's estimate against sets of many frequent
-    rows or real-output bins (whose best prefix partly fits that half's noise), so that a
-    threshold or projection event doing about as well is preferred: it is as valid, and
-    easier to read."""
-    if c.family == "histogram" and feat.shape != "discrete" and np.count_nonzero(c.event.in_set) > 2:
-        return float(bound_sd(c.p_explore, c.q_explore, n_rank, delta))
-    return 0.0
+def _complexity_penalties(candidates: list[Candidate], feat: Featurizer, n_rank: int, delta: float = 0.0) -> list:
+    """Per candidate, one standard deviation of the ranking half's estimate against sets of
+    many frequent rows or real-output bins (whose best prefix partly fits that half's noise),
+    so that a threshold or projection event doing about as well is preferred: it is as valid,
+    and easier to read. 0 for the others."""
+    penalty = [0.0] * len(candidates)
+    if feat.shape == "discrete":
+        return penalty
+    many = [i for i, c in enumerate(candidates)
+            if c.family == "histogram" and np.count_nonzero(c.event.in_set) > 2]
+    if many:
+        sd = bound_sd(np.array([candidates[i].p_explore for i in many], dtype=float),
+                      np.array([candidates[i].q_explore for i in many], dtype=float), n_rank, delta)
+        for i, v in zip(many, sd.tolist()):
+            penalty[i] = v
+    return penalty
 
 
 def choose(candidates: list[Candidate], max_confirm: int) -> list[Candidate]:
