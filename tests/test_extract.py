@@ -20,7 +20,7 @@ from ldpaudit.mechanism import load_spec, loads_spec
 
 ROOT = Path(__file__).resolve().parents[1]
 PERDRAW = str(ROOT / "ldpaudit" / "mechanism" / "perdraw.py")
-PLANTED = str(ROOT / "tests" / "extract" / "planted.py")
+PLANTED = str(ROOT / "ldpaudit" / "bench" / "planted.py")
 
 
 def _matrix(mech) -> dict:

@@ -3,9 +3,12 @@
     ldpaudit bench                 # every bug up to 10^6 (10^7) draws per input; several minutes
     ldpaudit bench --quick --json  # up to 10^6 draws, counterparts at 10^5; about 20 s
     ldpaudit bench --only olh-binary-p --only float-laplace
+    ldpaudit bench --from-code     # the planted bugs proved wrong from their Python source; seconds
 
 Exit 0 when every bug is flagged and no correct counterpart is, 1 when a bug is missed or a
-counterpart flagged, 2 on bad input (an unknown ``--only`` name).
+counterpart flagged, 2 on bad input (an unknown ``--only`` name). With ``--from-code``: 0 when
+every planted bug's source is REFUTED with the tight ε of its bug, 1 otherwise, 3 when one could
+not be decided.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ def add_parser(subparsers) -> None:
                    help="run only this bug (repeatable); an unknown name lists the valid ones")
     p.add_argument("--seed", type=option_seed, default=0, help="seed of every audit and baseline draw (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="false-alarm probability of each audit (default 0.05)")
+    p.add_argument("--from-code", action="store_true",
+                   help="instead of auditing: read each planted bug's Python source (ldpaudit/bench/planted.py; "
+                        "never run) and prove its channel wrong with its tight ε (issue 36)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.set_defaults(func=run)
@@ -36,6 +42,8 @@ def run(args) -> int:
 
     if not 0 < args.alpha < 1:
         raise InvalidParameter(f"--alpha {args.alpha} must be in (0, 1), e.g. --alpha 0.05")
+    if args.from_code:
+        return _from_code(args)
     bugs = runner.select(args.only)
     with status("bench", enabled=wanted(args)) as update:
         rows = runner.run_suite(bugs, quick=args.quick, seed=args.seed, alpha=args.alpha, update=update)
@@ -49,4 +57,36 @@ def run(args) -> int:
     else:
         print(runner.table(rows, seed=args.seed, alpha=args.alpha))
         print(f"{verdict}")
+    return VERDICTS[verdict]
+
+
+def _from_code(args) -> int:
+    """``bench --from-code``: the planted bugs proved from their source, not sampled."""
+    from ldpaudit.bench import from_code
+    from ldpaudit.errors import InvalidParameter
+    from ldpaudit.render.progress import status, wanted
+    from ldpaudit.schema import VERDICTS, envelope
+
+    entries = from_code.planted_rows(args.only)
+    if args.only and len(entries) < len(set(args.only)):
+        known = [k for k, _ in from_code.planted_rows()]
+        missing = next(k for k in args.only if k not in known)
+        raise InvalidParameter(f"--only {missing!r} has no planted source for --from-code; valid names: "
+                               f"{', '.join(known)}")
+    rows = []
+    with status("bench --from-code", enabled=wanted(args)) as update:
+        for i, (key, entry) in enumerate(entries):
+            update(f"{key} ({i + 1}/{len(entries)})")
+            rows.append(from_code.prove_planted(key, entry))
+    if any(r.status == "UNKNOWN" for r in rows):
+        verdict = "UNKNOWN"
+    elif all(r.as_expected or r.status == "SKIPPED" for r in rows):
+        verdict = "OK"
+    else:
+        verdict = "REFUTED"
+    if args.json:
+        print(json.dumps(envelope("bench", verdict, {"from_code": [r.to_json() for r in rows]}), indent=2))
+    else:
+        print(from_code.table(rows))
+        print(verdict)
     return VERDICTS[verdict]
