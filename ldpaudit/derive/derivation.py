@@ -631,7 +631,7 @@ def _derive_piecewise(mech, model, steps, results):
 def _derive_vector(mech, model, steps, results):
     """Vector inputs: the moments of each coordinate of the report, its variance and the worst
     case over the coordinate's interval; the mean of the reports estimates each coordinate's mean."""
-    from ldpaudit.derive.vector import coordinate_moments
+    from ldpaudit.derive.vector import coordinate_moments, worst_case_statement
 
     try:
         cm = coordinate_moments(mech)
@@ -657,15 +657,16 @@ def _derive_vector(mech, model, steps, results):
     n = N_USERS
     results["variance"] = simplify(cm.variance / n)
     where = ", ".join(map(sp.sstr, cm.worst_inputs))
+    worst, relation, how = worst_case_statement(mech, cm, model)
     steps.append(Step(
         "Worst-case variance per coordinate",
         ("Each report is unbiased for its input, so the mean of the reports' coordinate j is unbiased for the mean "
          "of the inputs' coordinate j; " if bias == 0 else "") +
-        f"Var(t_j | x) is largest over the coordinate's interval at x = {where}; over n users, given the inputs:",
+        f"Var(t_j | x) is largest over the coordinate's interval at x = {where}; {how}",
         (_eq("sup_x Var(t_j | x)", r"\sup_x \operatorname{Var}(t_j \mid x)", cm.worst_variance),
-         _eq("sup E(μ̂_j - μ_j)²", r"\sup \mathbb{E}(\hat\mu_j-\mu_j)^2", simplify(cm.worst_variance / n))),
+         _eq("sup E(μ̂_j - μ_j)²", r"\sup \mathbb{E}(\hat\mu_j-\mu_j)^2", worst, relation)),
     ))
-    _worst_case_steps(simplify(cm.worst_variance / n), steps, results)
+    _worst_case_steps(worst, steps, results)
 def _derive_mixture(mech, family, model, steps, results):
     """A mixture channel (the Hybrid mechanism): each component's first two moments (densities cell
     by cell, atoms summed over their positions), the mixture's, the unbiased report map, the

@@ -89,7 +89,15 @@ def piecewise_moments(mech: Mechanism) -> PiecewiseMoments:
     report_variance = _tidy(variance / slope**2)
     bias = _tidy(pd.integral(order, report) - X)
     worst, where, note = _worst_over_interval(mech, report_variance)
-    text = " < ".join(f"{sp.sstr(pd.breakpoints[k])}" for k in order)
+    import re
+
+    from ldpaudit.mechanism.names import breakpoint_texts, spec_definitions   # in the spec's own names
+
+    named = breakpoint_texts(mech, [pd.breakpoints[k] for k in order])
+    text = " < ".join(named)
+    own = [n for n, _ in spec_definitions(mech) if any(re.search(rf"\b{re.escape(n)}\b", t) for t in named)]
+    if own:
+        text += f", with {', '.join(own)} as the spec defines {'them' if len(own) > 1 else 'it'}"
     return PiecewiseMoments(text, m1, m2, variance, slope, intercept, report, report_variance, bias, worst, where, note)
 
 

@@ -170,3 +170,25 @@ def _positive(mech: Mechanism, expr: sp.Basic) -> bool | None:
             variants = [v.xreplace({p.upper: p.symbol + gap}) for v in variants] + [
                 v.xreplace({p.upper: p.symbol}) for v in variants]
     return True if all(shown_positive(v, mech) for v in variants) else None
+
+
+def worst_case_statement(mech, cm, model: str) -> tuple[sp.Basic, str, str]:
+    """``(sup E(μ̂_j - μ_j)², relation, why)`` over n users under ``model``, as the scalar forms
+    state it: given the inputs (fixed), exact when E[t_j² | x] is affine in x (i.i.d.: the same
+    function of μ_j as Var(t_j | x) is of x, as the real-input forms), else the upper bound
+    (sup V(X_j) + sup_x Var(t_j | x))/n of the densities (PM, SW; Popoviciu)."""
+    from ldpaudit.derive.algebra import N_USERS, simplify
+
+    x = sp.Symbol("x", real=True)
+    n = N_USERS
+    if model == "fixed":
+        return simplify(cm.worst_variance / n), "=", "over n users, given the inputs:"
+    m2 = sp.expand(cm.second_moment)
+    if m2.is_polynomial(x) and sp.degree(m2, x) <= 1:
+        return simplify(cm.worst_variance / n), "=", (
+            "E[t_j² | x] is affine in x, so under the i.i.d. model Var t_j = V(X_j) + E Var(t_j | X_j) = "
+            "E[t_j² | x = μ_j] - μ_j² is the same function of μ_j = E X_j as Var(t_j | x) is of x; over n users:")
+    lo, hi = mech.inputs.low, mech.inputs.high
+    return simplify((cm.worst_variance + (hi - lo) ** 2 / 4) / n), "≤", (
+        "under the i.i.d. model Var t_j = V(X_j) + E Var(t_j | X_j), so Var μ̂_j is at most (sup V(X_j) + "
+        "sup_x Var(t_j | x))/n, with sup V(X_j) = (high - low)²/4 (Popoviciu); an upper bound, stated as one:")

@@ -55,6 +55,57 @@ def spec_definitions(mech) -> list[tuple[str, sp.Basic]]:
     return [] if named is None else list(named[2])
 
 
+def breakpoint_texts(mech, breakpoints) -> list[str]:
+    """Each breakpoint in z of a density channel as people read it: in the spec's names where it is
+    one of the file's own condition sides (``x - b``, ``x + b``, ``-b``, ``1 + b`` of ``|z - x| <= b``
+    and ``-b <= z <= 1 + b``), checked equal exactly; otherwise as derived, e^ε written e^epsilon."""
+    from ldpaudit.mechanism.describe import _pieces, _z_bound, density_in_names
+
+    out = [paper_text(b) for b in breakpoints]
+    named = density_in_names(mech)
+    if named is None:
+        return out
+    density, definitions = named
+    sides = []
+    for _, cond in _pieces(density):
+        for rel in (cond.atoms(sp.core.relational.Relational) if isinstance(cond, sp.Basic) else ()):
+            bound = _z_bound(rel)
+            if bound is not None:
+                sides.append(bound[1])
+            for a in rel.atoms(sp.Abs):   # |z - c| <= w: the sides c - w and c + w
+                from ldpaudit.mechanism.params import Z
+
+                inner, other = a.args[0], (rel.rhs if rel.lhs == a else rel.lhs)
+                k = sp.expand(inner).coeff(Z)
+                if k in (1, -1) and not other.has(Z):
+                    c = -sp.expand(inner - k * Z) * k
+                    sides.extend([c - other, c + other])
+    inline = {}
+    for name, expr in definitions:
+        inline[sp.Symbol(name, real=True)] = expr.xreplace(inline)
+    for i, b in enumerate(breakpoints):
+        for side in sides:
+            full = side.xreplace(inline)
+            if _same(full, b, mech):
+                out[i] = paper_text(side)
+                break
+    return out
+
+
+def _same(a, b, mech) -> bool:
+    """Exactly equal: first compared at an exact sample point (cheap), then by sympy."""
+    from ldpaudit.mechanism.params import X
+
+    point = {p.symbol: sp.Integer(1) + sp.Rational(i, 7) for i, p in enumerate(mech.parameters)}
+    point[X] = sp.Rational(1, 3)
+    try:
+        if abs(sp.N((a - b).xreplace(point), 30)) > sp.Float("1e-20"):
+            return False
+        return sp.simplify(a - b) == 0
+    except (TypeError, ValueError):
+        return False
+
+
 def channel_lines_in_names(mech) -> list[str] | None:
     """``show``'s lines for a mixture, signs or coordinates channel, each law piece by piece in
     the spec's names with the definitions under it; None for the other forms."""
@@ -130,4 +181,4 @@ def _mixture_lines(ch, table, parse, where) -> list[str]:
     return lines
 
 
-__all__ = ["channel_lines_in_names", "spec_definitions"]
+__all__ = ["breakpoint_texts", "channel_lines_in_names", "spec_definitions"]

@@ -278,7 +278,7 @@ def _validity(mech: Mechanism, rlimit) -> Validity:
             if res.result == "sat":
                 _refute_mass(setup, enc2, res.model)
                 return Validity(False, orders, f"not proved for every parameter value: with the breakpoints in the "
-                                f"order {_order_text(pd, order)} the mass is not identically 1, and z3 could not rule "
+                                f"order {_order_text(pd, order, setup.mech)} the mass is not identically 1, and z3 could not rule "
                                 "that order out (at the point it proposed the exact mass is 1, so nothing is shown "
                                 "wrong); the loader checked the density at exact points", queries)
             if res.result == "unknown":
@@ -307,9 +307,12 @@ def _validity(mech: Mechanism, rlimit) -> Validity:
     return Validity(True, orders, queries=queries)
 
 
-def _order_text(pd, order) -> str:
-    """An order of the breakpoints as people read it: ``x - b < -b < x + b < 1 + b``."""
-    return " < ".join(human(pd.breakpoints[i]) for i in order)
+def _order_text(pd, order, mech) -> str:
+    """An order of the breakpoints as people read it, in the spec's names where they are its own
+    condition sides: ``x - b < -b < x + b < 1 + b``."""
+    from ldpaudit.mechanism.names import breakpoint_texts
+
+    return " < ".join(breakpoint_texts(mech, [pd.breakpoints[i] for i in order]))
 
 
 def _point(setup: _Setup, enc: Encoder, model) -> dict:
