@@ -62,11 +62,12 @@ def _decimal(v: sp.Basic) -> str:
 
 
 def agreement(derived: sp.Basic, printed: sp.Basic, tolerance: sp.Basic, relative: sp.Basic) -> bool:
-    gap = sp.Abs(derived - printed)
-    bound = tolerance + relative * sp.Abs(printed)
-    if gap.is_Rational and bound.is_Rational:
-        return bool(gap <= bound)
-    return bool(sp.N(gap - bound, 30) <= 0)
+    if derived.is_Rational and printed.is_Rational and tolerance.is_Rational and relative.is_Rational:
+        return bool(abs(derived - printed) <= tolerance + relative * abs(printed))
+    # 40 digits of each side, compared at 30 (sympy's Abs of an exact difference would decide
+    # its sign symbolically first: seconds for a derived worst case)
+    d, p = sp.N(derived, 40), sp.N(printed, 40)
+    return bool(sp.N(abs(d - p) - (tolerance + relative * abs(p)), 30) <= 0)
 
 
 def _table(manifest: Manifest, item: Item, evaluator, out: Path, stem: str):

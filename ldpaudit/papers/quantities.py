@@ -155,14 +155,37 @@ class Evaluator:
             if real is None:
                 return self._optimum(name, m.group(1), m.group(2), row, model, field, free)
             return self._bind(name, real, row, field, free)
+        if q in TIGHT:
+            return self._tight(name, row, model, field, free)
         return self._bind(name, self.symbolic(name, q, model, field), row, field, free)
+
+    def _tight(self, name: str, row: dict, model: str, field: str, free: frozenset) -> sp.Basic:
+        """The tightest ε for the whole family when z3 decides it there, else for the mechanism
+        with its integer parameters bound at this row (a tie rule that only matters for even d)."""
+        if (name, "tight_epsilon", "undecided") not in self._symbolic:
+            try:
+                return self._bind(name, self.symbolic(name, "tight_epsilon", model, field), row, field, free)
+            except Undecided:
+                self._symbolic[(name, "tight_epsilon", "undecided")] = None
+        family = self.family(name)
+        integers = [family.symbols[p.name] for p in family.parameters if p.kind == "integer" and p.name not in free]
+        values = self.bindings(name, row, field, integers)
+        key = (name, "tight_epsilon", tuple(sorted((s.name, v) for s, v in values.items())))
+        if key not in self._symbolic:
+            from ldpaudit.verify import tight_epsilon
+
+            tight = tight_epsilon(family.bind({s.name: v for s, v in values.items()}))
+            if not tight.determined:
+                raise Undecided(f"{field}: the tightest ε of {name} at {_at(row)} was not determined: {tight.reason}")
+            self._symbolic[key] = tight.value
+        return self._bind(name, self._symbolic[key], row, field, free)
 
     def _bind(self, name: str, expr: sp.Basic, row: dict, field: str, free: frozenset) -> sp.Basic:
         """A mechanism's expression at ``row``, its symbols named in ``free`` left as variables."""
         bound = [s for s in expr.free_symbols if s.name not in free]
         values = self.bindings(name, row, field, bound)
         values.update({s: solve.free_symbol(s.name) for s in expr.free_symbols if s.name in free})
-        return substitute(expr, values, field=field)
+        return substitute(solve.lazy(expr), values, field=field)
 
     def _real_optimum(self, name: str, parameter: str, target: str, model: str, field: str) -> sp.Basic | None:
         """The optimal value of a real parameter (the Hybrid mechanism's weight) as derive

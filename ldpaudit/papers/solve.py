@@ -5,14 +5,15 @@ taken in, symbolically, with every other symbol bound by the row::
     at(olh.variance, g, 4)                  # the expression with g = 4
     minimizer(olh.variance, g)              # the g > 0 where it is least (a stationary point)
     integer_minimizer(olh.variance, g)      # floor or ceil of that, whichever is smaller exactly
+    best_integer(pmv.l2_worst, k, 1, d)     # the integer k in [1, d] where it is least, all tried
     crossing(pm.l2_worst, duchi.l2_worst, epsilon)   # the ε > 0 where the two are equal
     switch_point(hm.optimal_beta_l2, epsilon)        # where a piecewise quantity changes branch
 
 Every value is derived, never looked up: ``crossing`` solves exactly in e^(ε/L)
 (:func:`ldpaudit.derive.exproots.crossings`: an algebraic root with a rational isolating
-interval); ``minimizer`` solves dE/dv = 0 exactly when sympy can, and otherwise finds the one
-sign change of dE/dv from - to + and certifies a bracket of width 1e-25 around the root by the
-exact sign of the derivative at its two rational ends (each evaluated to 60 digits)."""
+interval); ``minimizer`` solves dE/dv = 0 exactly when sympy can (a smooth E), and otherwise
+finds the one local minimum on a grid, refines it, and certifies it by exact comparisons at three
+rationals 1e-15 apart (each evaluated to 60 digits): a minimum lies within 1e-15 of the value."""
 
 from __future__ import annotations
 
@@ -47,17 +48,73 @@ class IntegerMinimizer(sp.Function):
     nargs = 2
 
 
+class BestInteger(sp.Function):
+    """``best_integer(E, v, low, high)``: the integer v in [low, high] where E is least."""
+
+    nargs = 4
+
+
 class SwitchPoint(sp.Function):
     """``switch_point(E, v)``: the v where the piecewise expression E changes branch."""
 
     nargs = 2
 
 
+class LazyMax(sp.Function):
+    """Max whose exact arguments are compared only when evaluated (sympy's Max decides the
+    order of two exact expressions on construction, seconds each for a derived worst case):
+    rational arguments at once, any others when the value is evaluated (to its precision)."""
+
+    @classmethod
+    def eval(cls, *args):
+        if args and all(a.is_Rational for a in args):
+            return sp.Max(*args)
+        return None
+
+    def _eval_evalf(self, prec):
+        from mpmath.libmp import prec_to_dps
+
+        values = [a.evalf(n=prec_to_dps(prec) + 10) for a in self.args]
+        if not all(v.is_Float or v.is_Rational for v in values):
+            return None
+        return self._pick(values).evalf(n=prec_to_dps(prec))
+
+    @staticmethod
+    def _pick(values):
+        return max(values)
+
+
+class LazyMin(LazyMax):
+    @classmethod
+    def eval(cls, *args):
+        if args and all(a.is_Rational for a in args):
+            return sp.Min(*args)
+        return None
+
+    @staticmethod
+    def _pick(values):
+        return min(values)
+
+
+def lazy(expr: sp.Basic) -> sp.Basic:
+    """``expr`` with Max and Min as :class:`LazyMax` and :class:`LazyMin`."""
+    if not expr.has(sp.Max, sp.Min):
+        return expr
+    return expr.replace(lambda e: isinstance(e, (sp.Max, sp.Min)),
+                        lambda e: (LazyMax if isinstance(e, sp.Max) else LazyMin)(*e.args))
+
+
+#: lambdify's translation of the lazy functions
+MODULES = [{"LazyMax": max, "LazyMin": min}, "mpmath"]
+
+
 CALLS = {"at": (At, 3), "crossing": (Crossing, 3), "minimizer": (Minimizer, 2),
-         "integer_minimizer": (IntegerMinimizer, 2), "switch_point": (SwitchPoint, 2)}
-CALL_TYPES = (At, Crossing, Minimizer, IntegerMinimizer, SwitchPoint)
+         "integer_minimizer": (IntegerMinimizer, 2), "best_integer": (BestInteger, 4), "switch_point": (SwitchPoint, 2)}
+CALL_TYPES = (At, Crossing, Minimizer, IntegerMinimizer, BestInteger, SwitchPoint)
 #: the position of the variable among each call's arguments
-VARIABLE = {At: 1, Crossing: 2, Minimizer: 1, IntegerMinimizer: 1, SwitchPoint: 1}
+VARIABLE = {At: 1, Crossing: 2, Minimizer: 1, IntegerMinimizer: 1, BestInteger: 1, SwitchPoint: 1}
+#: integers one best_integer() call may try
+MAX_CANDIDATES = 10_000
 DIGITS = 60
 
 
@@ -90,6 +147,8 @@ def solve_call(node, evaluate, field: str) -> sp.Basic:
         a, b = (evaluate(x, {name}) for x in node.args[:2])
         return _crossing(a, b, v, where)
     expr = evaluate(node.args[0], {name})
+    if isinstance(node, BestInteger):
+        return _best_integer(expr, v, evaluate(node.args[2], set()), evaluate(node.args[3], set()), where)
     if isinstance(node, SwitchPoint):
         return _switch_point(expr, v, where)
     point = _minimizer(expr, v, where)
@@ -118,6 +177,26 @@ def _crossing(a, b, v, where: str) -> sp.Basic:
     return roots[0].epsilon
 
 
+def _best_integer(expr, v, low, high, where: str) -> sp.Integer:
+    """Every integer of [low, high] tried: values to 30 digits, the two smallest compared again
+    to 60 (exactly when both are rational) so that a near tie is decided, never guessed."""
+    import mpmath
+
+    if not (low.is_Integer and high.is_Integer and low <= high):
+        raise InvalidSpec(f"{where}: the range must be two integers low <= high, got {low} and {high}")
+    if high - low + 1 > MAX_CANDIDATES:
+        raise InvalidSpec(f"{where}: {high - low + 1:,} integers to try, more than {MAX_CANDIDATES:,}")
+    f = sp.lambdify(v, expr, MODULES)
+    with mpmath.workdps(30):
+        scored = sorted((f(mpmath.mpf(int(c))), int(c)) for c in range(int(low), int(high) + 1))
+    if len(scored) > 1:
+        exact = sorted((sp.N(expr.xreplace({v: c}), DIGITS), c) for _, c in scored[:2])
+        if exact[0][0] == exact[1][0]:
+            raise Undecided(f"{where}: {v.name} = {exact[0][1]} and {exact[1][1]} tie to {DIGITS} digits")
+        return sp.Integer(exact[0][1])
+    return sp.Integer(scored[0][1])
+
+
 def _switch_point(expr, v, where: str) -> sp.Basic:
     if not isinstance(expr, sp.Piecewise):
         raise InvalidSpec(f"{where}: the expression is not piecewise in {v.name} at this row: {sp.sstr(expr)[:80]}")
@@ -134,20 +213,21 @@ def _switch_point(expr, v, where: str) -> sp.Basic:
 
 
 def _minimizer(expr, v, where: str) -> sp.Basic:
-    derivative = sp.diff(expr, v)
-    curvature = sp.diff(derivative, v)
-    try:
-        roots = sp.solve(sp.numer(sp.together(derivative)), v)
-    except (NotImplementedError, sp.PolynomialError):
-        roots = None
-    if roots is not None:
-        good = [sp.simplify(r) for r in roots if _real_positive(r)
-                and sp.N(curvature.xreplace({v: r}), DIGITS) > 0]
-        if len(good) == 1:
-            return good[0]
-        if good:
-            raise InvalidSpec(f"{where}: {len(good)} local minima with {v.name} > 0; a minimizer is one point")
-    return _certified_minimizer(derivative, v, where)
+    if not expr.has(sp.Max, sp.Min, sp.Piecewise, sp.Abs, LazyMax):
+        derivative = sp.diff(expr, v)
+        curvature = sp.diff(derivative, v)
+        try:
+            roots = sp.solve(sp.numer(sp.together(derivative)), v)
+        except (NotImplementedError, sp.PolynomialError):
+            roots = None
+        if roots is not None:
+            good = [sp.simplify(r) for r in roots if _real_positive(r)
+                    and sp.N(curvature.xreplace({v: r}), DIGITS) > 0]
+            if len(good) == 1:
+                return good[0]
+            if good:
+                raise InvalidSpec(f"{where}: {len(good)} local minima with {v.name} > 0; a minimizer is one point")
+    return _certified_minimizer(expr, v, where)
 
 
 def _real_positive(r) -> bool:
@@ -155,34 +235,40 @@ def _real_positive(r) -> bool:
     return bool(value.is_real and value > 0)
 
 
-def _sign(derivative, v, at: sp.Rational) -> int:
-    value = sp.N(derivative.xreplace({v: at}), DIGITS)
-    if not value.is_real:
-        return 0
-    return 1 if value > 0 else -1 if value < 0 else 0
-
-
-def _certified_minimizer(derivative, v, where: str) -> sp.Basic:
-    """The one sign change of dE/dv from - to + on a grid 2^(j/8), j = -80..80, refined by
-    mpmath and certified by the exact signs at two rationals 1e-25 either side of the root."""
+def _certified_minimizer(expr, v, where: str) -> sp.Float:
+    """The one local minimum of E on the grid 2^(j/8), j = -80..80, refined by golden-section
+    search and certified by exact comparisons: E(c - w) > E(c) < E(c + w) at rationals c ± w,
+    w = 1e-15, each side evaluated to 60 digits, so a minimum lies within w of c."""
     import mpmath
 
-    grid = [sp.Integer(2) ** sp.Rational(j, 8) for j in range(-80, 81)]
-    grid = [sp.nsimplify(sp.Float(sp.N(g, 20), 20), rational=True) for g in grid]
-    signs = [_sign(derivative, v, g) for g in grid]
-    changes = [i for i in range(len(grid) - 1) if signs[i] == -1 and signs[i + 1] == 1]
-    if len(changes) != 1:
-        raise Undecided(f"{where}: dE/d{v.name} changes sign from - to + {len(changes)} times on "
-                        f"2^-10 <= {v.name} <= 2^10; no single minimizer found")
-    lo, hi = grid[changes[0]], grid[changes[0] + 1]
-    f = sp.lambdify(v, derivative, "mpmath")
-    with mpmath.workdps(50):
-        root = mpmath.findroot(f, (mpmath.mpf(lo.p) / lo.q, mpmath.mpf(hi.p) / hi.q), solver="illinois")
-        text = mpmath.nstr(root, 40)
-    center = sp.Rational(text)
-    width = sp.Rational(1, 10**25)
-    if _sign(derivative, v, center - width) != -1 or _sign(derivative, v, center + width) != 1:
-        raise Undecided(f"{where}: the root of dE/d{v.name} near {mpmath.nstr(root, 12)} could not be certified")
+    f = sp.lambdify(v, expr, MODULES)
+    with mpmath.workdps(DIGITS):
+        grid = [mpmath.mpf(2) ** (mpmath.mpf(j) / 8) for j in range(-80, 81)]
+        values = []
+        for g in grid:
+            try:
+                y = f(g)
+                values.append(y if mpmath.isfinite(y) and mpmath.im(y) == 0 else None)
+            except (ZeroDivisionError, ValueError, OverflowError):
+                values.append(None)
+        minima = [i for i in range(1, len(grid) - 1) if None not in values[i - 1:i + 2]
+                  and values[i] < values[i - 1] and values[i] < values[i + 1]]
+        if len(minima) != 1:
+            raise Undecided(f"{where}: the expression has {len(minima)} local minima on 2^-10 <= {v.name} <= 2^10 "
+                            "(sampled); no single minimizer found")
+        a, b = grid[minima[0] - 1], grid[minima[0] + 1]
+        ratio = (mpmath.sqrt(5) - 1) / 2
+        while b - a > mpmath.mpf(10) ** -22:
+            c, d = b - ratio * (b - a), a + ratio * (b - a)
+            if f(c) < f(d):
+                b = d
+            else:
+                a = c
+        center = sp.Rational(mpmath.nstr((a + b) / 2, 30))
+    width = sp.Rational(1, 10**15)
+    at = [sp.N(expr.xreplace({v: x}), DIGITS) for x in (center - width, center, center + width)]
+    if not (at[0] > at[1] < at[2]):
+        raise Undecided(f"{where}: the minimum near {float(center):.12g} could not be certified")
     return sp.Float(center, 30)
 
 

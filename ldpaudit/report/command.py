@@ -20,7 +20,7 @@ TARGETS = {
     "joseph2018": ("ldpaudit.report.joseph2018", "Joseph et al.: Gaussian estimation protocols, simulated and verified"),
     "gaussian": ("ldpaudit.report.gaussian", "Gaussian mechanism: exact δ(ε), analytic vs classical calibration"),
     "localhashing": ("ldpaudit.papers.bundled", "Wang et al. 2017 local hashing: OLH's optimal g and variance, BLH (a manifest)"),
-    "wang2019": ("ldpaudit.report.wang2019", "Wang et al. ICDE 2019: PM, Duchi and HM worst-case variance, ε*, HM's weight"),
+    "wang2019": ("ldpaudit.papers.bundled", "Wang et al. ICDE 2019: PM, Duchi and HM worst-case variance, ε*, HM's weight (a manifest)"),
     "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
     "optimality": ("ldpaudit.report.optimality", "certified staircase-LP optima: Wang Thm 2.1 (d <= 12), W-RR for binary inputs"),
     "accounting": ("ldpaudit.report.accounting", "privacy profiles, trade-off curves, K-report and memoized composition"),
