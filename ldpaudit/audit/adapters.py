@@ -69,7 +69,9 @@ class FlatChunks:
         return len(self.sizes)
 
     def __getitem__(self, i: int):
-        a = self.flat[self.offsets[i]:self.offsets[i + 1]]
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        # one chunk of narrow values is widened on its own, not the whole block
+        a = self.narrow[lo:hi].astype(self.dtype) if self._flat is None else self._flat[lo:hi]
         return a if self.make is None else self.make(a, self.sizes[i])
 
     def __iter__(self):
