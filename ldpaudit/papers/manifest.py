@@ -34,7 +34,10 @@ files' allow-list parser (:func:`ldpaudit.mechanism.expr.parse_expression`), nev
     [[derivation]]
     mechanism = "mine"
 
-Quantities are listed in :mod:`ldpaudit.papers.quantities`. A printed value is a number
+A grid may keep only the rows where a condition holds (``where = "exp(epsilon) < d"``).
+Quantities are listed in :mod:`ldpaudit.papers.quantities`; the calls that solve for a variable
+(``at``, ``minimizer``, ``integer_minimizer``, ``best_integer``, ``crossing``, ``switch_point``)
+in :mod:`ldpaudit.papers.solve`. A printed value is a number
 (text: "0.0336", agreeing to half a unit of its last digit unless ``tolerance`` or
 ``relative_tolerance`` says otherwise) or an expression in the row's parameters (a formula the
 paper prints, agreeing to a relative 1e-12); ``known_difference`` records a difference the
