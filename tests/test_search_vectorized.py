@@ -139,17 +139,24 @@ class TableFeaturizer:
 
 def table_views(rng, inputs, k: int, n_range, spread: int) -> dict:
     """Per input, a view of k codes whose counts come from a random table: few distinct counts
-    (ties everywhere), some codes never seen, inputs with different numbers of draws."""
+    (ties everywhere), some codes never seen, inputs with different numbers of draws (spread >
+    0) or all with n_range[0] draws (spread 0)."""
     views = {}
     for u in inputs:
-        counts = rng.integers(0, spread, size=k) * rng.integers(1, 4)
-        counts[rng.random(k) < 0.3] = 0
-        counts[rng.integers(0, k)] += int(rng.integers(*n_range))
+        if spread:
+            counts = rng.integers(0, spread, size=k) * rng.integers(1, 4)
+            counts[rng.random(k) < 0.3] = 0
+            counts[rng.integers(0, k)] += int(rng.integers(*n_range))
+        else:
+            weights = rng.integers(0, 3, size=k).astype(float)
+            weights[0] += 1
+            counts = rng.multinomial(n_range[0], weights / weights.sum())
         views[u] = View(np.arange(k), None, counts.astype(np.int64), None, int(counts.sum()))
     return views
 
 
-TABLES = [  # (seed, inputs, codes, draws added to one code, distinct counts, shape, δ, confirmation draws)
+TABLES = [  # (seed, inputs, codes, draws added to one code (or of each input), distinct counts, shape, δ,
+           #  confirmation draws)
     (1, 4, 7, (0, 5), 3, "discrete", 0.0, 200),
     (2, 6, 40, (50, 400), 4, "discrete", 0.0, 5_000),
     (3, 5, 262, (100, 2_000), 3, "real", 0.0, 750),
@@ -157,6 +164,9 @@ TABLES = [  # (seed, inputs, codes, draws added to one code, distinct counts, sh
     (5, 8, 129, (0, 50), 6, "discrete", 0.01, 100_000),
     (6, 2, 5, (0, 3), 2, "discrete", 0.0, 50),
     (7, 3, 4, (5_000, 20_000), 3, "real", 0.0, 1_000),      # more counts than prefixes: no table
+    (8, 6, 50, (60,), 0, "discrete", 0.0, 500),                # the same draws per input: ranked ratios
+    (9, 5, 262, (125,), 0, "real", 0.0, 750),
+    (10, 4, 20, (30,), 0, "real", 0.02, 200),
 ]
 
 

@@ -144,18 +144,13 @@ def _ratio_order(ca_x, ca_y, n_x, n_y):
     return np.argsort(-llr, kind="stable")
 
 
-def _best_prefixes(orders, cb_x, cb_y, n_x, n_y, n_confirm, z, delta=0.0):
-    """:func:`_best_prefix` of every row at once: ``orders`` (r, k) (or one (k,) order for all
-    rows), half-B counts cb_x, cb_y (r, k) (integers), draws n_x, n_y (r,). Row i's figures are
-    those of ``_best_prefix(orders[i], cb_x[i], cb_y[i], n_x[i], n_y[i], ...)`` bit for bit: the
-    same elementwise operations, a cumulative sum and a first maximum per row. A prefix's
-    frequencies are its count over n, so where the counts are fewer than the prefixes, the two
-    terms of the predicted bound are computed once per count and looked up."""
-    if orders.ndim == 1:
-        sx, sy = cb_x[:, orders], cb_y[:, orders]
-    else:
-        sx, sy = np.take_along_axis(cb_x, orders, axis=1), np.take_along_axis(cb_y, orders, axis=1)
-    cx, cy = np.cumsum(sx, axis=1), np.cumsum(sy, axis=1)
+def _best_prefixes(cx, cy, n_x, n_y, n_confirm, z, delta=0.0):
+    """:func:`_best_prefix` of every row at once, given each row's cumulative half-B counts
+    along its order, cx and cy (r, k) (integers), and draws n_x, n_y (r,). Row i's figures
+    are those of ``_best_prefix(order_i, cb_x[i], cb_y[i], n_x[i], n_y[i], ...)`` bit for bit:
+    the same elementwise operations and the first maximum per row. A prefix's frequencies are
+    its count over n, so where the counts are fewer than the prefixes, the two terms of the
+    predicted bound are computed once per count and looked up."""
     n_e = np.minimum(n_x, n_y)
     groups = np.unique(np.stack([n_x, n_y, n_e], axis=1), axis=0)
     if len(groups) == 1:
@@ -176,6 +171,23 @@ def _best_prefixes(orders, cb_x, cb_y, n_x, n_y, n_confirm, z, delta=0.0):
     i = np.argmax(pred, axis=1)
     rows = np.arange(len(i))
     return pred[rows, i], i + 1, cx[rows, i] / n_x, cy[rows, i] / n_y
+
+
+def _ratio_orders(ca, na, bx, by):
+    """``np.argsort(-(L[bx] - L[by]), axis=1, kind="stable")`` with L = ln((ca + 1/2)/(na + 1))
+    row by row (half A's counts ca (m, k) of m inputs, na (m,)): each row the order
+    :func:`_ratio_order` gives that pair. When every input has the same draws and the counts
+    are few, the ratios are those of a table over (count under x, count under x'), sorted
+    once: the rows are then sorted by their rank in it (a stable radix sort of small
+    integers: equal ranks exactly where the ratios are equal)."""
+    top = int(ca.max(initial=0)) + 1
+    if ca.dtype.kind in "iu" and ca.min(initial=0) >= 0 and (na == na[0]).all() and top * top <= bx.size * ca.shape[1]:
+        f = np.log((np.arange(top) + 0.5) / (na[0] + 1.0))
+        _, rank = np.unique(-(f[:, None] - f[None, :]).ravel(), return_inverse=True)
+        rank = rank.reshape(top, top).astype(np.int16 if top * top < 2**15 else np.int64)
+        return np.argsort(rank[ca[bx], ca[by]], axis=1, kind="stable")
+    log_a = np.log((ca + 0.5) / (na + 1.0)[:, None])
+    return np.argsort(-(log_a[bx] - log_a[by]), axis=1, kind="stable")
 
 
 class Search:
@@ -255,31 +267,37 @@ class Search:
         cb = np.stack([self.codes_b[u] for u in inputs])
         na = np.array([self.a[u].n for u in inputs])
         nb = np.array([self.b[u].n for u in inputs])
-        # ln((count + 1/2)/(n + 1)) of every input and code, as _ratio_order computes it per pair
-        log_a = np.log((ca + 0.5) / (na + 1.0)[:, None])
         xi = np.array([row[x] for x, _ in pairs])
         yi = np.array([row[y] for _, y in pairs])
         live = np.ones(len(pairs), dtype=bool)
         if self.vector:   # only the last code (no frequent row) seen under both: nothing to rank
             seen = ca[:, :-1].sum(axis=1)
             live = seen[xi] + seen[yi] != 0
-        families = ["histogram"] + (["threshold", "threshold"] if self.feat.shape == "real" else [])
-        thresholds = [np.arange(k)[::-1], np.arange(k)]
+        families = ["histogram"]
+        thresholds = []     # the threshold orders are the same for every pair: counted per input
+        if self.feat.shape == "real":
+            families += ["threshold", "threshold"]
+            thresholds = [(np.arange(k)[::-1], np.cumsum(cb[:, ::-1], axis=1)), (np.arange(k), np.cumsum(cb, axis=1))]
+        describe = self._describe_codes
         step = max(1, (1 << 18) // k)
         for lo in range(0, len(pairs), step):
             bx, by = xi[lo:lo + step], yi[lo:lo + step]
-            llr = log_a[bx] - log_a[by]
-            orders = [np.argsort(-llr, axis=1, kind="stable")] + thresholds[:len(families) - 1]
-            for family, order in zip(families, orders):
-                pred, length, p, q = _best_prefixes(order, cb[bx], cb[by], nb[bx], nb[by], self.n_confirm,
-                                                    self.z, self.delta)
-                finite = np.isfinite(pred)
-                for j in np.flatnonzero(finite & live[lo:lo + step]).tolist():
-                    x, y = pairs[lo + j]
+            order = _ratio_orders(ca, na, bx, by)
+            cbx, cby = cb[bx], cb[by]
+            cumulative = [(order, np.cumsum(np.take_along_axis(cbx, order, axis=1), axis=1),
+                           np.cumsum(np.take_along_axis(cby, order, axis=1), axis=1))]
+            cumulative += [(o, cum[bx], cum[by]) for o, cum in thresholds]
+            for family, (order, cx, cy) in zip(families, cumulative):
+                pred, length, p, q = _best_prefixes(cx, cy, nb[bx], nb[by], self.n_confirm, self.z, self.delta)
+                keep = np.flatnonzero(np.isfinite(pred) & live[lo:lo + step]).tolist()
+                pred, length, p, q = (v.tolist() for v in (pred, length, p, q))
+                for j in keep:
+                    pair = pairs[lo + j]
                     in_set = np.zeros(k, dtype=bool)
                     in_set[(order[j] if order.ndim == 2 else order)[:length[j]]] = True
-                    event = CodeSetEvent(in_set, partial(self._describe_codes, in_set, family))
-                    out[lo + j].append(Candidate((x, y), event, family, float(pred[j]), float(p[j]), float(q[j])))
+                    event = CodeSetEvent(in_set, partial(describe, in_set, family))
+                    out[lo + j].append(Candidate(pair if type(pair) is tuple else tuple(pair), event, family,
+                                                 pred[j], p[j], q[j]))
         return out
 
     def projection(self, x, y) -> list[Candidate]:
