@@ -84,14 +84,14 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     m_confirm = np.array([n_confirm * len(ys) for _, ys in sides])
     width = min(MAX_RARE_CODES, k)
     step = max(1, (1 << 18) // k)
+    describe = s._describe_codes
     for lo in range(0, len(sides), step):
         rows = slice(lo, lo + step)
         cx = c[xi[rows]]
         cy = np.where(pooled[rows, None], c[-1] - cx, c[np.array([row[ys[0]] for _, ys in sides[rows]])])
         # Rare under x: fewer than ~1000 expected confirmation hits; the main ranking has the rest.
         rare = (cx > 0) & (cx / n_x[rows, None] * n_confirm < 1000)
-        llr = np.log((cx + 0.5) / n_x[rows, None]) - np.log((cy + 0.5) / m_e[rows, None])
-        order = np.argsort(np.where(rare, -llr, np.inf), axis=1, kind="stable")[:, :width]
+        order = _rare_orders(cx, cy, n_x[rows], m_e[rows], rare)[:, :width]
         valid = np.arange(width) < np.minimum(rare.sum(axis=1), width)[:, None]
         a = np.cumsum(np.take_along_axis(cx, order, axis=1), axis=1)
         b = np.cumsum(np.take_along_axis(cy, order, axis=1), axis=1)
@@ -103,7 +103,7 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
             x, i, a_i, b_i = xs[0], int(best[j]), a[j], b[j]
             in_set = np.zeros(k, dtype=bool)
             in_set[order[j, :i + 1]] = True
-            event = CodeSetEvent(in_set, partial(s._describe_codes, in_set, "rare"))
+            event = CodeSetEvent(in_set, partial(describe, in_set, "rare"))
             m = n_total - n_e[x] if len(ys) > 1 else n_e[ys[0]]
             args = ((x, ys[0]), event, "rare", float(score[j, i]), a_i[i] / n_e[x], b_i[i] / m)
             if len(ys) == 1:
@@ -118,6 +118,33 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     # was low by luck does not displace the same event against the pooled other inputs.
     out.sort(key=lambda c: -(c.predicted - c.sd))
     return out
+
+
+def _rare_orders(cx, cy, n_x, m_e, rare):
+    """``np.argsort(np.where(rare, -llr, inf), axis=1, kind="stable")`` with llr =
+    ln((cx + 1/2)/n_x) − ln((cy + 1/2)/m_e) row by row: each side's codes rare under x by
+    pooled exploration ratio, the others after them. Where the counts are few, the ratios are
+    those of a table over (count under x, count under x') per (n_x, m_e), and the rows are
+    sorted by their rank in it (a stable radix sort of small integers: equal ranks exactly
+    where the ratios are equal)."""
+    keys = np.empty(cx.shape, dtype=np.int16)
+    ints = cx.dtype.kind in "iu" and cy.dtype.kind in "iu" and cx.min(initial=0) >= 0 and cy.min(initial=0) >= 0
+    for nx, my in (np.unique(np.stack([n_x, m_e], axis=1), axis=0).tolist() if ints else ()):
+        rows = np.flatnonzero((n_x == nx) & (m_e == my))
+        gx, gy = cx[rows], cy[rows]
+        top_x, top_y = int(gx.max(initial=0)) + 1, int(gy.max(initial=0)) + 1
+        if top_x * top_y > gx.size:
+            break
+        fx, fy = np.log((np.arange(top_x) + 0.5) / nx), np.log((np.arange(top_y) + 0.5) / my)
+        distinct, rank = np.unique(-(fx[:, None] - fy[None, :]).ravel(), return_inverse=True)
+        if len(distinct) >= 2**15:
+            break
+        keys[rows] = np.where(rare[rows], rank.reshape(top_x, top_y)[gx, gy], len(distinct))
+    else:
+        if ints:
+            return np.argsort(keys, axis=1, kind="stable")
+    llr = np.log((cx + 0.5) / n_x[:, None]) - np.log((cy + 0.5) / m_e[:, None])
+    return np.argsort(np.where(rare, -llr, np.inf), axis=1, kind="stable")
 
 
 def _could_certify_rows(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm, delta: float, valid):
