@@ -94,7 +94,7 @@ def derivations():
 
 
 def table1():
-    from ldpaudit.report.wang2017 import PUBLISHED
+    from ldpaudit.papers.hooks.wang2017 import PUBLISHED
 
     compiled_rule.cache_clear()
     cold, (mi, l2) = timed(lambda: (compiled_rule("ksubset", "k", "mi"), compiled_rule("ksubset", "k", "l2")))
@@ -120,7 +120,7 @@ def table1():
 
 
 def simulation():
-    from ldpaudit.report.wang2017 import run
+    from ldpaudit.papers.hooks.wang2017 import run
 
     t, rows = timed(run)
     return t, len(rows)

@@ -108,7 +108,7 @@ def child(phase: str, spec: str) -> dict:
         import ldpaudit.mechanism.randomizers  # noqa: F401
         import ldpaudit.mechanism.realinput  # noqa: F401
         from ldpaudit.errors import LdpAuditError
-        from ldpaudit.report.check import _audit_stage, _derive_stage, _verify_stage
+        from ldpaudit.check import _audit_stage, _derive_stage, _verify_stage
 
         for stage, target in ((_verify_stage, family if family.claimed_delta is None else example),
                               (_derive_stage, example)):  # what check runs before, in the same process

@@ -36,13 +36,13 @@ EXIT_OK, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3,
 #: imported only when its command runs, so `ldpaudit --help`, `--version` and usage errors
 #: never import sympy, scipy, z3 or matplotlib.
 COMMANDS = {
-    "check": ("ldpaudit.report.check", "validate specs and summarize every stage on their examples"),
+    "check": ("ldpaudit.check", "validate specs and summarize every stage on their examples"),
     "show": ("ldpaudit.mechanism.command", "print a mechanism: parameters, channel, LaTeX, claimed ε"),
     "derive": ("ldpaudit.derive.command", "derive estimator, variances, risks, optimal parameters, information"),
     "verify": ("ldpaudit.extract.verify_command", "prove or refute the ε-LDP claim with z3 (witness on refutation)"),
     "audit": ("ldpaudit.audit.command", "certify a lower bound on a black-box randomizer's ε"),
     "audit-estimator": ("ldpaudit.audit.estimator_command", "audit a frequency oracle's server: bias, variance and post-processing of its estimates"),
-    "reproduce": ("ldpaudit.report.command", "regenerate the papers' results and the derivations under proofs/"),
+    "reproduce": ("ldpaudit.papers.reproduce", "regenerate the papers' results and the derivations under proofs/"),
     "simulate": ("ldpaudit.protocol.command", "simulate a protocol (Joseph et al. Gaussian estimation) on synthetic data"),
     "new": ("ldpaudit.mechanism.scaffold", "start a spec for a new mechanism from a bundled one"),
     "profile": ("ldpaudit.account.command", "exact privacy profile δ(ε), f-DP trade-off and K-report composition of a finite channel"),

@@ -202,8 +202,8 @@ def test_committed_accounting_is_regenerated_exactly(tmp_path):
     """proofs/accounting/ is what `ldpaudit reproduce accounting` writes (JSON compared by value)."""
     from pathlib import Path
 
-    from ldpaudit.report.command import reproduce
-    from ldpaudit.report.golden import json_differences
+    from ldpaudit.papers.reproduce import reproduce
+    from ldpaudit.papers.golden import json_differences
 
     reproduce("accounting", tmp_path)
     committed = Path(__file__).resolve().parents[1] / "proofs" / "accounting" / "accounting.json"

@@ -14,7 +14,7 @@ from pathlib import Path
 import plain_cpu
 import pytest
 
-from ldpaudit.report.golden import json_differences, same_toolchain
+from ldpaudit.papers.golden import json_differences, same_toolchain
 
 PROOFS = plain_cpu.ROOT / "proofs"
 
@@ -71,7 +71,7 @@ def test_kairouz_decoded_losses_are_the_same_bits_here_and_on_the_plainer_cpu():
     plainer one, at a rank-deficient channel (C·k < S), the conditioning spike (C·k = S) and a
     full-rank one, open and closed alphabets: every figure and the decoder's ranks equal as
     written."""
-    code = ("import json; from ldpaudit.report import kairouz_open as K; p = K.geometric(256); ns = (10**5, 10**6); "
+    code = ("import json; from ldpaudit.papers.hooks import kairouz_open as K; p = K.geometric(256); ns = (10**5, 10**6); "
             "out = [K.orr_losses(p, 1.0, 2, 16, 'open', ns, 3, 11), K.orr_losses(p, 1.0, 16, 16, 'closed', ns, 3, 11), "
             "K.orappor_losses(p, 1.0, 128, 2, 2, 'open', ns, 3, 11), K.orr_losses(p, 4.0, 512, 16, 'open', ns, 3, 11)]; "
             "print(json.dumps([{'rank': r['rank'], 'losses': {str(n): v for n, v in r['losses'].items()}} for r in out]))")

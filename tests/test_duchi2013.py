@@ -18,7 +18,7 @@ from ldpaudit.derive.histogram import BINS, POINT, density_bins, exact_risk, his
 from ldpaudit.derive.risk import S2
 from ldpaudit.errors import NotDerivable
 from ldpaudit.mechanism.catalog import laplace_histogram
-from ldpaudit.report import duchi2013_sim as sim
+from ldpaudit.papers.hooks import duchi2013_sim as sim
 
 BETA22 = 6 * POINT * (1 - POINT)
 

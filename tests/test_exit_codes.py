@@ -19,7 +19,7 @@ COMMANDS = {
     "show": (["show", KRR], ("ldpaudit.mechanism.core", "_validate")),
     "verify": (["verify", KRR], ("ldpaudit.mechanism.core", "_validate")),
     "derive": (["derive", KRR], ("ldpaudit.mechanism.core", "_validate")),
-    "reproduce": (["reproduce", "duchi2013", "--out", "{tmp}"], ("ldpaudit.report.golden", "write_toolchain")),
+    "reproduce": (["reproduce", "duchi2013", "--out", "{tmp}"], ("ldpaudit.papers.golden", "write_toolchain")),
     "simulate": (["simulate", "kv2", "--n", "1000", "--trials", "2"], ("ldpaudit.protocol.command", "run")),
     "bench": (["bench", "--only", "rr-8bit-coin", "--quick"], ("ldpaudit.bench.runner", "score")),
     "new": (["new", "{tmp}/new.toml", "--from", "krr"], ("ldpaudit.mechanism.loader", "dumps_spec")),

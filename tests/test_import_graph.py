@@ -233,14 +233,17 @@ FLOORS: list[tuple[str, frozenset[str], str]] = [
     ("audit", frozenset({"audit"}), ""),
     ("stages built on them",
      frozenset({"account", "extremal", "theorems", "protocol", "extract", "testing"}), ""),
-    # the public bug suite runs the stages on its planted bugs: audits, and (--from-code) extract
-    ("suites", frozenset({"bench"}), ""),
+    # suites run the stages on a set of inputs: the public bug suite (bench) on its planted bugs
+    # (audits, and with --from-code extract); `ldpaudit check` (check.py) loads, verifies, derives
+    # and audits every bundled spec, so it sits above every stage it runs and, needing no paper, below
+    # the papers; neither suite imports the other
+    ("suites", frozenset({"bench", "check"}), ""),
     # the root package's __init__ (it re-exports the stages' names) and the deprecated alias of
     # mechanism
     ("public API", frozenset({"ldpaudit", "spec"}), ""),
-    ("papers", frozenset({"papers", "report"}),
-     "shared: the reproduce command and check (report) run the manifests and their hooks (papers), "
-     "and the hooks use report's paper modules until each becomes a manifest"),
+    # the papers: manifests, the hooks and per-paper modules they and `ldpaudit reproduce` call, the
+    # golden comparison; the top floor of the pipeline, using every stage below it
+    ("papers", frozenset({"papers"}), ""),
     # the pytest plugin checks a paper's manifest (papers) as well as randomizers (testing)
     ("entry points", frozenset({"cli", "pytest_plugin"}), ""),
     ("python -m ldpaudit", frozenset({"__main__"}), ""),

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ldpaudit.derive import leastsquares as ls
-from ldpaudit.report import kairouz_open as K
+from ldpaudit.papers.hooks import kairouz_open as K
 
 
 def _dense(dec, S, Ck):
@@ -147,7 +147,7 @@ def test_conclusions_are_each_marked(reduced):
 
 
 def test_reproduce_json_contains_sweeps_and_conclusions(tmp_path):
-    from ldpaudit.report.command import reproduce
+    from ldpaudit.papers.reproduce import reproduce
 
     paths, payload = reproduce("kairouz2016", tmp_path, sweep="reduced")
     open_ = json.loads((tmp_path / "kairouz2016" / "open_alphabet.json").read_text(encoding="utf-8"))

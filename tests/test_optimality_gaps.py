@@ -39,8 +39,8 @@ def test_yebarg_gaps_against_reference_formulas():
 def test_duchi_gap_limits():
     from ldpaudit.derive import hit_risk, unbiased_estimator
     from ldpaudit.mechanism.catalog import k_rappor
-    from ldpaudit.report.documents import Document
-    from ldpaudit.report.duchi2013 import _minimax_gap
+    from ldpaudit.papers.documents import Document
+    from ldpaudit.papers.hooks.duchi2013 import _minimax_gap
 
     rap = k_rappor()
     d, e = rap.symbols["d"], rap.symbols["epsilon"]

@@ -188,8 +188,8 @@ def test_reproduce_optimality_matches_the_committed_files(tmp_path):
     points) regenerates proofs/optimality exactly, and every point agrees."""
     from pathlib import Path
 
-    from ldpaudit.report.command import reproduce
-    from ldpaudit.report.golden import json_differences
+    from ldpaudit.papers.reproduce import reproduce
+    from ldpaudit.papers.golden import json_differences
 
     _, payload = reproduce("optimality", tmp_path)
     assert payload["all_agree"] and payload["binary_mechanism_is_wrr"]

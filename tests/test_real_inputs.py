@@ -207,7 +207,7 @@ def test_audit_inputs_are_distinct_rows_at_the_doubles_the_randomizer_receives(s
 def test_check_audits_the_witness_pair_of_the_one_round_grid_randomizer():
     """The two inputs picked by class alone fell on one side of the grid in floats (ε_lb 0.000);
     verify's witness pair (x = 0, x' = 1/5) is on both sides, so the audit certifies most of ε = 1."""
-    from ldpaudit.report.check import _audit_stage, _witness_inputs
+    from ldpaudit.check import _audit_stage, _witness_inputs
     from ldpaudit.mechanism.realinput import audit_inputs
 
     mech = load_spec("specs/joseph_kvrr2_oneround.toml").bind_example()

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ldpaudit.report import simulate as sim
-from ldpaudit.report.golden import json_differences, same_toolchain
+from ldpaudit.papers.hooks import simulate as sim
+from ldpaudit.papers.golden import json_differences, same_toolchain
 
 ROOT = Path(__file__).resolve().parents[1]
 PROOFS = ROOT / "proofs"
@@ -29,7 +29,7 @@ SLOW_NAMES = ("derivations", "wang2017", "wang2019")
 
 def _regenerate(out, names):
     """Run the named reproductions into ``out`` in two processes; returns {name: payload}."""
-    from ldpaudit.report.command import reproduce
+    from ldpaudit.papers.reproduce import reproduce
 
     # two processes (the machine's two cores; pytest itself uses one), the longest target first;
     # "spawn": the test process may hold threads (Dask, sandbox supervisors) that fork would copy
@@ -59,7 +59,7 @@ def test_committed_proofs_are_regenerated_exactly(regenerated):
 
 @pytest.mark.slow
 def test_heaviest_committed_proofs_are_regenerated_exactly(tmp_path):
-    from ldpaudit.report.command import _json_payload
+    from ldpaudit.papers.reproduce import _json_payload
 
     payloads = _regenerate(tmp_path, SLOW_NAMES)
     assert _compare_with_committed(tmp_path, SLOW_NAMES) >= 20 * 2 + 2
@@ -85,7 +85,7 @@ def _compare_with_committed(out, names) -> int:
                 assert json_differences(generated_json, json.loads(committed.read_text(encoding="utf-8"))) == [], stale
                 compared += 1
             elif path.suffix in (".md", ".tex"):
-                # printed text: to the letter under the toolchain that wrote it (see report/golden.py)
+                # printed text: to the letter under the toolchain that wrote it (see papers/golden.py)
                 if letter:
                     assert path.read_text(encoding="utf-8") == committed.read_text(encoding="utf-8"), stale
                 compared += 1
@@ -107,7 +107,7 @@ def test_wang_table1_k_columns_all_41_rows(tmp_path):
     from ldpaudit.papers.build import build
     from ldpaudit.papers.bundled import bundled_manifest
     from ldpaudit.papers.manifest import load_manifest
-    from ldpaudit.report.golden import json_differences
+    from ldpaudit.papers.golden import json_differences
 
     manifest = load_manifest(bundled_manifest("wang2017"))
     result = build(replace(manifest, items=tuple(i for i in manifest.items if i.kind == "table")), tmp_path)
@@ -162,7 +162,7 @@ def test_wang_json_rows():
 def test_simulated_unprojected_risk_matches_derived():
     """The unbiased estimator's simulated mean ℓ2² is within 3 SE of the derived
     fixed-population risk; 4 mechanisms x 3 settings (d, ε), 200 repetitions, fixed seed."""
-    from ldpaudit.report.wang2017 import derived_risks, optimal_k
+    from ldpaudit.papers.hooks.wang2017 import derived_risks, optimal_k
 
     ok = []
     for row, (d, eps) in enumerate(((8, "1.0"), (16, "2.0"), (32, "0.5"))):
@@ -327,7 +327,7 @@ def test_cli_reproduce_json(tmp_path, capsys):
 @pytest.mark.slow
 def test_kairouz_full_sweep_is_regenerated_exactly(tmp_path):
     """The committed open/closed-alphabet results are what the full seeded sweep writes."""
-    from ldpaudit.report.kairouz_open import reproduce_open
+    from ldpaudit.papers.hooks.kairouz_open import reproduce_open
 
     paths, _ = reproduce_open(tmp_path, sweep="full")
     letter = same_toolchain(PROOFS)

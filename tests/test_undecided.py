@@ -68,7 +68,7 @@ def test_an_undecided_row_sum_is_inconclusive(unsure, tmp_path, capsys):
 
 
 def test_check_lists_an_undecided_spec_as_unknown_and_a_wrong_one_as_invalid(unsure, tmp_path):
-    from ldpaudit.report.check import check_one
+    from ldpaudit.check import check_one
 
     (tmp_path / "wrr.toml").write_text(RIGHT)
     row = check_one(tmp_path / "wrr.toml", audit_samples=100, load_seconds=None, load_memory_mb=None)
@@ -76,7 +76,7 @@ def test_check_lists_an_undecided_spec_as_unknown_and_a_wrong_one_as_invalid(uns
 
 
 def test_check_lists_a_wrong_spec_as_invalid(tmp_path):
-    from ldpaudit.report.check import check_one
+    from ldpaudit.check import check_one
 
     (tmp_path / "wrong.toml").write_text(WRONG)
     row = check_one(tmp_path / "wrong.toml", audit_samples=100, load_seconds=None, load_memory_mb=None)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
-from ldpaudit.report.golden import json_differences, same_toolchain
+from ldpaudit.papers.golden import json_differences, same_toolchain
 from ldpaudit.mechanism import load_spec, spec_sha256
 from ldpaudit.mechanism.catalog import k_rr
 from ldpaudit.verify import verify, write_certificate

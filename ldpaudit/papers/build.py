@@ -109,7 +109,7 @@ def build(manifest: Manifest, out: str | Path | None = None, *, force: bool = Fa
     this build (which then rebuilds every hook)."""
     from ldpaudit.papers.items import build_item
     from ldpaudit.papers.quantities import Evaluator
-    from ldpaudit.report.golden import write_toolchain
+    from ldpaudit.papers.golden import write_toolchain
 
     out = Path(out) if out is not None else manifest.output
     out.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ def compare_folders(generated: Path, committed: Path) -> list[str]:
     to the letter when the committed files were written by the installed toolchain (else only
     through their JSON), figures present; the same rules as the golden files of ``proofs/``."""
     from ldpaudit.papers.build import STATE
-    from ldpaudit.report.golden import TOOLCHAIN_FILE, json_differences, same_toolchain
+    from ldpaudit.papers.golden import TOOLCHAIN_FILE, json_differences, same_toolchain
 
     if not committed.is_dir():
         return [f"{committed}: no committed output to compare with; build it and commit it first"]

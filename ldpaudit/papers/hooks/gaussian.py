@@ -15,10 +15,10 @@ from pathlib import Path
 import sympy as sp
 
 from ldpaudit.mechanism.loader import load_spec
-from ldpaudit.report.documents import Document, write_outputs
+from ldpaudit.papers.documents import Document, write_outputs
 from ldpaudit.verify.density_delta import MARGIN, Phi, density_delta, evaluator, numeric, smallest, verify_density_delta
 
-SPEC = Path(__file__).resolve().parents[2] / "specs" / "gaussian.toml"
+SPEC = Path(__file__).resolve().parents[3] / "specs" / "gaussian.toml"
 DELTAS = (sp.Rational(1, 10**5), sp.Rational(1, 10**3), sp.Rational(1, 20))
 EPSILONS = (sp.Rational(1, 2), 1, 2, 4, 6, 8, 10, 15, 20)
 

@@ -9,7 +9,12 @@ multi-round simulations), called from a manifest by name, all listed here::
 A hook is ``f(*, out, manifest, **options) -> (payload, files)``: it writes its files into
 ``out`` and returns a small JSON payload; its seeds are fixed inside it, so its files are a
 function of its options alone. ``reproduce(..., hook_options=...)`` overrides options for one
-build (the tests run the reduced sweeps)."""
+build (the tests run the reduced sweeps).
+
+The modules of this package are the papers' code, in one place: the hooks' own
+(kairouz_open, wang2017 and its simulate), and the results still reproduced by code, each a
+target of ``ldpaudit reproduce NAME`` (:data:`ldpaudit.papers.reproduce.TARGETS`): duchi2013
+(+ duchi2013_sim), joseph2018, gaussian, optimality, accounting, theorems and derivations."""
 
 from __future__ import annotations
 
@@ -17,8 +22,8 @@ from pathlib import Path
 
 
 def kairouz2016_open_alphabet(*, out: Path, manifest, sweep: str = "full") -> tuple[dict, list]:
-    """O-RR and O-RAPPOR on open and closed alphabets, simulated (:mod:`ldpaudit.report.kairouz_open`)."""
-    from ldpaudit.report.kairouz_open import reproduce_open
+    """O-RR and O-RAPPOR on open and closed alphabets, simulated (:mod:`ldpaudit.papers.hooks.kairouz_open`)."""
+    from ldpaudit.papers.hooks.kairouz_open import reproduce_open
 
     if sweep not in ("full", "reduced"):
         from ldpaudit.errors import InvalidSpec
@@ -31,8 +36,8 @@ def kairouz2016_open_alphabet(*, out: Path, manifest, sweep: str = "full") -> tu
 
 def wang2017_simulation(*, out: Path, manifest, repetitions: int = 100) -> tuple[dict, list]:
     """Wang et al.'s Table 1 simulation re-run (n = 10,000 users, seeded), next to the published
-    errors (:mod:`ldpaudit.report.wang2017`): table1.{md,tex,json,png}."""
-    from ldpaudit.report.wang2017 import reproduce
+    errors (:mod:`ldpaudit.papers.hooks.wang2017`): table1.{md,tex,json,png}."""
+    from ldpaudit.papers.hooks.wang2017 import reproduce
 
     if isinstance(repetitions, bool) or not isinstance(repetitions, int) or not 1 <= repetitions <= 10_000:
         from ldpaudit.errors import InvalidSpec

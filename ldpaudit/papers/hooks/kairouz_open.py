@@ -395,7 +395,7 @@ def plot(result: dict, alphabet: str, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ldpaudit.report.documents import save_png
+    from ldpaudit.papers.documents import save_png
 
     panels = result["panels"][alphabet]
     fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
@@ -416,7 +416,7 @@ def plot(result: dict, alphabet: str, path):
 
 
 def document(result: dict, concl: list[dict], figures: dict):
-    from ldpaudit.report.documents import Document
+    from ldpaudit.papers.documents import Document
 
     doc = Document("Kairouz, Bonawitz & Ramage (ICML 2016): open and closed alphabets, simulated")
     doc.para("Source: the slides' \"Open Alphabets\" and \"Understanding Parameters\" sections. Setting as printed: "
@@ -470,7 +470,7 @@ def reproduce_open(out_dir, *, sweep: str = "full", seed: int = 2016) -> tuple[l
     """Run the sweeps, test the conclusions, write open_alphabet.{md,tex,json} and the plots."""
     from pathlib import Path
 
-    from ldpaudit.report.documents import write_outputs
+    from ldpaudit.papers.documents import write_outputs
 
     out_dir = Path(out_dir)
     result = run_sweeps(sweep, seed=seed)

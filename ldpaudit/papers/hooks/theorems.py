@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-CLAIMS_DIR = Path(__file__).resolve().parents[2] / "proofs" / "theorems"
+CLAIMS_DIR = Path(__file__).resolve().parents[3] / "proofs" / "theorems"
 SECONDS = 60.0
 
 
@@ -18,7 +18,7 @@ def claims_files(directory: Path = CLAIMS_DIR) -> list[Path]:
 
 
 def reproduce(out_dir, *, seconds: float = SECONDS) -> tuple[list, dict]:
-    from ldpaudit.report.documents import Document, write_outputs
+    from ldpaudit.papers.documents import Document, write_outputs
     from ldpaudit.theorems.claims import load_claims
     from ldpaudit.theorems.prover import prove_file
 

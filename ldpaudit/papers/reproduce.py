@@ -12,19 +12,19 @@ from ldpaudit.errors import LdpAuditError
 
 #: name -> (module, description)
 TARGETS = {
-    "derivations": ("ldpaudit.report.derivations", "every bundled spec's derivation"),
+    "derivations": ("ldpaudit.papers.hooks.derivations", "every bundled spec's derivation"),
     "kairouz2016": ("ldpaudit.papers.bundled", "Kairouz et al. ICML 2016: utility table (a manifest), open/closed-alphabet sweeps"),
     "wang2017": ("ldpaudit.papers.bundled", "Wang et al. Table 1: k*, k# (a manifest) and the simulation"),
     "yebarg2017": ("ldpaudit.papers.bundled", "Ye & Barg medium-privacy risk ratios and optimality gaps (a manifest)"),
-    "duchi2013": ("ldpaudit.report.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
-    "joseph2018": ("ldpaudit.report.joseph2018", "Joseph et al.: Gaussian estimation protocols, simulated and verified"),
-    "gaussian": ("ldpaudit.report.gaussian", "Gaussian mechanism: exact δ(ε), analytic vs classical calibration"),
+    "duchi2013": ("ldpaudit.papers.hooks.duchi2013", "Duchi et al.: Laplace mean, multivariate RR rate"),
+    "joseph2018": ("ldpaudit.papers.hooks.joseph2018", "Joseph et al.: Gaussian estimation protocols, simulated and verified"),
+    "gaussian": ("ldpaudit.papers.hooks.gaussian", "Gaussian mechanism: exact δ(ε), analytic vs classical calibration"),
     "localhashing": ("ldpaudit.papers.bundled", "Wang et al. 2017 local hashing: OLH's optimal g and variance, BLH (a manifest)"),
     "wang2019": ("ldpaudit.papers.bundled", "Wang et al. ICDE 2019: PM, Duchi and HM worst-case variance, ε*, HM's weight (a manifest)"),
     "certificates": ("ldpaudit.verify.command", "privacy certificates (ldpaudit.verify)"),
-    "optimality": ("ldpaudit.report.optimality", "certified staircase-LP optima: Wang Thm 2.1 (d <= 12), W-RR for binary inputs"),
-    "accounting": ("ldpaudit.report.accounting", "privacy profiles, trade-off curves, K-report and memoized composition"),
-    "theorems": ("ldpaudit.report.theorems", "the seed papers' inequalities over their regions (proofs/theorems/*.toml)"),
+    "optimality": ("ldpaudit.papers.hooks.optimality", "certified staircase-LP optima: Wang Thm 2.1 (d <= 12), W-RR for binary inputs"),
+    "accounting": ("ldpaudit.papers.hooks.accounting", "privacy profiles, trade-off curves, K-report and memoized composition"),
+    "theorems": ("ldpaudit.papers.hooks.theorems", "the seed papers' inequalities over their regions (proofs/theorems/*.toml)"),
 }
 
 
@@ -42,8 +42,8 @@ def add_parser(subparsers) -> None:
 
 def reproduce(name: str, out_dir, **options) -> tuple[list, object]:
     """Regenerate one target under ``out_dir``; also records the toolchain that printed it
-    (``GENERATED_WITH.json``, major.minor versions; see :mod:`ldpaudit.report.golden`)."""
-    from ldpaudit.report.golden import write_toolchain
+    (``GENERATED_WITH.json``, major.minor versions; see :mod:`ldpaudit.papers.golden`)."""
+    from ldpaudit.papers.golden import write_toolchain
 
     out_dir = Path(out_dir)
     write_toolchain(out_dir)

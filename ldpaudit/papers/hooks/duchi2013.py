@@ -23,8 +23,8 @@ from ldpaudit.derive import N_USERS, hit_risk, mean_estimation, unbiased_estimat
 from ldpaudit.derive.algebra import leading_power, leading_term_at_zero, simplify
 from ldpaudit.derive.continuous import VX, ZBAR
 from ldpaudit.portable import exact_function
-from ldpaudit.report import duchi2013_sim as sim
-from ldpaudit.report.documents import Document, fmt, write_outputs
+from ldpaudit.papers.hooks import duchi2013_sim as sim
+from ldpaudit.papers.documents import Document, fmt, write_outputs
 from ldpaudit.mechanism.catalog import k_rappor, laplace_mean
 
 

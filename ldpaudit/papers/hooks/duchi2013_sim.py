@@ -178,7 +178,7 @@ def _pyplot():
 
 
 def plot_reports(sample: dict, mu: float, bound: float, path):
-    from ldpaudit.report.documents import save_png
+    from ldpaudit.papers.documents import save_png
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4))
@@ -198,7 +198,7 @@ def plot_reports(sample: dict, mu: float, bound: float, path):
 
 
 def plot_mse_n(rows: list[dict], derived, alphas, ns, path):
-    from ldpaudit.report.documents import save_png
+    from ldpaudit.papers.documents import save_png
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -218,7 +218,7 @@ def plot_mse_n(rows: list[dict], derived, alphas, ns, path):
 
 
 def plot_mse_alpha(rows: list[dict], derived, n: int, path):
-    from ldpaudit.report.documents import save_png
+    from ldpaudit.papers.documents import save_png
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -237,7 +237,7 @@ def plot_mse_alpha(rows: list[dict], derived, n: int, path):
 
 
 def plot_density(rows: list[dict], exact, alphas, path):
-    from ldpaudit.report.documents import save_png
+    from ldpaudit.papers.documents import save_png
 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))

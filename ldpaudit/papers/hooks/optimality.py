@@ -12,7 +12,7 @@ import sympy as sp
 from ldpaudit.extremal.staircase import pattern_text
 from ldpaudit.extremal.staircase import DIVERGENCES, OBJECTIVES
 from ldpaudit.extremal.theorems import AGREEMENT_WIDTH, check_binary_divergence, check_kairouz_binary, check_wang_21
-from ldpaudit.report.documents import Document, write_outputs
+from ldpaudit.papers.documents import Document, write_outputs
 
 DS = tuple(range(2, 13))
 EPSILONS = (sp.Rational(1, 4), sp.Rational(1, 2), sp.Integer(1), sp.Integer(2), sp.log(5), sp.Integer(4))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ldpaudit.derive import compiled_rule
-from ldpaudit.report import simulate as sim
+from ldpaudit.papers.hooks import simulate as sim
 
 #: Table 1 of Wang et al. (seed document 002, §5), transcribed: d, ε, mean ‖θ̂-θ‖₂² of BRR, MRR,
 #: k*-SS, k#-SS, mean ‖θ̂-θ‖₁ of the same, k*, k#.
@@ -141,7 +141,7 @@ def reproduce(out_dir, *, reps: int = sim.REPETITIONS, folder=None) -> tuple[lis
     (ldpaudit/papers/manifests/wang2017); this is its hook wang2017_simulation."""
     from pathlib import Path
 
-    from ldpaudit.report.documents import Document, fmt, write_outputs
+    from ldpaudit.papers.documents import Document, fmt, write_outputs
 
     out_dir = Path(folder) if folder is not None else Path(out_dir) / "wang2017"
     rows = run(reps=reps)
@@ -151,7 +151,7 @@ def reproduce(out_dir, *, reps: int = sim.REPETITIONS, folder=None) -> tuple[lis
     doc = Document("Wang et al. (2016), Table 1, regenerated")
     doc.para("Source: S. Wang, L. Huang, P. Wang, Y. Nie, H. Xu, W. Yang, X.-Y. Li, C. Qiao, \"Mutual Information "
              "Optimally Local Private Discrete Distribution Estimation\", Table 1 (seed document 002). The published "
-             "numbers are transcribed in `ldpaudit/report/wang2017.py`; everything else below is derived or simulated.")
+             "numbers are transcribed in `ldpaudit/papers/hooks/wang2017.py`; everything else below is derived or simulated.")
     doc.heading("Optimal subset sizes, derived")
     doc.para("The k-subset channel of the catalog is derived with k free. The mutual information under the uniform "
              "prior, relaxed to a real k, has a single stationary point (the numerator of dI/dk vanishes at)")
@@ -219,7 +219,7 @@ def _plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ldpaudit.report.documents import save_png
+    from ldpaudit.papers.documents import save_png
 
     fig, ax = plt.subplots(figsize=(5.5, 5))
     markers = {"BRR": "o", "MRR": "s", "k*-SS": "^", "k#-SS": "v"}

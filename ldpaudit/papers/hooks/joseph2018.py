@@ -16,7 +16,7 @@ import sympy as sp
 
 from ldpaudit.errors import LdpAuditError
 from ldpaudit.portable import exact_function, loglog_slope
-from ldpaudit.report.documents import Document, Math, fmt, save_png, write_outputs
+from ldpaudit.papers.documents import Document, Math, fmt, save_png, write_outputs
 
 SEED = 20181120
 TRIALS = 200

@@ -13,7 +13,7 @@ from ldpaudit.mechanism import load_spec
 
 
 def bundled_specs(specs_dir: Path | None = None) -> list[Path]:
-    candidates = [specs_dir] if specs_dir else [Path("specs"), Path(__file__).resolve().parents[2] / "specs"]
+    candidates = [specs_dir] if specs_dir else [Path("specs"), Path(__file__).resolve().parents[3] / "specs"]
     for c in candidates:
         if c is not None and c.is_dir() and list(c.glob("*.toml")):
             return sorted(c.glob("*.toml"))

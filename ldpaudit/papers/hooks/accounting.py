@@ -11,9 +11,9 @@ from pathlib import Path
 
 import sympy as sp
 
-from ldpaudit.report.documents import Document, save_png, write_outputs
+from ldpaudit.papers.documents import Document, save_png, write_outputs
 
-SPECS = Path(__file__).resolve().parents[2] / "specs"
+SPECS = Path(__file__).resolve().parents[3] / "specs"
 #: (spec, bindings): the catalog's finite mechanisms at exact parameters (rational entries
 #: where the exponent would be irrational: k-RAPPOR at ε = log 9 so that e^(ε/2) = 3)
 CATALOG = [
