@@ -134,6 +134,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--memory-mb", type=_megabytes, default=DEFAULT_MEMORY_MB, metavar="MB",
                    help="memory budget of the audit and limit of an isolated target, in MiB (default 2048); the JSON "
                         "states the peak")
+    p.add_argument("--max-processes", type=_max_processes, default=None, metavar="N",
+                   help="the most processes and threads an isolated target may hold at once (default 1024); one "
+                        "that exceeds it ends the audit (exit 2)")
     p.add_argument("--command", help="a program in any language speaking the JSON-lines protocol")
     p.add_argument("--python", metavar="PATH",
                    help="run the isolated target's worker under this interpreter (another virtual environment's "
@@ -170,7 +173,7 @@ def add_parser(subparsers) -> None:
 
 _RESUMABLE = ("target", "domain", "epsilon", "delta", "spec", "param", "samples", "alpha", "seed", "batch", "target_arg",
               "isolate", "timeout", "warmup", "memory_mb", "command", "until_confident", "budget", "workers",
-              "feature", "hash", "as_set", "python", "input_map")
+              "feature", "hash", "as_set", "python", "input_map", "max_processes")
 
 
 def run(args) -> int:
@@ -256,8 +259,8 @@ def _randomizer(args):
         if getattr(args, "python", None):
             raise InvalidParameter("--python runs a TARGET's worker; a --command program names its own interpreter "
                                    "(--command '/path/to/venv/bin/python program.py')")
-        return (external.command(args.command, timeout=args.timeout, warmup=args.warmup, memory_mb=args.memory_mb),
-                True, True)
+        return (external.command(args.command, timeout=args.timeout, warmup=args.warmup, memory_mb=args.memory_mb,
+                                 max_processes=getattr(args, "max_processes", None)), True, True)
     if not args.target:
         raise InvalidParameter("no randomizer: give TARGET (module:function or file.py:function) or --command")
     target_args = _target_args(args.target_arg)
@@ -273,12 +276,26 @@ def _randomizer(args):
         args.target = absolute_target(args.target)
     if isolate:
         return (external.isolated(args.target, target_args, batch=args.batch, timeout=args.timeout,
-                                  warmup=args.warmup, memory_mb=args.memory_mb, python=python), True, True)
+                                  warmup=args.warmup, memory_mb=args.memory_mb, python=python,
+                                  max_processes=getattr(args, "max_processes", None)), True, True)
     if getattr(args, "cluster", None):  # loaded again by name on the workers
         from ldpaudit.audit.cluster import TargetFunction
 
         return TargetFunction(args.target, target_args), bool(args.batch), False
     return load_target(args.target, target_args, batch=bool(args.batch)), bool(args.batch), False
+
+
+def _max_processes(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--max-processes {text!r} is not a positive integer; give e.g. "
+                                         f"--max-processes 64")
+    return value
 
 
 def _megabytes(text: str) -> int:

@@ -420,13 +420,15 @@ def isolated(
     chunk: int | None = None,
     sandbox: bool = True,
     python: str | None = None,
+    max_processes: int | None = None,
 ) -> ExternalRandomizer:
     """Run the Python target ``package.module:function`` or ``path/to/file.py:function`` in a
     sandboxed worker process under the timeout policy (``warmup`` for the first call, then
     max(``timeout``, 50 × the slowest call)) and a memory limit. The result is a batch
     randomizer ``f(x, n, rng)`` whatever the target's own form. ``python``: the interpreter of
     another virtual environment that runs the worker (``--python``; :mod:`ldpaudit.audit.interpreter`),
-    so that the target's library loads there only."""
+    so that the target's library loads there only. ``max_processes``: the sandbox's cap on the
+    target's processes and threads (default sandbox.MAX_PROCESSES)."""
     policy = TimeoutPolicy(warmup=float(warmup), floor=float(timeout))
     if python is not None:
         from ldpaudit.audit.interpreter import check_python
@@ -454,13 +456,15 @@ def isolated(
         sandbox=sandbox,
         worker=True,
         python=python,
+        max_processes=max_processes,
     )
 
 
 def command(cmd: str | Sequence[str], *, timeout: float = DEFAULT_TIMEOUT, warmup: float = DEFAULT_WARMUP,
-            memory_mb: int | None = DEFAULT_MEMORY_MB, chunk: int = 100_000, sandbox: bool = True) -> ExternalRandomizer:
+            memory_mb: int | None = DEFAULT_MEMORY_MB, chunk: int = 100_000, sandbox: bool = True,
+            max_processes: int | None = None) -> ExternalRandomizer:
     """A randomizer program in any language, speaking the JSON-lines protocol, sandboxed; its
     first request may take ``warmup`` seconds, later ones max(``timeout``, 50 × the slowest)."""
     argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
     return ExternalRandomizer(argv, policy=TimeoutPolicy(warmup=float(warmup), floor=float(timeout)),
-                              memory_mb=memory_mb, chunk=chunk, sandbox=sandbox)
+                              memory_mb=memory_mb, chunk=chunk, sandbox=sandbox, max_processes=max_processes)

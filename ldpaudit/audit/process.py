@@ -105,6 +105,7 @@ class SupervisedProgram:
         sandbox: bool = True,
         worker: bool = False,
         python: str | None = None,
+        max_processes: int | None = None,
     ):
         if not argv:
             raise RandomizerError("empty command; give a program to run, e.g. --command 'python3 my_randomizer.py'")
@@ -117,6 +118,7 @@ class SupervisedProgram:
         self.sandbox = sandbox
         self.worker = worker        # the program is ldpaudit's isolation worker (it enforces per-call limits)
         self.python = python        # --python: the worker runs shipped to this interpreter (interpreter.py)
+        self.max_processes = max_processes  # the sandbox's process cap (None: sandbox.MAX_PROCESSES)
         self.proc: subprocess.Popen | None = None
         self._buffer = b""
         self._stderr = b""
@@ -173,6 +175,8 @@ class SupervisedProgram:
                 argv += ["--why-not-pid", str(found.get("pid_namespace_error") or "not probed")]
             if found["seccomp"]:
                 argv.append("--seccomp")
+            if self.max_processes is not None:
+                argv += ["--max-processes", str(int(self.max_processes))]
             if shared_fd is not None:
                 argv += ["--pass-fd", str(shared_fd)]
             argv += ["--", *self._program()]

@@ -25,6 +25,11 @@ Layers, each used when the machine allows it (:func:`probe` finds out once per p
   randomizer exits it SIGKILLs every descendant it finds in ``/proc`` until none is left. The
   supervisor ends the tree the same way when the auditor asks (SIGTERM) or is gone (the
   status pipe has no reader any more: the auditor exited, was interrupted or killed).
+- **process cap**: at most :data:`MAX_PROCESSES` tasks (``--max-processes``): RLIMIT_NPROC in
+  the randomizer's user namespace, which counts that namespace's tasks only (fork fails beyond
+  it; it does not bind uid 0), and in every case the supervisor's count of the tree every
+  :data:`COUNT_INTERVAL` s, which ends the tree at the cap and reports "the randomizer exceeded
+  N processes" (a fork bomb starves the machine otherwise: nothing else bounds it but pid_max).
 - **always**: the supervisor in between (a randomizer killing its parent kills only the
   supervisor, and with it itself: the parent-death signal), ``HOME``, ``TMPDIR`` and the XDG
   directories in a scratch directory removed after the audit, address-space and core limits.
@@ -274,6 +279,53 @@ def _reap() -> None:
             return
 
 
+#: the most tasks (processes and threads) a randomizer may have at once, its own included (--max-processes)
+MAX_PROCESSES = 1024
+#: seconds between two counts of the randomizer's tasks by the supervisor
+COUNT_INTERVAL = 0.1
+
+
+def tasks_below(root: int, proc: int | None = None) -> int:
+    """Tasks (threads of live processes) of every descendant of ``root``, in one walk of ``/proc``
+    (what RLIMIT_NPROC counts); ``proc``: a directory descriptor of the ``/proc`` that numbers
+    ``root`` (the supervisor's, opened before the namespace init mounts its own over it)."""
+    children: dict[int, list[tuple[int, int]]] = {}
+    for entry in os.listdir("/proc" if proc is None else proc):
+        if not entry.isdigit():
+            continue
+        try:
+            fd = os.open(f"/proc/{entry}/stat" if proc is None else f"{entry}/stat", os.O_RDONLY, dir_fd=proc)
+            try:
+                fields = os.read(fd, 4096).rpartition(b")")[2].split()
+            finally:
+                os.close(fd)
+            if fields[0] in (b"Z", b"X"):
+                continue
+            children.setdefault(int(fields[1]), []).append((int(entry), int(fields[17])))
+        except (OSError, IndexError, ValueError):
+            continue
+    count, todo = 0, [root]
+    while todo:
+        for child, threads in children.get(todo.pop(), ()):
+            count += threads
+            todo.append(child)
+    return count
+
+
+def process_cap(limit: int, in_user_namespace: bool, outer_uid: int) -> dict:
+    """The ``process_cap`` of the ``sandbox`` entry: how the randomizer's task count is held
+    to ``limit``. RLIMIT_NPROC set in a user namespace of its own counts the namespace's tasks
+    only (Linux >= 5.14: ucounts per namespace), and binds no process of uid 0; the supervisor's
+    count every :data:`COUNT_INTERVAL` s ends the tree at the limit in every case."""
+    count = f"the supervisor counts its tasks every {COUNT_INTERVAL:g} s and ends the tree at {limit}"
+    if in_user_namespace and outer_uid != 0:
+        how = f"RLIMIT_NPROC = {limit} in its user namespace (fork fails beyond it); {count}"
+    else:
+        why = "uid 0: RLIMIT_NPROC does not bind root" if in_user_namespace else "no user namespace to count in"
+        how = f"{count} ({why})"
+    return {"limit": limit, "enforced_by": how}
+
+
 def end_descendants(limit: float = 10.0) -> int:
     """SIGKILL every descendant of this process until none is left, reaping those that become
     its children (it is a subreaper: a dying process's children are handed to it). A process
@@ -430,7 +482,7 @@ PROCESS_TREE = {
 
 
 def confinement(ns: dict | None, seccomp: bool, why_not: str = "", process_tree: str = "subreaper",
-                why_not_pid: str = "", proc_error: str = "") -> dict:
+                why_not_pid: str = "", proc_error: str = "", cap: dict | None = None) -> dict:
     """The ``sandbox`` entry for a randomizer confined by namespaces (``ns``: what
     :func:`enter_namespaces` achieved, or None) and/or the seccomp filter, whose processes are
     contained by ``process_tree`` (a key of :data:`PROCESS_TREE`; ``why_not_pid``: why not in
@@ -438,6 +490,7 @@ def confinement(ns: dict | None, seccomp: bool, why_not: str = "", process_tree:
     achieved = {"processes": "supervisor between auditor and randomizer; each in its own session; "
                              + PROCESS_TREE[process_tree],
                 "process_tree": process_tree,
+                "process_cap": cap,
                 "scratch": "HOME, TMPDIR and XDG directories in a private directory, removed after the audit"}
     fallback = []
     if process_tree == "pid-namespace" and not proc_error:
@@ -467,7 +520,7 @@ def confinement(ns: dict | None, seccomp: bool, why_not: str = "", process_tree:
     return achieved
 
 
-def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
+def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool, max_processes: int | None = None):
     parent = os.getpid()
 
     def setup():  # runs in the randomizer's process between fork and exec
@@ -479,6 +532,8 @@ def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
             limit = memory_mb * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if max_processes and drop_caps:   # in a user namespace: counts the namespace's tasks only
+            resource.setrlimit(resource.RLIMIT_NPROC, (max_processes, max_processes))
         if drop_caps:  # a uid-0 randomizer must not regain the namespace's capabilities at exec
             for cap in range(64):
                 if _c().prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
@@ -489,14 +544,15 @@ def _target_setup(memory_mb: int | None, seccomp: bool, drop_caps: bool):
     return setup
 
 
-def _start(argv, env, memory_mb, seccomp, drop_caps, tell, pass_fds=()):
+def _start(argv, env, memory_mb, seccomp, drop_caps, tell, pass_fds=(), max_processes=None):
     """Start the randomizer as a child of the calling process, in a session of its own, with
     stdin, stdout, stderr and ``pass_fds`` (the auditor's shared payload buffer) open."""
     import subprocess
 
     try:
         return subprocess.Popen(argv, stdin=0, stdout=1, stderr=2, env=env, start_new_session=True,
-                                pass_fds=tuple(pass_fds), preexec_fn=_target_setup(memory_mb, seccomp, drop_caps))
+                                pass_fds=tuple(pass_fds),
+                                preexec_fn=_target_setup(memory_mb, seccomp, drop_caps, max_processes))
     except (OSError, subprocess.SubprocessError) as exc:
         tell({"error": f"cannot start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"})
         return None
@@ -523,7 +579,8 @@ def _mount_proc() -> str:
     return ""
 
 
-def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confine, pass_fds=()) -> None:
+def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confine, pass_fds=(),
+                    max_processes=None) -> None:
     """PID 1 of the randomizer's PID namespace (a fork of the supervisor): mount the
     namespace's /proc, report the ``sandbox`` entry (``confine(proc_error)``), start the
     randomizer, reap every process handed to it, report how the randomizer ended, exit; the
@@ -538,7 +595,7 @@ def _namespace_init(argv, env, memory_mb, seccomp, tell, supervisor: int, confin
             signal.signal(signum, signal.SIG_DFL)   # PID 1 ignores default-action signals from inside
         host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)   # the auditor's view, to name pids to it
         tell({"sandbox": confine(_mount_proc())})
-        proc = _start(argv, env, memory_mb, seccomp, True, tell, pass_fds)
+        proc = _start(argv, env, memory_mb, seccomp, True, tell, pass_fds, max_processes)
         if proc is None:
             os._exit(0)
         outer = _outer_pid(proc.pid, host_proc)
@@ -574,9 +631,10 @@ class _Watch:
         signal.signal(signal.SIGCHLD, lambda signum, frame: None)
         signal.signal(signal.SIGTERM, lambda signum, frame: self.asked.append(signum))
 
-    def wait(self, child: int, stop) -> int:
+    def wait(self, child: int, stop, over_cap=None) -> int:
         """Reap children until ``child`` ends and return its wait status; call ``stop()`` once
-        when the randomizer must end."""
+        when the randomizer must end: asked, or ``over_cap()`` (called every COUNT_INTERVAL s)
+        says why (the randomizer holds too many processes)."""
         poller = select.poll()
         poller.register(self.wake_r, select.POLLIN)
         poller.register(self.status_fd, 0)   # POLLERR once the reading end is closed
@@ -591,10 +649,12 @@ class _Watch:
                     return status
                 if pid == 0:
                     break
+            if over_cap is not None and not stopped and over_cap():
+                self.asked.append("process cap")
             if self.asked and not stopped:
                 stop()
                 stopped = True
-            for fd, event in poller.poll(1000):
+            for fd, event in poller.poll(1000 if over_cap is None or stopped else int(COUNT_INTERVAL * 1000)):
                 if fd == self.wake_r:
                     try:
                         os.read(self.wake_r, 4096)
@@ -607,8 +667,9 @@ class _Watch:
 
 def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int | None, use_namespaces: bool,
               use_seccomp: bool, use_pid_namespace: bool = False, why_not: str = "", why_not_pid: str = "",
-              pass_fds=()) -> int:
+              pass_fds=(), max_processes: int = MAX_PROCESSES) -> int:
     status = os.fdopen(status_fd, "w", buffering=1)
+    outer_uid = os.getuid()
 
     def tell(obj):
         try:
@@ -632,8 +693,20 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
             why_not_pid = str(exc)
     if tree == "subreaper" and _c().prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         tree, why_not_pid = "process-group", f"prctl(CHILD_SUBREAPER): {os.strerror(ctypes.get_errno())}"
+    cap = process_cap(max_processes, ns is not None, outer_uid)
     if tree != "pid-namespace":     # in a PID namespace its init says it, with how /proc went
-        tell({"sandbox": confinement(ns, use_seccomp, why_not, tree, why_not_pid)})
+        tell({"sandbox": confinement(ns, use_seccomp, why_not, tree, why_not_pid, cap=cap)})
+
+    host_proc = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)   # this side's numbering, kept under init's mount
+
+    def over_cap(root: int):
+        def check() -> bool:
+            if tasks_below(root, host_proc) < max_processes:
+                return False
+            tell({"error": f"the randomizer exceeded {max_processes} processes (the sandbox's cap; its process "
+                           f"tree was ended)"})
+            return True
+        return check
 
     env = dict(os.environ)
     for key, sub in (("HOME", "home"), ("TMPDIR", "tmp"), ("XDG_CACHE_HOME", "cache"),
@@ -648,14 +721,15 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
         init = os.fork()
         if init == 0:
             _namespace_init(argv, env, memory_mb, use_seccomp, tell, supervisor,
-                            lambda proc_error: confinement(ns, use_seccomp, why_not, tree, "", proc_error), pass_fds)
+                            lambda proc_error: confinement(ns, use_seccomp, why_not, tree, "", proc_error, cap=cap),
+                            pass_fds, max_processes)
         _detach_stdio()
-        ended = watch.wait(init, lambda: os.kill(init, signal.SIGKILL))
+        ended = watch.wait(init, lambda: os.kill(init, signal.SIGKILL), over_cap(init))
         if os.waitstatus_to_exitcode(ended) != 0:   # init was killed before it could report
             tell({"signal": int(signal.SIGKILL)})
         return 0
 
-    proc = _start(argv, env, memory_mb, use_seccomp, ns is not None, tell, pass_fds)
+    proc = _start(argv, env, memory_mb, use_seccomp, ns is not None, tell, pass_fds, max_processes)
     if proc is None:
         return 127
     tell({"pid": proc.pid})
@@ -667,7 +741,16 @@ def supervise(argv: list[str], *, scratch: str, status_fd: int, memory_mb: int |
         except OSError:
             pass
 
-    ended = watch.wait(proc.pid, stop)
+    def stop_tree():    # the randomizer's group, then every descendant once (reaped by the wait, not here)
+        stop()
+        if tree == "subreaper":
+            for pid in descendants(os.getpid()):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+    ended = watch.wait(proc.pid, stop_tree, over_cap(os.getpid()))
     proc.returncode = os.waitstatus_to_exitcode(ended)
     tell(_ended(ended))
     if tree == "subreaper":
@@ -691,6 +774,8 @@ def main(argv=None) -> int:
     p.add_argument("--why-not", default="", help="why namespaces are not used (for the report)")
     p.add_argument("--why-not-pid", default="", help="why no PID namespace is used (for the report)")
     p.add_argument("--pass-fd", type=int, action="append", default=[], help="a descriptor the program keeps open")
+    p.add_argument("--max-processes", type=int, default=MAX_PROCESSES,
+                   help="the most tasks (processes and threads) the program may hold at once")
     p.add_argument("program", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     if args.probe:
@@ -700,7 +785,7 @@ def main(argv=None) -> int:
     return supervise(program, scratch=args.scratch, status_fd=args.status_fd, memory_mb=args.memory_mb or None,
                      use_namespaces=args.namespaces, use_seccomp=args.seccomp,
                      use_pid_namespace=args.pid_namespace, why_not=args.why_not, why_not_pid=args.why_not_pid,
-                     pass_fds=args.pass_fd)
+                     pass_fds=args.pass_fd, max_processes=args.max_processes)
 
 
 if __name__ == "__main__":
