@@ -181,7 +181,7 @@ def _refute_family(mech: Mechanism, claim, decision, *, rlimit) -> Witness | Non
 def _kinks(expr: sp.Basic, var: sp.Symbol) -> list[sp.Basic]:
     """Where an absolute value in expr changes slope, as a function of the other symbols."""
     out = []
-    for a in expr.atoms(sp.Abs):
+    for a in sorted(expr.atoms(sp.Abs), key=sp.default_sort_key):   # a set: its order changes with the hash seed
         arg = a.args[0]
         if arg.has(var) and sp.degree(arg, var) == 1:
             out += sp.solve(arg, var)
@@ -196,7 +196,8 @@ def _vertices(setup: _Setup) -> list[dict]:
     dom = mech.inputs
     ends = [e for e in (dom.low, dom.high) if e is not None]
     if len(ends) < 2:  # a half-line or R: the input's kinks are where a clip Max/Min of x bends
-        ends += [b for a in setup.density.atoms(sp.Max, sp.Min) if a.has(X) for b in a.args if not b.has(X)]
+        ends += [b for a in sorted(setup.density.atoms(sp.Max, sp.Min), key=sp.default_sort_key) if a.has(X)
+                 for b in a.args if not b.has(X)]
         ends = list(dict.fromkeys(ends)) or [sp.Integer(0)]
     out = []
     for xa, xb in itertools.product(ends, repeat=2):
