@@ -34,6 +34,9 @@ LUT_SPAN = 1 << 20              # integer outputs spanning fewer values get thei
 _KEY_MULTIPLIERS = np.random.default_rng(0x5EED).integers(1, 2**63, size=1 << 16, dtype=np.uint64) | np.uint64(1)
 
 
+_INT_FLOAT = (int, float)        # numbers.Real without the ABC's isinstance check
+
+
 @dataclass
 class View:
     """Transformed outputs of one input in one batch."""
@@ -427,7 +430,8 @@ class Featurizer:
             for out in outs:
                 vals = np.unique(out.values) if out.kind == "array" else out.values
                 distinct.update(vals.tolist() if isinstance(vals, np.ndarray) else vals)
-            if len(distinct) > DISCRETE_AS_REAL and all(isinstance(v, numbers.Real) for v in distinct):
+            if len(distinct) > DISCRETE_AS_REAL and all(type(v) in _INT_FLOAT or isinstance(v, numbers.Real)
+                                                        for v in distinct):
                 self.shape = "real"
         if self.shape == "real":
             values, weights = _pool_scalars(outs)
