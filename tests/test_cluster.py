@@ -367,3 +367,45 @@ def test_wide_audit_on_the_cluster_with_a_killed_worker_is_identical(cluster):
     result = _same(local, remote)
     assert "wide domain (5000 inputs" in result["method"] and result["witness"]["samples"] == [2_000_000, 2_000_000]
     cluster.wait_for_workers(2, timeout=60)
+
+
+def _supervisors(cluster) -> list[int]:
+    """pids of the sandbox supervisors the cluster's workers started (their descendants)."""
+    from ldpaudit.audit.sandbox import descendants
+
+    out = []
+    for worker in cluster.run(os.getpid).values():
+        for pid in descendants(worker):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if b"ldpaudit.audit.sandbox" in f.read():
+                        out.append(pid)
+            except OSError:
+                pass
+    return out
+
+
+def test_lost_sandbox_supervisor_is_retried_and_the_result_identical(cluster):
+    """kill -9 of one worker's sandbox supervisor under a healthy isolated randomizer (issue
+    35.4): its chunk runs again on another worker, the result is the local run's, and the cluster
+    stats count the loss; the randomizer is not blamed (that takes a second loss of one chunk)."""
+    from ldpaudit.audit import external
+
+    connection = cluster_module.Connection(cluster)
+    killed = threading.Event()
+
+    def progress(done, total):
+        if not killed.is_set() and total > 0 and done >= total // 3:
+            victims = _supervisors(cluster)
+            if victims:
+                os.kill(victims[0], signal.SIGKILL)
+                killed.set()
+
+    kw = dict(domain=range(4), epsilon=1.0, samples=12_000, seed=4, batch=True)
+    args = {"d": "4", "epsilon": "1.5", "micros": "20"}
+    with external.isolated(str(ROOT / TARGET), args) as randomizer:
+        remote = audit(randomizer, cluster=connection, progress=progress, **kw).to_json()
+    assert killed.is_set() and connection.stats["supervisors_lost"] == 1 and connection.stats["chunks_retried"] >= 1
+    with external.isolated(str(ROOT / TARGET), args) as randomizer:
+        local = audit(randomizer, **kw).to_json()
+    assert _same(local, remote)["verdict"] == "VIOLATION"

@@ -28,7 +28,8 @@ workers or a cluster.
   outputs' counts, or a confirmation chunk's event counts); a resumed audit replays the stored
   chunks and submits only the missing ones. Every chunk has one task, keyed by
   (audit, phase, input, chunk number), whose result is taken once: a task that Dask re-runs
-  after losing its worker replaces its result, it cannot add to it.
+  after losing its worker replaces its result, it cannot add to it. A chunk whose sandbox
+  supervisor is lost under a live worker runs once more elsewhere (cluster_retry.py).
 
 Dask is imported only here, and this module only when ``cluster`` is given.
 """
@@ -49,6 +50,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ldpaudit.audit.adapters import Histogram, Outputs, Sampler, _outputs_from_batch, check_output_space, load_target
+from ldpaudit.audit.cluster_retry import SupervisorLost, retry_lost, supervisor_lost
 from ldpaudit.audit.draws import CHUNK, Draws, Progress, repeat_digest
 from ldpaudit.errors import InvalidParameter, LdpAuditError, RandomizerError
 
@@ -299,9 +301,24 @@ def unfit_message(randomizer: str, address: str, name, found: dict) -> str:
 
 def _draw(recipe: Recipe, x, n: int, entropy: int, spawn_key: tuple) -> tuple[Outputs, float | None]:
     """One chunk drawn from its seed, exactly as a local audit does, and the slowest call of
-    the randomizer on this worker so far (an isolated target or a program; None otherwise)."""
+    the randomizer on this worker so far (an isolated target or a program; None otherwise).
+    A lost sandbox supervisor drops this thread's sampler (the next task starts a new one) and
+    raises :class:`SupervisorLost`."""
     sampler = _checked(recipe)
-    out = sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+    try:
+        out = sampler.draw(x, n, np.random.SeedSequence(entropy, spawn_key=spawn_key))
+    except RandomizerError as exc:
+        inner = _unprojected(getattr(sampler, "randomizer", None))
+        if not supervisor_lost(inner):
+            raise
+        _close(_SAMPLERS.pop((recipe.token, threading.get_ident()), (sampler, 0))[0])
+        try:
+            from distributed import get_worker
+
+            worker = get_worker().address
+        except (ImportError, ValueError):
+            worker = f"pid {os.getpid()}"
+        raise SupervisorLost(str(exc), worker) from None
     return out, getattr(_unprojected(sampler.randomizer), "slowest", None)
 
 
@@ -528,6 +545,7 @@ class ClusterDraws(Draws):
         self.recipe = recipe_of(sampler, self.token)
         self.client, self.local_cluster, self.own_client = _connect(self.connection.address)
         self.futures: collections.deque = collections.deque()
+        self._calls: dict = {}                  # task key -> (function, arguments), to submit it again
         self.submitted = self.replayed = 0
         self.slowest: float | None = None      # the slowest randomizer call any worker reported
         self.per_draw: float | None = None     # seconds per draw of the counting tasks so far
@@ -652,7 +670,8 @@ class ClusterDraws(Draws):
                 phase, i, k = task[3]
                 name = f"ldpaudit-{self.token}-{phase}-{i}-{k}"
                 if tally is None:
-                    future = self.client.submit(sample_chunk, self.recipe, *task, pure=False, key=name)
+                    call = (sample_chunk, (self.recipe, *task))
+                    future = self.client.submit(call[0], *call[1], pure=False, key=name)
                     group = [(index, task, key)]
                 else:
                     group, draws = [(index, task, key)], task[1]
@@ -668,9 +687,9 @@ class ClusterDraws(Draws):
                             break
                         group.append((index2, task2, key2))
                         draws += task2[1]
-                    future = self.client.submit(tally_chunks, self.recipe, tally[0], [t for _, t, _ in group],
-                                                [ix for ix, _, _ in group], pure=False,
-                                                key=f"{name}-tally-{len(group)}")
+                    call = (tally_chunks, (self.recipe, tally[0], [t for _, t, _ in group], [ix for ix, _, _ in group]))
+                    future = self.client.submit(call[0], *call[1], pure=False, key=f"{name}-tally-{len(group)}")
+                self._calls[future.key] = call     # to submit again if its sandbox supervisor is lost
                 self.futures.append(future)
                 queue.append((group, future))
                 in_flight += 1
@@ -686,7 +705,7 @@ class ClusterDraws(Draws):
                 self.replayed += 1
             else:
                 try:
-                    value = future.result()
+                    value = self._result(future, group)
                 except LdpAuditError:
                     raise
                 except Exception as exc:    # KilledWorker, a lost scheduler, a cancelled task
@@ -695,6 +714,7 @@ class ClusterDraws(Draws):
                         f"the Dask cluster failed to sample chunk {task[3]} of input {task[0]!r}: "
                         f"{type(exc).__name__}: {exc}; with --journal DIR, --resume DIR continues", 600)) from exc
                 self.futures.remove(future)
+                self._calls.pop(future.key, None)
                 future.release()
                 in_flight -= 1
                 if tally is not None:
@@ -724,6 +744,12 @@ class ClusterDraws(Draws):
             for index, n, result in results:
                 self.progress.advance(n)
                 yield index, n, result
+
+    def _result(self, future, group):
+        """The future's value; a chunk whose sandbox supervisor was lost is run once more
+        (cluster_retry.py)."""
+        return retry_lost(self.client, future, group, self._calls[future.key], self.connection.stats,
+                          lambda: _workers(self.client))
 
     def _timed(self, draws: int, seconds: float) -> None:
         rate = seconds / max(1, draws)

@@ -353,9 +353,10 @@ class SupervisedProgram:
             if self.sandbox:
                 found = sandbox.probe()
                 ns = {"filesystem": "read-only except the scratch directory"} if found["namespaces"] else None
+                cap = sandbox.process_cap(self.max_processes or sandbox.MAX_PROCESSES, ns is not None, os.getuid())
                 info = sandbox.confinement(ns, found["seccomp"], found["namespace_error"] or "",
                                            "pid-namespace" if found.get("pid_namespace") else "subreaper",
-                                           found.get("pid_namespace_error") or "")
+                                           found.get("pid_namespace_error") or "", cap=cap)
             else:
                 info = sandbox.unconfined()
         described = {"sandbox": info, "timeouts": self.policy.to_json(self.slowest)}
