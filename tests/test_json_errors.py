@@ -59,6 +59,9 @@ BAD_INPUT = {
     "optimize": (["optimize", "-p", "d=1", "-p", "epsilon=1"], "d = 1"),
     "amplify": (["amplify", "krr", "-p", "d=1", "-p", "epsilon=1", "--n", "100", "--delta", "1e-6"], "d = 1"),
     "prove": (["prove", "no_such_claims.toml"], "does not exist"),
+    "extract": (["extract", "no_such_dir/randomizer.py:rand", "--domain", "0..1"], "does not exist"),
+    "audit-estimator": (["audit-estimator", "ldpaudit.mechanism.randomizers:oue", "estimator_servers:short_server",
+                         "--spec", "oue", "-p", "d=4", "-p", "epsilon=1", "--n", "50", "--trials", "10"], "--target-arg d=VALUE"),
 }
 
 

@@ -6,6 +6,10 @@ four busy processes per core run beside the README's first command (``ldpaudit c
 ``verify --tight`` of every bundled spec and ``amplify`` at n = 10^6; each answer must be the
 quiet run's, apart from timings. Both runs start with empty caches of their own, so the loads,
 proofs and audits are really done under load.
+
+The whole run is a slow test (its hogs hold both cores for a minute); the default suite runs its
+twin, tests/test_noisy_twin.py: the same comparison on four specs of different forms beside one
+hog per core.
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "specs").glob("*.toml"))
@@ -61,19 +67,21 @@ def _start(argv, cache: Path, hash_seed: str) -> subprocess.Popen:
 VERIFY_PROCESSES = 4
 
 
-def _jobs(cache: Path, hash_seed: str) -> list[subprocess.Popen]:
+def _jobs(cache: Path, hash_seed: str, specs=None, amplify=None, check=("specs/",)) -> list[subprocess.Popen]:
     """The jobs, started together (they share the machine with each other too)."""
-    shares = [SPECS[i::VERIFY_PROCESSES] for i in range(VERIFY_PROCESSES)]
+    specs = SPECS if specs is None else specs
+    shares = [specs[i::VERIFY_PROCESSES] for i in range(VERIFY_PROCESSES)]
     return [
-        _start([sys.executable, "-m", "ldpaudit", "check", "specs/", "--json", "-q", "--jobs", "4"], cache / "check", hash_seed),
-        _start([sys.executable, "-m", "ldpaudit", *AMPLIFY], cache / "amplify", hash_seed),
-        *(_start([sys.executable, "-c", VERIFY_ALL, *share], cache / f"verify{i}", hash_seed) for i, share in enumerate(shares)),
+        _start([sys.executable, "-m", "ldpaudit", "check", *check, "--json", "-q", "--jobs", "4"], cache / "check", hash_seed),
+        _start([sys.executable, "-m", "ldpaudit", *(amplify or AMPLIFY)], cache / "amplify", hash_seed),
+        *(_start([sys.executable, "-c", VERIFY_ALL, *share], cache / f"verify{i}", hash_seed)
+          for i, share in enumerate(shares) if share),
     ]
 
 
 def _answers(procs: list[subprocess.Popen]) -> dict:
     out = {}
-    names = ["check", "amplify"] + [f"verify{i}" for i in range(VERIFY_PROCESSES)]
+    names = ["check", "amplify"] + [f"verify{i}" for i in range(len(procs) - 2)]
     for name, proc in zip(names, procs):
         stdout, stderr = proc.communicate(timeout=1800)  # a far guard: a hung test fails, it never hangs CI
         out[name] = {"exit": proc.returncode, "stdout": stdout, "stderr": stderr}
@@ -82,7 +90,7 @@ def _answers(procs: list[subprocess.Popen]) -> dict:
 
 def _parsed(answers: dict) -> dict:
     verify = {}
-    for i in range(VERIFY_PROCESSES):
+    for i in range(len(answers) - 2):
         assert answers[f"verify{i}"]["exit"] == 0, answers[f"verify{i}"]["stderr"][-2000:]
         verify.update(json.loads(answers[f"verify{i}"]["stdout"]))
     return {
@@ -100,15 +108,19 @@ def quiet(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def noisy(tmp_path_factory, quiet):
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4 * (os.cpu_count() or 1))]
+    return _parsed(beside_hogs(4, lambda: _answers(_jobs(tmp_path_factory.mktemp("noisy"), "1"))))
+
+
+def beside_hogs(per_core: int, job):
+    """``job()`` run beside ``per_core`` busy processes per core."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(per_core * (os.cpu_count() or 1))]
     try:
-        answers = _answers(_jobs(tmp_path_factory.mktemp("noisy"), "1"))
+        return job()
     finally:
         for hog in hogs:
             hog.kill()
         for hog in hogs:
             hog.wait()
-    return _parsed(answers)
 
 
 def test_check_json_lists_every_bundled_spec(quiet):
