@@ -205,6 +205,42 @@ class Block:
         return (narrow, self.outs.dtype) if narrow is not None else (None, None)
 
 
+class ChunkTasks:
+    """The tasks (x, n, entropy, (phase, index, k)) of a block of chunks of distinct inputs of
+    one phase, held as columns: the inputs, their draws and the spawn keys as an int64 table.
+    An isolated randomizer reads the columns (its seeds from the key table at once,
+    wire.request_seeds); the tuples are made only when a task is asked for."""
+
+    __slots__ = ("inputs", "counts", "entropy", "phase", "indices", "_at", "_ks", "_tuples")
+
+    def __init__(self, inputs: list, counts: list, entropy, phase: int, indices: list, at: np.ndarray,
+                 ks: np.ndarray):
+        self.inputs, self.counts, self.entropy, self.phase, self.indices = inputs, counts, entropy, phase, indices
+        self._at, self._ks, self._tuples = at, ks, None
+
+    def key_table(self) -> np.ndarray:
+        """The spawn keys (phase, index, k), one int64 row per task."""
+        table = np.empty((len(self.inputs), 3), dtype=np.int64)
+        table[:, 0], table[:, 1], table[:, 2] = self.phase, self._at, self._ks
+        return table
+
+    def _list(self) -> list:
+        if self._tuples is None:
+            entropy, phase = self.entropy, self.phase
+            self._tuples = [(x, n, entropy, (phase, index, k)) for x, n, index, k in
+                            zip(self.inputs, self.counts, self.indices, self._ks.tolist())]
+        return self._tuples
+
+    def __len__(self) -> int:
+        return len(self.inputs)
+
+    def __getitem__(self, i):
+        return self._list()[i]
+
+    def __iter__(self):
+        return iter(self._list())
+
+
 class Draws:
     """Runs draws in the calling process or in a pool, in a fixed order, from per-chunk seeds
     keyed by (phase, input index, chunk number): the same seed gives the same draws whatever
@@ -258,8 +294,7 @@ class Draws:
         counts = self._counts(phase, int(at.max()) + 1)
         ks = counts[at]
         counts[at] = ks + 1
-        entropy = self.entropy
-        return [(x, n, entropy, (phase, index, k)) for (index, x, n, _), k in zip(jobs, ks.tolist())]
+        return ChunkTasks(list(map(_SECOND, jobs)), list(map(_THIRD, jobs)), self.entropy, phase, indices, at, ks)
 
     def draw(self, jobs) -> Iterator[tuple[int, Outputs]]:
         """jobs: (input index, input, draws, phase) chunks, a list or an iterator (read as it
@@ -314,7 +349,7 @@ class Draws:
             for out in outs:
                 if out.kind == "array" and out.values.ndim == 2 and out.values.shape[1] > self.width:
                     self.width = out.values.shape[1]
-        self.progress.advance(sum(map(_SECOND, tasks)))
+        self.progress.advance(sum(tasks.counts) if isinstance(tasks, ChunkTasks) else sum(map(_SECOND, tasks)))
         return outs
 
     def tally(self, jobs: list[tuple[int, object, int, int]], tally: Callable) -> Iterator[tuple[int, np.ndarray]]:

@@ -274,13 +274,15 @@ class ExternalRandomizer(SupervisedProgram):
         self.requests += 1
         return outputs
 
-    def _block(self, chunks: list[tuple], histogram: bool) -> list:
-        """Many chunks (x, count, seed) in one request to the isolation worker; their values
-        come back as raw buffers, checked (:func:`block_layout`) before they are read."""
-        inputs = list(map(_FIRST, chunks))
-        counts = list(map(_SECOND, chunks))
+    def _block(self, chunks: list[tuple], histogram: bool, columns: tuple | None = None) -> list:
+        """Many chunks (x, count, seed) in one request to the isolation worker (or their
+        ``columns``: inputs, counts, seeds); their values come back as raw buffers, checked
+        (:func:`block_layout`) before they are read."""
+        if columns is None:
+            columns = list(map(_FIRST, chunks)), list(map(_SECOND, chunks)), list(map(_THIRD, chunks))
+        inputs, counts, chunk_seeds = columns
         request = {"block": {"inputs": [x if type(x) is int else jsonable(x) for x in inputs], "counts": counts,
-                             "seeds": list(map(_THIRD, chunks))}}
+                             "seeds": chunk_seeds}}
         if histogram:
             request["histogram"] = True
         x = inputs[0]
@@ -294,7 +296,7 @@ class ExternalRandomizer(SupervisedProgram):
                 raise BadReply(f"says its payload of {size} bytes is in the shared buffer "
                                f"({'none' if self._shared is None else len(self._shared)} bytes)")
         except BadReply as exc:
-            raise self._fail(x, f"{exc} (a block of {len(chunks)} chunks)") from None
+            raise self._fail(x, f"{exc} (a block of {len(inputs)} chunks)") from None
         if shared:      # copied out first: the worker may write the buffer at any time
             payload = np.frombuffer(self._shared, dtype=np.uint8, count=size).copy()
         else:
@@ -306,7 +308,7 @@ class ExternalRandomizer(SupervisedProgram):
         try:
             outputs = block_outputs(layout, counts, payload, hist)
         except BadReply as exc:
-            raise self._fail(x, f"{exc} (a block of {len(chunks)} chunks)") from None
+            raise self._fail(x, f"{exc} (a block of {len(inputs)} chunks)") from None
         self.requests += 1
         return outputs
 
@@ -390,11 +392,15 @@ class ExternalRandomizer(SupervisedProgram):
         (draws.py) — in one exchange with the isolation worker: the same outputs as
         ``self(x, n, np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=key)))``,
         with the seeds computed for the whole block at once. ``histogram``: as :meth:`draw_counts`."""
-        ns = list(map(_SECOND, tasks))
+        columns = getattr(tasks, "counts", None)    # tasks held as columns (draws.ChunkTasks)
+        ns = columns if columns is not None else list(map(_SECOND, tasks))
         single = bool(ns) and 0 < min(ns) and max(ns) <= self.chunk     # one request per task (the auditor's)
         sizes = [[n] for n in ns] if single else [self._sizes(n) for n in ns]
         task_seeds = request_seeds(tasks, [1] * len(tasks) if single else list(map(len, sizes)))
         histogram = histogram and self.worker
+        if single and self.worker:
+            inputs = tasks.inputs if columns is not None else list(map(_FIRST, tasks))
+            return self._block([], histogram, (inputs, ns, list(map(_FIRST, task_seeds))))
         if single:
             return self._exchange(list(zip(map(_FIRST, tasks), ns, map(_FIRST, task_seeds))), histogram)
         chunks, owner = [], []

@@ -224,6 +224,8 @@ def spawned_integers(entropy, keys: Sequence[tuple], counts: Sequence[int]) -> l
 
 
 def _spawned_integers_slowly(entropy, keys, counts) -> list[list[int]]:
+    if isinstance(keys, np.ndarray):    # a table of keys, one per row
+        keys = [tuple(row) for row in keys.tolist()]
     rngs = [np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=k)) for k in keys]
     return [[int(rng.integers(0, 2**63 - 1)) for _ in range(c)] for rng, c in zip(rngs, counts)]
 

@@ -263,7 +263,11 @@ _FIRST, _SECOND, _THIRD, _KEY = (operator.itemgetter(i) for i in range(4))
 
 def request_seeds(tasks: Sequence[tuple], counts: list[int]) -> list[list[int]]:
     """The first ``counts[t]`` values of ``default_rng(SeedSequence(entropy, spawn_key=key))
-    .integers(0, 2**63 - 1)`` of each task (x, n, entropy, key): the seeds of its requests."""
+    .integers(0, 2**63 - 1)`` of each task (x, n, entropy, key): the seeds of its requests.
+    Tasks held as columns (draws.ChunkTasks: one entropy, a table of keys) are read as such."""
+    key_table = getattr(tasks, "key_table", None)
+    if key_table is not None and seeds.matches_numpy():
+        return seeds.spawned_integers(tasks.entropy, key_table(), counts)
     if len(set(map(id, map(_THIRD, tasks)))) <= 1:     # an audit's tasks: one entropy
         groups = [(tasks[0][2], range(len(tasks)))] if tasks else []
     else:
