@@ -78,6 +78,7 @@ def quick():
     return proc
 
 
+@pytest.mark.slow
 def test_quick_run_flags_every_bug_and_no_counterpart(quick):
     assert quick.returncode == 0, quick.stderr
     out = json.loads(quick.stdout)
@@ -101,6 +102,7 @@ def test_quick_run_flags_every_bug_and_no_counterpart(quick):
             assert 1.0 < bb["epsilon_lower_bound"] <= true, bug["key"]
 
 
+@pytest.mark.slow
 def test_quick_run_detection_sizes(quick):
     """The sizes the README table states (seed 0, α = 0.05), so a regression shows."""
     bugs = {b["key"]: b for b in json.loads(quick.stdout)["bugs"]}

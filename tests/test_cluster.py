@@ -104,6 +104,7 @@ def test_cli_isolated_identical_on_cluster(cluster):
     assert a["timeouts"]["slowest_call_s"] > 0 and b["timeouts"]["slowest_call_s"] > 0  # measured, not compared
 
 
+@pytest.mark.slow
 def test_feature_on_isolated_target_identical_on_cluster():
     """--feature with an isolated target: the workers compose feature ∘ randomizer as a local
     run does (the feature loaded there by name, file.py:function included)."""
@@ -123,6 +124,7 @@ def test_feature_on_isolated_target_identical_on_cluster():
     assert b["timeouts"]["slowest_call_s"] > 0
 
 
+@pytest.mark.slow
 def test_hashed_spec_guided_audit_identical_on_cluster(cluster):
     """--hash on an isolated target: the workers project (seed, value) with the user's hash as
     a local run does; a wrong hit probability is the same VIOLATION with the same witness and
@@ -140,6 +142,7 @@ def test_hashed_spec_guided_audit_identical_on_cluster(cluster):
     assert 0 < memory["worker_peak_mb"] < memory["budget_mb"] and memory["within_budget"] is True
 
 
+@pytest.mark.slow
 def test_command_program_runs_on_workers(cluster):
     args = ["audit", "--command", "python3 examples/jsonlines/krr.py 4 1.5", "--domain", "0..3", "--epsilon", "1",
             "--samples", "10000", "--json"]
@@ -244,6 +247,7 @@ def test_docs_give_the_sampling_settings():
     assert {k: dask.config.get(k, config=read) for k in cluster_module.SAMPLING_CONFIG} == cluster_module.SAMPLING_CONFIG
 
 
+@pytest.mark.slow
 def test_client_killed_then_resumed_gives_identical_result(cluster, tmp_path):
     # 40 µs per draw so that the client can be killed midway; the draws do not depend on it,
     # so the uninterrupted reference run spends none
@@ -291,6 +295,7 @@ def _kill_one_worker_at_a_third(cluster):
     return progress, killed
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_audit_gives_identical_result(cluster):
     progress, killed = _kill_one_worker_at_a_third(cluster)
     # 20 µs per draw on the cluster so that chunks are in flight when the worker dies
@@ -354,6 +359,7 @@ def test_progress_shows_draws_per_second_across_workers(cluster):
     assert 1_000 < float(text.split()[0].replace(",", "")) < 100_000   # ~2000 draws in ~1 s of updates
 
 
+@pytest.mark.slow
 def test_wide_audit_on_the_cluster_with_a_killed_worker_is_identical(cluster):
     """A wide domain (5000 inputs: small chunks, several per task) on the cluster, one worker
     killed a third of the way: the same verdict, bound and counts as the local run."""

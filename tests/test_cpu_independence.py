@@ -43,6 +43,7 @@ def _compare_exactly(folder: Path, committed: Path, skip=()) -> int:
     return compared
 
 
+@pytest.mark.slow
 def test_duchi2013_is_the_same_bits_with_the_vector_extensions_off(tmp_path):
     """The issue's example: the blog's experiment and the Laplace histogram's IMSE (normal,
     Laplace, gamma and multinomial draws, exact bin probabilities, mpmath slopes)."""

@@ -311,6 +311,7 @@ def test_a_block_is_counted_exactly_as_its_chunks(dtype):
         assert sum(tally.block(block)) > 0
 
 
+@pytest.mark.slow
 def test_a_wide_audit_is_the_same_drawn_in_blocks_or_chunk_by_chunk(monkeypatch):
     """Blocks are a transport: the per-chunk seeds and counts, hence the result, do not move."""
     from ldpaudit.audit import audit

@@ -104,6 +104,7 @@ def reduced():
     return K.run_sweeps("reduced", seed=7)
 
 
+@pytest.mark.slow
 def test_reduced_sweep_is_complete_and_seeded(reduced):
     cfg = K.SWEEPS["reduced"]
     for panel, values in (("orr_k", cfg["ks"]), ("orr_k_many", cfg["ks_many"]), ("orr_C", cfg["Cs"]), ("orappor_k", cfg["ks"]),
@@ -118,6 +119,7 @@ def test_reduced_sweep_is_complete_and_seeded(reduced):
     assert json.dumps(other, sort_keys=True) != json.dumps(reduced, sort_keys=True)
 
 
+@pytest.mark.slow
 def test_more_users_lower_loss(reduced):
     """Sanity of the simulation: the loss at n = 10^6 is below the loss at 10^5 (the estimator
     is consistent on the identifiable part) at all but one configuration, and nowhere above it
@@ -133,6 +135,7 @@ def test_more_users_lower_loss(reduced):
     assert worse <= 1 and significantly == 0
 
 
+@pytest.mark.slow
 def test_conclusions_are_each_marked(reduced):
     concl = K.conclusions(reduced)
     assert [c["claim"].split(":")[0] for c in concl] == [

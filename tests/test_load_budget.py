@@ -103,6 +103,7 @@ def test_the_power_tower_is_bad_input_naming_the_field_in_every_command(tmp_path
         assert cpu < CPU_LIMIT, f"{name} used {cpu:.1f} s of CPU"
 
 
+@pytest.mark.slow
 def test_what_slips_past_the_guard_spends_the_load_budget_in_every_command(tmp_path):
     path = hostile(tmp_path, SLIP, "slip")
     runs = {"show": [],  # the default budget, as a user gets it

@@ -227,6 +227,7 @@ def prop33_bounds(d, eps):
     return low, low * (1 + (t + 1) ** 4 / (4 * t * (d + t + 1) * (d * t - t - 1)))
 
 
+@pytest.mark.slow
 def test_prop33_l2_bounds_are_proved_for_every_d_and_epsilon():
     cf = load_claims(THEOREMS / "yebarg_prop33.toml")
     for claim in cf.claims[:2]:
