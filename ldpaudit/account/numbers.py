@@ -311,9 +311,7 @@ def readable(value) -> str:
     polynomials in e (``e^5*(e - 1)*(e^4 + 31*e^3 + ...)/(e + 3)^10``; in g = e^c, named after it,
     when the field's exponent c is not 1), else sympy's text with e written ``e``. The shorter of
     the factored and the given form is kept."""
-    from ldpaudit.render.text import human
-
-    given = human(value)
+    given = _in_e(value)
     try:
         field = Field([value])
         num, den = field.convert(value)
@@ -325,6 +323,26 @@ def readable(value) -> str:
     factored = sp.factor(num.as_expr().xreplace({field._sym: t})) / sp.factor(den.as_expr().xreplace({field._sym: t}))
     text = sp.sstr(factored).replace("**", "^") + ("" if field.c == 1 else f"  (g = e^({field.c}))")
     return text if len(text) < len(given) else given
+
+
+def _in_e(value) -> str:
+    """sympy's text of ``value`` with e^k written ``e^k`` (sympy writes ``exp(k)`` and ``E``)."""
+    from sympy.printing.str import StrPrinter
+
+    from ldpaudit.render.text import human
+
+    if not isinstance(value, sp.Basic):
+        return human(value)
+
+    class _E(StrPrinter):
+        def _print_Exp1(self, expr):
+            return "e"
+
+        def _print_exp(self, expr):
+            arg = expr.args[0]
+            return f"e^{arg}" if arg.is_Integer and arg > 0 else f"e^({self._print(arg)})"
+
+    return _E().doprint(value).replace("**", "^")
 
 
 def readable_piece(a, b) -> str:
