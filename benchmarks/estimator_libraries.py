@@ -119,3 +119,58 @@ def mfl_server(*, name: str, d, epsilon):
 def ss_size(d, epsilon) -> int:
     """multi-freq-ldpy's subset size: max(1, round(d/(e^ε + 1)))."""
     return max(1, int(round(int(d) / (math.exp(float(epsilon)) + 1))))
+
+
+# --- ldp-toolbox ------------------------------------------------------------------------------
+#
+# ldp-toolbox 0.1.3 (classes ``X(k, epsilon, ...)`` in ``ldp_toolbox.protocols.frequency``, with
+# ``obfuscate(x)`` for one user and ``estimate(reports)`` for the server, items 0..k-1,
+# frequencies clipped at 0 and normalized to sum to 1). Its clients draw from numba's and numpy's
+# global generators (seeded by ``_seed``); LocalHashing.estimate hashes in
+# ``joblib.Parallel(n_jobs=-1)``, run here with joblib's sequential backend (the same sums, one
+# core, no process pool per trial). Install with ``pip install ldp-toolbox`` in its own venv
+# (numpy and scipy pinned to ldpaudit's; it pulls dash, ray and matplotlib, which the protocols
+# do not import).
+
+
+def _ltb_protocol(name: str, d, epsilon):
+    from ldp_toolbox.protocols.frequency import grr, he, lh, ss, ue
+
+    d, epsilon = int(d), float(epsilon)
+    return {"GRR": lambda: grr.GeneralizedRandomizedResponse(d, epsilon),
+            "SUE": lambda: ue.UnaryEncoding(d, epsilon, optimal=False),
+            "OUE": lambda: ue.UnaryEncoding(d, epsilon, optimal=True),
+            "SS": lambda: ss.SubsetSelection(d, epsilon),
+            "BLH": lambda: lh.LocalHashing(d, epsilon, optimal=False),
+            "OLH": lambda: lh.LocalHashing(d, epsilon, optimal=True),
+            "HE": lambda: he.HistogramEncoding(d, epsilon, thresholding=False),
+            "THE": lambda: he.HistogramEncoding(d, epsilon, thresholding=True)}[name]()
+
+
+def ltb_client(*, name: str, d, epsilon):
+    """ldp-toolbox's GRR, SUE, OUE, SS, BLH, OLH, HE or THE ``obfuscate``, on inputs 0..d-1."""
+    protocol = _ltb_protocol(name, d, epsilon)
+    if name in ("BLH", "OLH"):
+        return _batch(lambda x: tuple(int(v) for v in protocol.obfuscate(x)))
+    return _batch(protocol.obfuscate)
+
+
+def ltb_server(*, name: str, d, epsilon):
+    """ldp-toolbox's ``estimate`` of the same protocol (frequencies, one per input 0..d-1)."""
+    protocol = _ltb_protocol(name, d, epsilon)
+
+    def server(reports):
+        import joblib
+
+        with joblib.parallel_config(backend="sequential"):
+            return protocol.estimate(list(reports))
+
+    return server
+
+
+def ltb_the_parameters(epsilon) -> tuple[float, float, float]:
+    """ldp-toolbox's THE threshold θ and its bit probabilities p = P(1 | on), q = P(1 | off)."""
+    from ldp_toolbox.protocols.frequency import he
+
+    h = he.HistogramEncoding(2, float(epsilon), thresholding=True)
+    return float(h.threshold), float(h.p), float(h.q)
