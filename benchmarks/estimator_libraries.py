@@ -1,9 +1,9 @@
-"""Adapters for ``ldpaudit audit-estimator`` on two libraries' clients and servers.
+"""Adapters for ``ldpaudit audit-estimator`` on three libraries' clients and servers.
 
 pure-ldp 1.2.0 (classes: ``XClient(epsilon, d, ...).privatise(item)``, ``XServer`` with
 ``aggregate`` and ``estimate``, items 1..d, estimated counts) and multi-freq-ldpy 0.2.5
 (functions: ``X_Client(x, k, epsilon)``, ``X_Aggregator_MI(reports, k, epsilon)``, items 0..k-1,
-normalized frequencies). Each client here is a batch target ``f(x, n, rng)`` for input x in
+normalized frequencies), and ldp-toolbox 0.1.3 (below). Each client here is a batch target ``f(x, n, rng)`` for input x in
 0..d-1 that seeds the library's generators (``random``, ``numpy.random`` and numba's own, which
 ``numpy.random.seed`` does not reach) from ``rng``, so runs are reproducible. Each server takes
 the list of reports and returns one estimate per input 0..d-1 (pure-ldp's: counts, so run with
@@ -128,9 +128,10 @@ def ss_size(d, epsilon) -> int:
 # frequencies clipped at 0 and normalized to sum to 1). Its clients draw from numba's and numpy's
 # global generators (seeded by ``_seed``); LocalHashing.estimate hashes in
 # ``joblib.Parallel(n_jobs=-1)``, run here with joblib's sequential backend (the same sums, one
-# core, no process pool per trial). Install with ``pip install ldp-toolbox`` in its own venv
-# (numpy and scipy pinned to ldpaudit's; it pulls dash, ray and matplotlib, which the protocols
-# do not import).
+# core, no process pool per trial). Install with ``pip install ldp-toolbox 'xxhash<4'`` in its
+# own venv (numpy and scipy pinned to ldpaudit's; it pulls dash, ray and matplotlib, which the
+# protocols do not import; LocalHashing hashes a ``str``, which xxhash 4 rejects). THE's spec:
+# benchmarks/ldp_toolbox_the.toml, with ``-p theta=60/97`` (``ltb_the_parameters`` gives θ).
 
 
 def _ltb_protocol(name: str, d, epsilon):
