@@ -7,8 +7,9 @@ normalized frequencies) and ldp-toolbox 0.1.3 (below). Each client here is a bat
 ``f(x, n, rng)`` for input x in 0..d-1 that seeds the library's generators (``random``,
 ``numpy.random`` and numba's own, which ``numpy.random.seed`` does not reach) from ``rng``, so
 runs are reproducible. Each server takes the list of reports and returns one estimate per input
-0..d-1 (pure-ldp's: counts, so run with ``--counts``). Install the libraries in their own environment and put its site-packages on
-PYTHONPATH (they need ``xxhash<4``, numba, scikit-learn and statsmodels)::
+0..d-1 (pure-ldp's: counts, so run with ``--counts``). Install the libraries in their own
+environment and put its site-packages on PYTHONPATH (they need ``xxhash<4``, numba,
+scikit-learn and statsmodels)::
 
     python -m venv /tmp/libs && /tmp/libs/bin/pip install 'xxhash<4' pure-ldp multi-freq-ldpy scikit-learn statsmodels
     PYTHONPATH=/tmp/libs/lib/python3.11/site-packages:benchmarks ldpaudit audit-estimator \\
