@@ -395,7 +395,7 @@ class ExternalRandomizer(SupervisedProgram):
         columns = getattr(tasks, "counts", None)    # tasks held as columns (draws.ChunkTasks)
         ns = columns if columns is not None else list(map(_SECOND, tasks))
         single = bool(ns) and 0 < min(ns) and max(ns) <= self.chunk     # one request per task (the auditor's)
-        sizes = [[n] for n in ns] if single else [self._sizes(n) for n in ns]
+        sizes = None if single else [self._sizes(n) for n in ns]
         task_seeds = request_seeds(tasks, [1] * len(tasks) if single else list(map(len, sizes)))
         histogram = histogram and self.worker
         if single and self.worker:
