@@ -60,7 +60,7 @@ SITES = {
     ("account/gaussian_shuffle.py", "gaussian_amplify"): MEASURE,
     ("bench/runner.py", "score"): MEASURE,
     ("extremal/staircase.py", "certify"): MEASURE,
-    ("report/gaussian.py", "_crossing"): MEASURE,
+    ("papers/hooks/gaussian.py", "_crossing"): MEASURE,
 }
 
 #: modules where a wall clock may stop something (never where a verdict or a number is decided)

@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 INLINE = {
     "docs/tutorials/verify-a-mechanism.md": ["specs/krr.toml"],
     "docs/tutorials/audit-a-randomizer.md": ["examples/jsonlines/krr.py", "examples/jsonlines/krr.js"],
+    "docs/tutorials/your-own-paper.md": ["examples/paper/rr3.toml", "examples/paper/claims.toml",
+                                         "examples/paper/paper.toml", "examples/paper/main.tex"],
     "docs/reference/spec-language.md": [
         "specs/wrr.toml", "specs/ksubset.toml", "specs/oue.toml", "specs/laplace_histogram.toml",
         "specs/orappor.toml", "specs/olh.toml", "specs/joseph_rr1.toml", "specs/laplace_mean.toml",
