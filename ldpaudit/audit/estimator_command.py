@@ -54,7 +54,36 @@ def add_parser(subparsers) -> None:
     p.add_argument("--range", dest="estimate_range", metavar="LOW..HIGH",
                    help="the range of every estimate, instead of the spec estimator's (the tests assume it)")
     p.add_argument("--counts", action="store_true", help="the server returns estimated counts (divided by n here)")
+    p.add_argument("--timeout", type=_cpu_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"CPU budget of the whole audit (derivation, draws, server calls), in CPU seconds "
+                        f"(default {DEFAULT_TIMEOUT:g}); over budget the verdict is INCONCLUSIVE (exit 3)")
+    p.add_argument("--memory-mb", type=_memory_mb, default=None, metavar="MB",
+                   help="memory budget of the whole audit in MiB (default: ldpaudit's, 2048); over budget the "
+                        "verdict is INCONCLUSIVE (exit 3)")
     p.set_defaults(func=run)
+
+
+#: the CPU seconds an estimator audit may spend by default (a derivation plus R x K server calls)
+DEFAULT_TIMEOUT = 600.0
+
+
+def _cpu_seconds(text: str) -> float:
+    import argparse
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"--timeout {text!r} must be a positive number of CPU seconds, e.g. 600")
+    return value
+
+
+def _memory_mb(text: str) -> int:
+    from ldpaudit.mechanism.options import option_megabytes
+
+    return option_megabytes(text, "--memory-mb")
 
 
 def _named_args(items, option: str) -> dict:
@@ -83,7 +112,15 @@ def _range(text: str | None):
 
 
 def run(args) -> int:
-    payload, code = execute(args)
+    from ldpaudit import budget
+    from ldpaudit.errors import BudgetSpent
+
+    memory_mb = budget.DEFAULT_MEMORY_MB if args.memory_mb is None else args.memory_mb
+    try:   # the derivation, the draws and the server's calls, within the job's CPU and memory budget
+        payload, code = budget.call(execute, args, seconds=args.timeout, memory_mb=memory_mb,
+                                    label="audit-estimator")
+    except budget.BudgetExceeded as exc:
+        raise BudgetSpent(f"audit-estimator: {exc}") from None
     if args.json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
