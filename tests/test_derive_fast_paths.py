@@ -71,7 +71,7 @@ def test_real_input_validation_still_rejects_a_negative_probability():
         loads_spec(REAL_INPUT.format(entry="1/2 + y*((x + 1)**2 - x**2 - 2*x + epsilon)"))
 
 
-@pytest.mark.parametrize("stem", ["orr", "ksubset"])
+@pytest.mark.parametrize("stem", [pytest.param("orr", marks=pytest.mark.slow), "ksubset"])
 def test_printed_derivation_is_the_same_under_every_hash_seed(stem):
     """The ring fast paths (generator order, shared denominators grouped in dicts) must not
     make the printed derivation depend on the process: three hash seeds, one text."""

@@ -149,6 +149,7 @@ def test_conclusions_are_each_marked(reduced):
     assert concl[3]["supported"] == (ok >= len(rows) - 1)
 
 
+@pytest.mark.slow
 def test_reproduce_json_contains_sweeps_and_conclusions(tmp_path):
     from ldpaudit.papers.reproduce import reproduce
 

@@ -2,7 +2,7 @@
 beside CPU hogs as on a quiet machine, and under another Python hash seed, for four bundled specs
 of different forms (a finite channel, a piecewise density, a density on the real line with |.|,
 a hashed channel): `check` of one of them, `verify --tight --json` of all four, and `amplify` at
-n = 10^5. Budgets count the job's own work, so only timings may differ."""
+n = 10^4. Budgets count the job's own work, so only timings may differ."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from test_noisy_neighbours import _answers, _jobs, _parsed, beside_hogs
 
 SPECS = ["specs/krr.toml", "specs/square_wave.toml", "specs/joseph_uvrr2.toml", "specs/olh.toml"]
 CHECK = ("specs/square_wave.toml",)
-AMPLIFY = ["amplify", "krr", "-p", "d=8", "-p", "epsilon=1", "--n", "100000", "--delta", "1e-6", "--json"]
+AMPLIFY = ["amplify", "krr", "-p", "d=8", "-p", "epsilon=1", "--n", "10000", "--delta", "1e-6", "--json"]
 
 
 @pytest.fixture(scope="module")

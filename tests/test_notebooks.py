@@ -32,7 +32,10 @@ def _outputs(nb, kind: str) -> list:
     return [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if kind in o.get("data", {})]
 
 
-@pytest.mark.parametrize("name", NOTEBOOKS)
+# the Table 1 notebook rebuilds the Wang et al. manifest (41 rows of k* and k# derived, ~60 s of
+# CPU): a slow test; the default suite runs the other two
+@pytest.mark.parametrize("name", [n if n != "regenerate_a_paper_table.ipynb" else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in NOTEBOOKS])
 def test_notebook_runs_without_error(name, tmp_path):
     nb = nbformat.read(EXAMPLES / name, as_version=4)
     assert all(not c.get("outputs") and c.get("execution_count") is None

@@ -315,6 +315,7 @@ def test_duchi_density_estimation(regenerated):
     assert s["slopes_within_tolerance"] and s["all_within_tolerance"]
 
 
+@pytest.mark.slow
 def test_cli_reproduce_json(tmp_path, capsys):
     from ldpaudit.cli import main
 

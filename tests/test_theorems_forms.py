@@ -202,6 +202,7 @@ def test_log_relaxed_is_a_lower_bound_exact_to_first_order():
     assert goals._log_relaxed(a * sp.log(a + 1)) is None                              # a symbolic coefficient: no bound
 
 
+@pytest.mark.slow
 def test_mrr_condition_is_proved_in_the_papers_direction():
     cf = load_claims(THEOREMS / "wang_mrr.toml")
     r = prove_claim(cf, cf.claims[0], seconds=60)
