@@ -23,5 +23,5 @@ def test_a_spent_cpu_budget_is_inconclusive(capsys):
 
 def test_bad_budgets_are_bad_input(capsys):
     assert main([*ARGS, "--timeout", "nan"]) == 2
-    assert "--timeout 'nan' must be a positive number of CPU seconds" in capsys.readouterr().err
+    assert "--timeout 'nan' must be a positive number of seconds" in capsys.readouterr().err
     assert main([*ARGS, "--memory-mb", "-3"]) == 2

@@ -68,16 +68,9 @@ DEFAULT_TIMEOUT = 600.0
 
 
 def _cpu_seconds(text: str) -> float:
-    import argparse
-    import math
+    from ldpaudit.mechanism.options import option_seconds
 
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"--timeout {text!r} must be a positive number of CPU seconds, e.g. 600")
-    return value
+    return option_seconds(text, "--timeout")
 
 
 def _memory_mb(text: str) -> int:
