@@ -12,34 +12,7 @@ import math
 import numpy as np
 
 
-def _frequencies(reports, d: int, kind: str) -> np.ndarray:
-    y = np.asarray(reports)
-    if kind == "element":
-        return np.bincount(y.astype(np.int64), minlength=d)[:d] / len(y)
-    return y.astype(float).mean(axis=0)
-
-
-def spec_server(spec: str, **params):
-    """The spec's own estimator (ldpaudit.derive), applied to reports of its reference sampler."""
-    import sympy as sp
-
-    from ldpaudit.audit.estimator import spec_estimator
-    from ldpaudit.derive.algebra import F_J
-    from ldpaudit.derive.estimator import unbiased_estimator
-    from ldpaudit.mechanism.loader import load_budgeted
-
-    _, mech = load_budgeted(spec, [f"{k}={v}" for k, v in params.items()])
-    est = unbiased_estimator(mech)
-    slope = float(sp.N(sp.diff(est.expression, F_J), 30))
-    const = float(sp.N(est.expression.xreplace({F_J: 0}), 30))
-    kind = "element" if est.stat.statistic == "1{y = j}" else "unary"
-    d = int(params["d"])
-    assert spec_estimator(mech).kind == "hit"
-
-    def server(reports):
-        return const + slope * _frequencies(reports, d, kind)
-
-    return server
+from ldpaudit.bench.servers import oue_as_sue_server, spec_server  # noqa: F401  (the suite's servers)
 
 
 def project_to_simplex(v: np.ndarray) -> np.ndarray:
@@ -54,18 +27,6 @@ def normalizing_server(spec: str, **params):
     """The spec's estimator, then projected onto the simplex (a common 'consistency' step)."""
     inner = spec_server(spec, **params)
     return lambda reports: project_to_simplex(inner(reports))
-
-
-def oue_as_sue_server(*, d, epsilon):
-    """Decodes unary reports with SUE's (k-RAPPOR's) p = e^(ε/2)/(1 + e^(ε/2)), q = 1 - p instead
-    of OUE's p = 1/2, q = 1/(e^ε + 1)."""
-    s = math.exp(float(epsilon) / 2)
-    p, q = s / (1 + s), 1 / (1 + s)
-
-    def server(reports):
-        return (_frequencies(reports, int(d), "unary") - q) / (p - q)
-
-    return server
 
 
 def count_server(spec: str, **params):

@@ -10,7 +10,7 @@ from ldpaudit.cli import main
 
 ARGS = ["audit-estimator", "ldpaudit.mechanism.randomizers:oue", "--batch", "--target-arg", "d=4", "--target-arg",
         "epsilon=1", "estimator_servers:spec_server", "--server-arg", "spec=oue", "--server-arg", "d=4",
-        "--server-arg", "epsilon=1", "--spec", "oue", "-p", "d=4", "-p", "epsilon=1", "--n", "50", "--trials", "400"]
+        "--server-arg", "epsilon=1", "--spec", "oue", "-p", "d=4", "-p", "epsilon=1", "--n", "200", "--trials", "20000"]
 
 
 def test_a_spent_cpu_budget_is_inconclusive(capsys):

@@ -4,6 +4,7 @@
     ldpaudit bench --quick --json  # up to 10^6 draws, counterparts at 10^5; about 20 s
     ldpaudit bench --only olh-binary-p --only float-laplace
     ldpaudit bench --from-code     # the planted bugs proved wrong from their Python source; seconds
+    ldpaudit bench --servers       # the server-side bugs: estimators audited by audit-estimator
 
 Exit 0 when every bug is flagged and no correct counterpart is, 1 when a bug is missed or a
 counterpart flagged, 2 on bad input (an unknown ``--only`` name). With ``--from-code``: 0 when
@@ -29,6 +30,9 @@ def add_parser(subparsers) -> None:
     p.add_argument("--from-code", action="store_true",
                    help="instead of auditing: read each planted bug's Python source (ldpaudit/bench/planted.py; "
                         "never run) and prove its channel wrong with its tight ε (issue 36)")
+    p.add_argument("--servers", action="store_true",
+                   help="instead of the randomizers: the server-side bugs (estimators that publish wrong "
+                        "frequencies), each audited by audit-estimator beside the spec's own estimator")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress line (also off with --json or off a terminal)")
     p.set_defaults(func=run)
@@ -44,6 +48,8 @@ def run(args) -> int:
         raise InvalidParameter(f"--alpha {args.alpha} must be in (0, 1), e.g. --alpha 0.05")
     if args.from_code:
         return _from_code(args)
+    if args.servers:
+        return _servers(args)
     bugs = runner.select(args.only)
     with status("bench", enabled=wanted(args)) as update:
         rows = runner.run_suite(bugs, quick=args.quick, seed=args.seed, alpha=args.alpha, update=update)
@@ -88,5 +94,33 @@ def _from_code(args) -> int:
         print(json.dumps(envelope("bench", verdict, {"from_code": [r.to_json() for r in rows]}), indent=2))
     else:
         print(from_code.table(rows))
+        print(verdict)
+    return VERDICTS[verdict]
+
+
+def _servers(args) -> int:
+    """``bench --servers``: each buggy server caught (VIOLATION), each counterpart left alone."""
+    from ldpaudit.bench import servers
+    from ldpaudit.errors import InvalidParameter
+    from ldpaudit.render.progress import status, wanted
+    from ldpaudit.schema import VERDICTS, envelope
+
+    bugs = servers.server_bugs()
+    known = [b.key for b in bugs]
+    unknown = [k for k in args.only or [] if k not in known]
+    if unknown:
+        raise InvalidParameter(f"--only {unknown[0]!r} is not a server bug; valid names with --servers: "
+                               f"{', '.join(known)}")
+    bugs = [b for b in bugs if not args.only or b.key in args.only]
+    rows = []
+    with status("bench --servers", enabled=wanted(args)) as update:
+        for i, bug in enumerate(bugs):
+            update(f"{bug.key} ({i + 1}/{len(bugs)})")
+            rows.append(servers.score(bug, seed=args.seed, alpha=min(args.alpha, servers.ALPHA)))
+    verdict = "OK" if all(r.ok for r in rows) else "REFUTED"
+    if args.json:
+        print(json.dumps(envelope("bench", verdict, {"servers": [r.to_json() for r in rows]}), indent=2))
+    else:
+        print(servers.table(rows))
         print(verdict)
     return VERDICTS[verdict]
