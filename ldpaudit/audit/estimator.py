@@ -566,3 +566,31 @@ def _replace(c: CoordinateResult, **changes) -> CoordinateResult:
     from dataclasses import replace
 
     return replace(c, **changes)
+
+
+def spec_server_for(mech) -> Callable:
+    """The spec's own unbiased estimator of a bound frequency oracle as a server: reports ->
+    p̂_j = a + b·f_j (a, b derived by ldpaudit.derive, as floats), f_j the frequency of the hit
+    statistic (y = j for element outputs, bit j for unary ones). Other statistics are refused."""
+    import sympy as sp
+
+    from ldpaudit.derive.algebra import F_J
+    from ldpaudit.derive.estimator import unbiased_estimator
+
+    est = unbiased_estimator(mech)
+    statistic = getattr(est.stat, "statistic", None) if est.kind == "hit" else None
+    if statistic not in ("1{y = j}", "y_j"):
+        raise InvalidParameter(f"{mech.name!r}: no server from its estimator ({est.kind} estimator of "
+                               f"{statistic or 'a left inverse'}); the element (1{{y = j}}) and unary (y_j) "
+                               "statistics are supported")
+    slope = float(sp.N(sp.diff(est.expression, F_J), 30))
+    const = float(sp.N(est.expression.xreplace({F_J: 0}), 30))
+    element = statistic == "1{y = j}"
+    d = len(_domain(mech))
+
+    def server(reports):
+        y = np.asarray(reports)
+        freq = np.bincount(y.astype(np.int64), minlength=d)[:d] / len(y) if element else y.astype(float).mean(axis=0)
+        return const + slope * freq
+
+    return server

@@ -25,27 +25,13 @@ D, EPSILON, N_USERS, TRIALS, ALPHA = 8, 1, 200, 1000, 0.01
 
 
 def spec_server(spec: str, **params):
-    """The spec's own unbiased estimator p̂_j = a + b·f_j (derived by ldpaudit.derive), f_j the
-    frequency of the hit statistic (y = j for element outputs, bit j for unary ones)."""
-    import sympy as sp
-
-    from ldpaudit.derive.algebra import F_J
-    from ldpaudit.derive.estimator import unbiased_estimator
+    """The spec's own unbiased estimator (:func:`ldpaudit.audit.estimator.spec_server_for`) of
+    the spec bound to ``params``."""
+    from ldpaudit.audit.estimator import spec_server_for
     from ldpaudit.mechanism.loader import load_budgeted
 
     _, mech = load_budgeted(spec, [f"{k}={v}" for k, v in params.items()])
-    est = unbiased_estimator(mech)
-    slope = float(sp.N(sp.diff(est.expression, F_J), 30))
-    const = float(sp.N(est.expression.xreplace({F_J: 0}), 30))
-    element = est.stat.statistic == "1{y = j}"
-    d = int(params["d"])
-
-    def server(reports):
-        y = np.asarray(reports)
-        freq = np.bincount(y.astype(np.int64), minlength=d)[:d] / len(y) if element else y.astype(float).mean(axis=0)
-        return const + slope * freq
-
-    return server
+    return spec_server_for(mech)
 
 
 def clip_normalize(estimates) -> np.ndarray:
