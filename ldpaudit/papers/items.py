@@ -155,14 +155,21 @@ def _figure(manifest: Manifest, item: Item, evaluator, out: Path, stem: str):
 
     xs = [row[item.x] for row in item.rows]
     curves = []
-    for label, text, expr in item.curves:
+    for label, text, expr, simulate in item.curves:
         ys = [evaluator.value(expr, row, item.model, f"figure {item.name}, curve {label!r} at {item.x} = "
                               f"{_param_text(row[item.x])}") for row in item.rows]
-        curves.append({"label": label, "value": text, "y": [float(sp.N(y, 30)) for y in ys]})
+        curve = {"label": label, "value": text, "y": [float(sp.N(y, 30)) for y in ys]}
+        if simulate is not None:
+            curve["simulated"] = _simulated(item, evaluator, label, simulate)
+        curves.append(curve)
     fig, ax = plt.subplots(figsize=(5, 3.6))
     floats = [float(x) for x in xs]
     for c in curves:
-        ax.plot(floats, c["y"], marker="o", markersize=3, label=c["label"])
+        line, = ax.plot(floats, c["y"], marker="o", markersize=3, label=c["label"])
+        if "simulated" in c:
+            sim = c["simulated"]
+            ax.errorbar(floats, sim["y"], yerr=[2 * e for e in sim["se"]], fmt="x", color=line.get_color(),
+                        capsize=2, label=f"{c['label']}, simulated (n = {sim['n']}, {sim['trials']} trials, ±2 se)")
     if item.options.get("log_x"):
         ax.set_xscale("log")
     if item.options.get("log_y"):
@@ -182,6 +189,18 @@ def _figure(manifest: Manifest, item: Item, evaluator, out: Path, stem: str):
     payload = {"caption": item.caption, "model": item.model, "x": item.x, "x_values": [_param_text(x) for x in xs],
                "log_x": bool(item.options.get("log_x")), "log_y": bool(item.options.get("log_y")), "curves": curves}
     return payload, [tex, pdf, png]
+
+
+def _simulated(item, evaluator, label: str, options: dict) -> dict:
+    """The seeded simulated ℓ2² risk at each x (:mod:`ldpaudit.papers.simulated`)."""
+    from ldpaudit.papers import simulated
+
+    field = f"figure {item.name}, curve {label!r}, simulate"
+    mechs = [evaluator.bound(options["mechanism"], row, field) for row in item.rows]
+    points = simulated.l2_points(mechs, options, [row.get("n", 1) for row in item.rows], field, item.model)
+    return {"n": options["n"], "trials": options["trials"], "seed": options["seed"], "model": item.model,
+            "inputs": "uniform",
+            "y": [m for m, _ in points], "se": [e for _, e in points]}
 
 
 def _plot_label(name: str) -> str:

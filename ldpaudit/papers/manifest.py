@@ -24,8 +24,9 @@ files' allow-list parser (:func:`ldpaudit.mechanism.expr.parse_expression`), nev
     [[figure]]
     name = "risk"
     x = { epsilon = { from = "1/2", to = "4", count = 8 } }
-    curves = [{ label = "mine", value = "mine.l2_worst" }, { label = "k-RR", value = "krr.l2_worst" }]
-    log_y = true
+    curves = [{ label = "mine", value = "mine.l2_worst" },
+              { label = "k-RR", value = "krr.l2_worst", simulate = { n = 1000, trials = 200, seed = 1 } }]
+    log_y = true                           # simulate: seeded points from the reference sampler
 
     [[claim]]
     label = "Theorem 1"
@@ -69,7 +70,7 @@ _TABLE = {"name", "caption", "model", "grid", "where", "rows", "csv", "parameter
 _COLUMN = {"label", "value", "printed", "printed_column", "tolerance", "relative_tolerance", "digits",
            "known_difference", "latex"}
 _FIGURE = {"name", "caption", "model", "x", "fixed", "curves", "log_x", "log_y", "y_label", "x_label"}
-_CURVE = {"label", "value"}
+_CURVE = {"label", "value", "simulate"}
 _CLAIM = {"label", "file", "seconds"}
 _DERIVATION = {"name", "mechanism", "model", "let"}
 _HOOK = {"name", "hook", "options"}
@@ -552,7 +553,13 @@ def _figure_item(entry: dict, where: str, parser: _Parser, model: str, base: Pat
         if "value" not in c:
             raise InvalidSpec(f"{f}.value is missing; write value = \"krr.l2_worst\"")
         expr, u, n = parser.parse(c["value"], f"{f}.value", params)
-        curves.append((_text(c, "label", f"{f}.label"), c["value"], expr))
+        simulate = None
+        if "simulate" in c:
+            from ldpaudit.papers import simulated
+
+            simulate = simulated.parse(c["simulate"], f"{f}.simulate", c["value"], parser.mechanisms)
+            simulated.check_size(simulate, len(rows), f"{f}.simulate")
+        curves.append((_text(c, "label", f"{f}.label"), c["value"], expr, simulate))
         uses |= u
         named |= n
     for key in ("log_x", "log_y"):

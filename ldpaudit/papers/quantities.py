@@ -159,6 +159,12 @@ class Evaluator:
             return self._tight(name, row, model, field, free)
         return self._bind(name, self.symbolic(name, q, model, field), row, field, free)
 
+    def bound(self, name: str, row: dict, field: str):
+        """Mechanism ``name`` with every parameter bound at ``row`` (its ``let`` first)."""
+        family = self.family(name)
+        values = self.bindings(name, row, field, [family.symbols[p.name] for p in family.parameters])
+        return family.bind({s.name: v for s, v in values.items()})
+
     def _tight(self, name: str, row: dict, model: str, field: str, free: frozenset) -> sp.Basic:
         """The tightest ε for the whole family when z3 decides it there, else for the mechanism
         with its integer parameters bound at this row (a tie rule that only matters for even d)."""
