@@ -55,7 +55,8 @@ def test_bench_record_of_bugs_proved_from_code_holds():
     for target, args, domain, tight in (*PROVED_FROM_CODE.values(), *PROVED_FROM_CODE_ONLY.values()):
         path, name = target.split(":")
         low, high = map(int, domain.split(".."))
-        ex = extract(f"{root / path}:{name}", list(range(low, high + 1)), args)
+        where = f"{root / path}:{name}" if path.endswith(".py") else target     # a file, or a module
+        ex = extract(where, list(range(low, high + 1)), args)
         mech = loads_spec(spec_text(ex, epsilon=args.get("epsilon")))
         assert verify(mech).status.value == "REFUTED"
         value = tight_epsilon(mech).value

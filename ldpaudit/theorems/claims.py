@@ -300,7 +300,7 @@ def _check_bound_values(region: Region, specs: dict) -> None:
         values, where = {}, {}
         for p in mech.parameters:
             if p.name in lets:
-                value, field = parse_expression(lets[p.name], {}, field=f"specs.{name}.let.{p.name}") \
+                value, field = parse_expression(lets[p.name], region.symbols, field=f"specs.{name}.let.{p.name}") \
                     if isinstance(lets[p.name], str) else sp.sympify(lets[p.name]), f"specs.{name}.let.{p.name}"
             elif p.name in region.symbols and region.symbols[p.name] in region.bindings:
                 value, field = region.bindings[region.symbols[p.name]], f"region.let.{p.name}"

@@ -1,7 +1,21 @@
 ; ldpaudit 0.1.0 certificate: Square wave: PROVED 1-LDP
 ; re-check: z3 square_wave-example.smt2   (every line of output must be unsat)
-; query 1: the breakpoints never lie in the order (0, 1, 2) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 2)?
+; query 1: the breakpoints never lie in the order (0, 1) (expected: unsat)
+; can the breakpoints lie in the order (0, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (- 1.0) 0.0))
+(check-sat)
+(reset)
+; query 2: the breakpoints never lie in the order (0, 2, 1) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -16,8 +30,8 @@
  (> (- 1.0) 0.0))
 (check-sat)
 (reset)
-; query 2: the breakpoints never lie in the order (0, 1, 3) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 3)?
+; query 3: the breakpoints never lie in the order (0, 2, 3) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -33,8 +47,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 3: the breakpoints never lie in the order (0, 1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 4, 2)?
+; query 4: the breakpoints never lie in the order (0, 2, 4, 1) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 4, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -53,8 +67,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 4: the breakpoints never lie in the order (0, 1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 4, 3)?
+; query 5: the breakpoints never lie in the order (0, 2, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -70,20 +84,6 @@
  (> ?t0 0.0)))
 (assert
  (> (- 2.0) 0.0))
-(check-sat)
-(reset)
-; query 5: the breakpoints never lie in the order (0, 2) (expected: unsat)
-; can the breakpoints lie in the order (0, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (- 1.0) 0.0))
 (check-sat)
 (reset)
 ; query 6: the breakpoints never lie in the order (0, 3) (expected: unsat)
@@ -115,7 +115,7 @@
  (let ((?t0 (+ 3.0 (* (- 2.0) xa))))
  (> ?t0 0.0)))
 (assert
- (let ((?t1 (+ (- 1.0) xa)))
+ (let ((?t1 (+ (- 2.0) xa)))
 (> ?t1 0.0)))
 (check-sat)
 (reset)
@@ -133,7 +133,7 @@
  (let ((?t0 (+ 3.0 (* (- 2.0) xa))))
  (> ?t0 0.0)))
 (assert
- (let ((?t1 (+ (- 2.0) xa)))
+ (let ((?t1 (+ (- 1.0) xa)))
 (> ?t1 0.0)))
 (check-sat)
 (reset)
@@ -154,104 +154,8 @@
  (> (- 2.0) 0.0))
 (check-sat)
 (reset)
-; query 10: the breakpoints never lie in the order (1, 0) (expected: unsat)
-; can the breakpoints lie in the order (1, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (- 1.0) 0.0))
-(check-sat)
-(reset)
-; query 11: the breakpoints never lie in the order (1, 2) (expected: unsat)
-; can the breakpoints lie in the order (1, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (- 1.0) 0.0))
-(check-sat)
-(reset)
-; query 12: the breakpoints never lie in the order (1, 3) (expected: unsat)
-; can the breakpoints lie in the order (1, 3)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ (- 1.0) (* (- 1.0) xa))))
-(> ?t0 0.0)))
-(check-sat)
-(reset)
-; query 13: the breakpoints never lie in the order (1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (1, 4, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
- (> ?t0 0.0)))
-(assert
- (let ((?t1 (+ (- 3.0) (* 2.0 xa))))
-(> ?t1 0.0)))
-(check-sat)
-(reset)
-; query 14: the breakpoints never lie in the order (1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (1, 4, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
- (> ?t0 0.0)))
-(assert
- (let ((?t1 (+ (- 2.0) xa)))
-(> ?t1 0.0)))
-(check-sat)
-(reset)
-; query 15: the breakpoints never lie in the order (1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (1, 4, 3)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
- (> ?t0 0.0)))
-(assert
- (> (- 2.0) 0.0))
-(check-sat)
-(reset)
-; query 16: the breakpoints never lie in the order (2, 0, 1, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 1, 3)?
+; query 10: the breakpoints never lie in the order (1, 0, 2, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 2, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -269,8 +173,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 17: the breakpoints never lie in the order (2, 0, 1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 1, 4, 3)?
+; query 11: the breakpoints never lie in the order (1, 0, 2, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 2, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -290,8 +194,8 @@
  (> (- 2.0) 0.0))
 (check-sat)
 (reset)
-; query 18: the breakpoints never lie in the order (2, 0, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 3)?
+; query 12: the breakpoints never lie in the order (1, 0, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -307,8 +211,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 19: the breakpoints never lie in the order (2, 0, 4, 1) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 4, 1)?
+; query 13: the breakpoints never lie in the order (1, 0, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 4, 2)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -327,8 +231,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 20: the breakpoints never lie in the order (2, 0, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 4, 3)?
+; query 14: the breakpoints never lie in the order (1, 0, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -346,8 +250,8 @@
  (> (- 2.0) 0.0))
 (check-sat)
 (reset)
-; query 21: the breakpoints never lie in the order (2, 1, 0) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 0)?
+; query 15: the breakpoints never lie in the order (1, 2, 0) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -362,8 +266,8 @@
  (> (- 1.0) 0.0))
 (check-sat)
 (reset)
-; query 22: the breakpoints never lie in the order (2, 1, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 3)?
+; query 16: the breakpoints never lie in the order (1, 2, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -379,8 +283,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 23: the breakpoints never lie in the order (2, 1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 4, 0)?
+; query 17: the breakpoints never lie in the order (1, 2, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 4, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -399,8 +303,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 24: the breakpoints never lie in the order (2, 1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 4, 3)?
+; query 18: the breakpoints never lie in the order (1, 2, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -418,6 +322,102 @@
  (> (- 2.0) 0.0))
 (check-sat)
 (reset)
+; query 19: the breakpoints never lie in the order (1, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 3)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (* (- 1.0) xa)))
+(> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 20: the breakpoints never lie in the order (1, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (1, 4, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 2.0 (* (- 1.0) xa))))
+ (> ?t0 0.0)))
+(assert
+ (let ((?t1 (+ (- 3.0) (* 2.0 xa))))
+(> ?t1 0.0)))
+(check-sat)
+(reset)
+; query 21: the breakpoints never lie in the order (1, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (1, 4, 2)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 2.0 (* (- 1.0) xa))))
+ (> ?t0 0.0)))
+(assert
+ (let ((?t1 (+ (- 1.0) xa)))
+(> ?t1 0.0)))
+(check-sat)
+(reset)
+; query 22: the breakpoints never lie in the order (1, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 4, 3)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 2.0 (* (- 1.0) xa))))
+ (> ?t0 0.0)))
+(assert
+ (> (- 2.0) 0.0))
+(check-sat)
+(reset)
+; query 23: the breakpoints never lie in the order (2, 0) (expected: unsat)
+; can the breakpoints lie in the order (2, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (- 1.0) 0.0))
+(check-sat)
+(reset)
+; query 24: the breakpoints never lie in the order (2, 1) (expected: unsat)
+; can the breakpoints lie in the order (2, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (- 1.0) 0.0))
+(check-sat)
+(reset)
 ; query 25: the breakpoints never lie in the order (2, 3) (expected: unsat)
 ; can the breakpoints lie in the order (2, 3)?
 (set-option :smt.random_seed 0)
@@ -429,7 +429,7 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (* (- 1.0) xa)))
+ (let ((?t0 (+ (- 1.0) (* (- 1.0) xa))))
 (> ?t0 0.0)))
 (check-sat)
 (reset)
@@ -444,7 +444,7 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (+ 2.0 (* (- 1.0) xa))))
+ (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
  (> ?t0 0.0)))
 (assert
  (let ((?t1 (+ (- 3.0) (* 2.0 xa))))
@@ -462,10 +462,10 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (+ 2.0 (* (- 1.0) xa))))
+ (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
  (> ?t0 0.0)))
 (assert
- (let ((?t1 (+ (- 1.0) xa)))
+ (let ((?t1 (+ (- 2.0) xa)))
 (> ?t1 0.0)))
 (check-sat)
 (reset)
@@ -480,14 +480,31 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (+ 2.0 (* (- 1.0) xa))))
+ (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
  (> ?t0 0.0)))
 (assert
  (> (- 2.0) 0.0))
 (check-sat)
 (reset)
-; query 29: the breakpoints never lie in the order (3, 0, 1, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 0, 1, 2)?
+; query 29: the breakpoints never lie in the order (3, 0, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 0, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 1.0 (* 2.0 xa))))
+ (> ?t0 0.0)))
+(assert
+ (> (- 1.0) 0.0))
+(check-sat)
+(reset)
+; query 30: the breakpoints never lie in the order (3, 0, 2, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 0, 2, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -505,8 +522,8 @@
  (> (- 1.0) 0.0))
 (check-sat)
 (reset)
-; query 30: the breakpoints never lie in the order (3, 0, 1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 0, 1, 4, 2)?
+; query 31: the breakpoints never lie in the order (3, 0, 2, 4, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 0, 2, 4, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -528,23 +545,6 @@
 (> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 31: the breakpoints never lie in the order (3, 0, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 0, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 (* 2.0 xa))))
- (> ?t0 0.0)))
-(assert
- (> (- 1.0) 0.0))
-(check-sat)
-(reset)
 ; query 32: the breakpoints never lie in the order (3, 0, 4, 1) (expected: unsat)
 ; can the breakpoints lie in the order (3, 0, 4, 1)?
 (set-option :smt.random_seed 0)
@@ -562,7 +562,7 @@
  (let ((?t1 (+ 3.0 (* (- 2.0) xa))))
  (> ?t1 0.0)))
 (assert
- (let ((?t2 (+ (- 1.0) xa)))
+ (let ((?t2 (+ (- 2.0) xa)))
 (> ?t2 0.0)))
 (check-sat)
 (reset)
@@ -583,88 +583,12 @@
  (let ((?t1 (+ 3.0 (* (- 2.0) xa))))
  (> ?t1 0.0)))
 (assert
- (let ((?t2 (+ (- 2.0) xa)))
+ (let ((?t2 (+ (- 1.0) xa)))
 (> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 34: the breakpoints never lie in the order (3, 1, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 xa)))
- (> ?t0 0.0)))
-(assert
- (> (- 1.0) 0.0))
-(check-sat)
-(reset)
-; query 35: the breakpoints never lie in the order (3, 1, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 xa)))
- (> ?t0 0.0)))
-(assert
- (> (- 1.0) 0.0))
-(check-sat)
-(reset)
-; query 36: the breakpoints never lie in the order (3, 1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 4, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 xa)))
- (> ?t0 0.0)))
-(assert
- (let ((?t1 (+ 1.0 (* (- 1.0) xa))))
- (> ?t1 0.0)))
-(assert
- (let ((?t2 (+ (- 3.0) (* 2.0 xa))))
-(> ?t2 0.0)))
-(check-sat)
-(reset)
-; query 37: the breakpoints never lie in the order (3, 1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 4, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun xa () Real)
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 xa)))
- (> ?t0 0.0)))
-(assert
- (let ((?t1 (+ 1.0 (* (- 1.0) xa))))
- (> ?t1 0.0)))
-(assert
- (let ((?t2 (+ (- 2.0) xa)))
-(> ?t2 0.0)))
-(check-sat)
-(reset)
-; query 38: the breakpoints never lie in the order (3, 2, 0, 4, 1) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 0, 4, 1)?
+; query 34: the breakpoints never lie in the order (3, 1, 0, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 0, 4, 2)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -685,8 +609,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 39: the breakpoints never lie in the order (3, 2, 1, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 1, 0)?
+; query 35: the breakpoints never lie in the order (3, 1, 2, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 2, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -703,8 +627,8 @@
  (> (- 1.0) 0.0))
 (check-sat)
 (reset)
-; query 40: the breakpoints never lie in the order (3, 2, 1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 1, 4, 0)?
+; query 36: the breakpoints never lie in the order (3, 1, 2, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 2, 4, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -725,8 +649,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 41: the breakpoints never lie in the order (3, 2, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 4, 0)?
+; query 37: the breakpoints never lie in the order (3, 1, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 4, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -745,8 +669,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 42: the breakpoints never lie in the order (3, 2, 4, 1) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 4, 1)?
+; query 38: the breakpoints never lie in the order (3, 1, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 4, 2)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -763,6 +687,82 @@
 (assert
  (let ((?t1 (+ (- 1.0) xa)))
 (> ?t1 0.0)))
+(check-sat)
+(reset)
+; query 39: the breakpoints never lie in the order (3, 2, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 1.0 xa)))
+ (> ?t0 0.0)))
+(assert
+ (> (- 1.0) 0.0))
+(check-sat)
+(reset)
+; query 40: the breakpoints never lie in the order (3, 2, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 1.0 xa)))
+ (> ?t0 0.0)))
+(assert
+ (> (- 1.0) 0.0))
+(check-sat)
+(reset)
+; query 41: the breakpoints never lie in the order (3, 2, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 4, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 1.0 xa)))
+ (> ?t0 0.0)))
+(assert
+ (let ((?t1 (+ 1.0 (* (- 1.0) xa))))
+ (> ?t1 0.0)))
+(assert
+ (let ((?t2 (+ (- 3.0) (* 2.0 xa))))
+(> ?t2 0.0)))
+(check-sat)
+(reset)
+; query 42: the breakpoints never lie in the order (3, 2, 4, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 4, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun xa () Real)
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 1.0 xa)))
+ (> ?t0 0.0)))
+(assert
+ (let ((?t1 (+ 1.0 (* (- 1.0) xa))))
+ (> ?t1 0.0)))
+(assert
+ (let ((?t2 (+ (- 2.0) xa)))
+(> ?t2 0.0)))
 (check-sat)
 (reset)
 ; query 43: the breakpoints never lie in the order (3, 4, 0) (expected: unsat)
@@ -795,7 +795,7 @@
 (assert
  (> 2.0 0.0))
 (assert
- (let ((?t0 (+ (- 1.0) xa)))
+ (let ((?t0 (+ (- 2.0) xa)))
 (> ?t0 0.0)))
 (check-sat)
 (reset)
@@ -812,7 +812,7 @@
 (assert
  (> 2.0 0.0))
 (assert
- (let ((?t0 (+ (- 2.0) xa)))
+ (let ((?t0 (+ (- 1.0) xa)))
 (> ?t0 0.0)))
 (check-sat)
 (reset)
@@ -842,7 +842,7 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (+ (- 1.0) xa)))
+ (let ((?t0 (+ (- 2.0) xa)))
 (> ?t0 0.0)))
 (check-sat)
 (reset)
@@ -857,7 +857,7 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (+ (- 2.0) xa)))
+ (let ((?t0 (+ (- 1.0) xa)))
 (> ?t0 0.0)))
 (check-sat)
 (reset)
@@ -897,60 +897,64 @@
 (assert
  (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (and $t1 $t0))))
+ (let (($t0 (and (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (or (and $t3 (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0)) $t0))))))
 (assert
- (let (($t2 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t3 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (and $t3 $t2))))
+ (let (($t4 (and (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t6 (+ z0 ?t5)))
+ (let (($t7 (<= ?t6 0.0)))
+ (or (and $t7 (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0)) $t4))))))
 (assert
- (let ((?t4 (+ e_1 (* (- 1.0) (* e_1 e_1 e_1)))))
- (> ?t4 0.0)))
+ (let ((?t8 (+ e_1 (* (- 1.0) (* e_1 e_1 e_1)))))
+ (> ?t8 0.0)))
 (assert
- (let ((?t5 (* (- 1.0) xa)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
+(assert
+ (let ((?t9 (* 2.0 z0)))
+ (let ((?t10 (* (- 2.0) xa)))
+ (let ((?t11 (+ 1.0 ?t10 ?t9)))
+ (and (distinct ?t11 0.0) true)))))
+(assert
+ (let ((?t9 (* 2.0 z0)))
+ (let ((?t10 (* (- 2.0) xa)))
+ (let ((?t12 (+ (- 1.0) ?t10 ?t9)))
+ (and (distinct ?t12 0.0) true)))))
+(assert
+ (let ((?t9 (* 2.0 z0)))
+ (let ((?t13 (+ 1.0 ?t9)))
+ (and (distinct ?t13 0.0) true))))
+(assert
+ (let ((?t9 (* 2.0 z0)))
+ (let ((?t14 (+ (- 3.0) ?t9)))
+ (and (distinct ?t14 0.0) true))))
+(assert
+ (let ((?t5 (* (- 1.0) xb)))
  (let ((?t6 (+ z0 ?t5)))
  (and (distinct ?t6 0.0) true))))
 (assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t8 (* (- 2.0) xa)))
- (let ((?t9 (+ (- 1.0) ?t8 ?t7)))
- (and (distinct ?t9 0.0) true)))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t8 (* (- 2.0) xa)))
- (let ((?t10 (+ 1.0 ?t8 ?t7)))
- (and (distinct ?t10 0.0) true)))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t11 (+ 1.0 ?t7)))
- (and (distinct ?t11 0.0) true))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t12 (+ (- 3.0) ?t7)))
- (and (distinct ?t12 0.0) true))))
-(assert
- (let ((?t13 (* (- 1.0) xb)))
- (let ((?t14 (+ z0 ?t13)))
- (and (distinct ?t14 0.0) true))))
-(assert
- (let ((?t7 (* 2.0 z0)))
+ (let ((?t9 (* 2.0 z0)))
  (let ((?t15 (* (- 2.0) xb)))
- (let ((?t16 (+ (- 1.0) ?t15 ?t7)))
+ (let ((?t16 (+ 1.0 ?t15 ?t9)))
  (and (distinct ?t16 0.0) true)))))
 (assert
- (let ((?t7 (* 2.0 z0)))
+ (let ((?t9 (* 2.0 z0)))
  (let ((?t15 (* (- 2.0) xb)))
- (let ((?t17 (+ 1.0 ?t15 ?t7)))
+ (let ((?t17 (+ (- 1.0) ?t15 ?t9)))
  (and (distinct ?t17 0.0) true)))))
 (assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t11 (+ 1.0 ?t7)))
- (and (distinct ?t11 0.0) true))))
+ (let ((?t9 (* 2.0 z0)))
+ (let ((?t13 (+ 1.0 ?t9)))
+ (and (distinct ?t13 0.0) true))))
 (assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t12 (+ (- 3.0) ?t7)))
- (and (distinct ?t12 0.0) true))))
+ (let ((?t9 (* 2.0 z0)))
+ (let ((?t14 (+ (- 3.0) ?t9)))
+ (and (distinct ?t14 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -982,60 +986,65 @@
 (assert
  (>= 1.0 xb))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (and $t1 $t0))))
+ (let (($t0 (and (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (or (and $t3 (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0)) $t0))))))
 (assert
- (let (($t2 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t3 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t4 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
- (and $t4 (not (and $t3 $t2)))))))
+ (let (($t4 (and (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t6 (+ z0 ?t5)))
+ (let (($t7 (<= ?t6 0.0)))
+ (let (($t8 (or (and $t7 (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0)) $t4)))
+ (let (($t9 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
+ (and $t9 (not $t8)))))))))
 (assert
  (> 0.0 0.0))
 (assert
- (let ((?t5 (* (- 1.0) xa)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
+(assert
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t11 (* (- 2.0) xa)))
+ (let ((?t12 (+ 1.0 ?t11 ?t10)))
+ (and (distinct ?t12 0.0) true)))))
+(assert
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t11 (* (- 2.0) xa)))
+ (let ((?t13 (+ (- 1.0) ?t11 ?t10)))
+ (and (distinct ?t13 0.0) true)))))
+(assert
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t14 (+ 1.0 ?t10)))
+ (and (distinct ?t14 0.0) true))))
+(assert
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t15 (+ (- 3.0) ?t10)))
+ (and (distinct ?t15 0.0) true))))
+(assert
+ (let ((?t5 (* (- 1.0) xb)))
  (let ((?t6 (+ z0 ?t5)))
  (and (distinct ?t6 0.0) true))))
 (assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t8 (* (- 2.0) xa)))
- (let ((?t9 (+ (- 1.0) ?t8 ?t7)))
- (and (distinct ?t9 0.0) true)))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t8 (* (- 2.0) xa)))
- (let ((?t10 (+ 1.0 ?t8 ?t7)))
- (and (distinct ?t10 0.0) true)))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t11 (+ 1.0 ?t7)))
- (and (distinct ?t11 0.0) true))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t12 (+ (- 3.0) ?t7)))
- (and (distinct ?t12 0.0) true))))
-(assert
- (let ((?t13 (* (- 1.0) xb)))
- (let ((?t14 (+ z0 ?t13)))
- (and (distinct ?t14 0.0) true))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t15 (* (- 2.0) xb)))
- (let ((?t16 (+ (- 1.0) ?t15 ?t7)))
- (and (distinct ?t16 0.0) true)))))
-(assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t15 (* (- 2.0) xb)))
- (let ((?t17 (+ 1.0 ?t15 ?t7)))
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t16 (* (- 2.0) xb)))
+ (let ((?t17 (+ 1.0 ?t16 ?t10)))
  (and (distinct ?t17 0.0) true)))))
 (assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t11 (+ 1.0 ?t7)))
- (and (distinct ?t11 0.0) true))))
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t16 (* (- 2.0) xb)))
+ (let ((?t18 (+ (- 1.0) ?t16 ?t10)))
+ (and (distinct ?t18 0.0) true)))))
 (assert
- (let ((?t7 (* 2.0 z0)))
- (let ((?t12 (+ (- 3.0) ?t7)))
- (and (distinct ?t12 0.0) true))))
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t14 (+ 1.0 ?t10)))
+ (and (distinct ?t14 0.0) true))))
+(assert
+ (let ((?t10 (* 2.0 z0)))
+ (let ((?t15 (+ (- 3.0) ?t10)))
+ (and (distinct ?t15 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1068,61 +1077,66 @@
 (assert
  (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (and $t1 $t0))))
+ (let (($t0 (and (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (or (and $t3 (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0)) $t0))))))
 (assert
- (let (($t2 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (and true (not (and $t4 $t3)) (not $t2))))))
+ (let (($t4 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
+ (let (($t5 (and (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (let (($t8 (<= ?t7 0.0)))
+ (let (($t9 (or (and $t8 (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0)) $t5)))
+ (and true (not $t9) (not $t4)))))))))
 (assert
- (let ((?t5 (+ e_1 (* e_1 e_1))))
- (> ?t5 0.0)))
+ (let ((?t10 (+ e_1 (* e_1 e_1))))
+ (> ?t10 0.0)))
 (assert
- (let ((?t6 (* (- 1.0) xa)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
+(assert
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t12 (* (- 2.0) xa)))
+ (let ((?t13 (+ 1.0 ?t12 ?t11)))
+ (and (distinct ?t13 0.0) true)))))
+(assert
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t12 (* (- 2.0) xa)))
+ (let ((?t14 (+ (- 1.0) ?t12 ?t11)))
+ (and (distinct ?t14 0.0) true)))))
+(assert
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t15 (+ 1.0 ?t11)))
+ (and (distinct ?t15 0.0) true))))
+(assert
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t16 (+ (- 3.0) ?t11)))
+ (and (distinct ?t16 0.0) true))))
+(assert
+ (let ((?t6 (* (- 1.0) xb)))
  (let ((?t7 (+ z0 ?t6)))
  (and (distinct ?t7 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t9 (* (- 2.0) xa)))
- (let ((?t10 (+ (- 1.0) ?t9 ?t8)))
- (and (distinct ?t10 0.0) true)))))
-(assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t9 (* (- 2.0) xa)))
- (let ((?t11 (+ 1.0 ?t9 ?t8)))
- (and (distinct ?t11 0.0) true)))))
-(assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t12 (+ 1.0 ?t8)))
- (and (distinct ?t12 0.0) true))))
-(assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t13 (+ (- 3.0) ?t8)))
- (and (distinct ?t13 0.0) true))))
-(assert
- (let ((?t14 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 ?t14)))
- (and (distinct ?t15 0.0) true))))
-(assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t16 (* (- 2.0) xb)))
- (let ((?t17 (+ (- 1.0) ?t16 ?t8)))
- (and (distinct ?t17 0.0) true)))))
-(assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t16 (* (- 2.0) xb)))
- (let ((?t18 (+ 1.0 ?t16 ?t8)))
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t17 (* (- 2.0) xb)))
+ (let ((?t18 (+ 1.0 ?t17 ?t11)))
  (and (distinct ?t18 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t12 (+ 1.0 ?t8)))
- (and (distinct ?t12 0.0) true))))
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t17 (* (- 2.0) xb)))
+ (let ((?t19 (+ (- 1.0) ?t17 ?t11)))
+ (and (distinct ?t19 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t13 (+ (- 3.0) ?t8)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t15 (+ 1.0 ?t11)))
+ (and (distinct ?t15 0.0) true))))
+(assert
+ (let ((?t11 (* 2.0 z0)))
+ (let ((?t16 (+ (- 3.0) ?t11)))
+ (and (distinct ?t16 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1159,63 +1173,68 @@
 (assert
  (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t2 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
- (and $t2 (not (and $t1 $t0)))))))
+ (let (($t0 (and (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (let (($t4 (or (and $t3 (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0)) $t0)))
+ (let (($t5 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
+ (and $t5 (not $t4)))))))))
 (assert
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (and $t4 $t3))))
+ (let (($t6 (and (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t7 (* (- 1.0) xb)))
+ (let ((?t8 (+ z0 ?t7)))
+ (let (($t9 (<= ?t8 0.0)))
+ (or (and $t9 (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0)) $t6))))))
 (assert
- (let ((?t5 (* (- 1.0) (* e_1 e_1 e_1))))
- (let ((?t6 (* (- 1.0) (* e_1 e_1))))
- (let ((?t7 (+ 1.0 e_1 ?t6 ?t5)))
- (> ?t7 0.0)))))
+ (let ((?t10 (* (- 1.0) (* e_1 e_1 e_1))))
+ (let ((?t11 (* (- 1.0) (* e_1 e_1))))
+ (let ((?t12 (+ 1.0 e_1 ?t11 ?t10)))
+ (> ?t12 0.0)))))
 (assert
- (let ((?t8 (* (- 1.0) xa)))
- (let ((?t9 (+ z0 ?t8)))
- (and (distinct ?t9 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t11 (* (- 2.0) xa)))
- (let ((?t12 (+ (- 1.0) ?t11 ?t10)))
- (and (distinct ?t12 0.0) true)))))
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t14 (* (- 2.0) xa)))
+ (let ((?t15 (+ 1.0 ?t14 ?t13)))
+ (and (distinct ?t15 0.0) true)))))
 (assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t11 (* (- 2.0) xa)))
- (let ((?t13 (+ 1.0 ?t11 ?t10)))
- (and (distinct ?t13 0.0) true)))))
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t14 (* (- 2.0) xa)))
+ (let ((?t16 (+ (- 1.0) ?t14 ?t13)))
+ (and (distinct ?t16 0.0) true)))))
 (assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t14 (+ 1.0 ?t10)))
- (and (distinct ?t14 0.0) true))))
-(assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t15 (+ (- 3.0) ?t10)))
- (and (distinct ?t15 0.0) true))))
-(assert
- (let ((?t16 (* (- 1.0) xb)))
- (let ((?t17 (+ z0 ?t16)))
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t17 (+ 1.0 ?t13)))
  (and (distinct ?t17 0.0) true))))
 (assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t18 (* (- 2.0) xb)))
- (let ((?t19 (+ (- 1.0) ?t18 ?t10)))
- (and (distinct ?t19 0.0) true)))))
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t18 (+ (- 3.0) ?t13)))
+ (and (distinct ?t18 0.0) true))))
 (assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t18 (* (- 2.0) xb)))
- (let ((?t20 (+ 1.0 ?t18 ?t10)))
+ (let ((?t7 (* (- 1.0) xb)))
+ (let ((?t8 (+ z0 ?t7)))
+ (and (distinct ?t8 0.0) true))))
+(assert
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t19 (* (- 2.0) xb)))
+ (let ((?t20 (+ 1.0 ?t19 ?t13)))
  (and (distinct ?t20 0.0) true)))))
 (assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t14 (+ 1.0 ?t10)))
- (and (distinct ?t14 0.0) true))))
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t19 (* (- 2.0) xb)))
+ (let ((?t21 (+ (- 1.0) ?t19 ?t13)))
+ (and (distinct ?t21 0.0) true)))))
 (assert
- (let ((?t10 (* 2.0 z0)))
- (let ((?t15 (+ (- 3.0) ?t10)))
- (and (distinct ?t15 0.0) true))))
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t17 (+ 1.0 ?t13)))
+ (and (distinct ?t17 0.0) true))))
+(assert
+ (let ((?t13 (* 2.0 z0)))
+ (let ((?t18 (+ (- 3.0) ?t13)))
+ (and (distinct ?t18 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1252,62 +1271,68 @@
 (assert
  (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t2 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
- (and $t2 (not (and $t1 $t0)))))))
+ (let (($t0 (and (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (let (($t4 (or (and $t3 (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0)) $t0)))
+ (let (($t5 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
+ (and $t5 (not $t4)))))))))
 (assert
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t2 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
- (and $t2 (not (and $t4 $t3)))))))
+ (let (($t6 (and (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t7 (* (- 1.0) xb)))
+ (let ((?t8 (+ z0 ?t7)))
+ (let (($t9 (<= ?t8 0.0)))
+ (let (($t10 (or (and $t9 (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0)) $t6)))
+ (let (($t5 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
+ (and $t5 (not $t10)))))))))
 (assert
- (let ((?t5 (+ 1.0 (* (- 1.0) (* e_1 e_1)))))
- (> ?t5 0.0)))
+ (let ((?t11 (+ 1.0 (* (- 1.0) (* e_1 e_1)))))
+ (> ?t11 0.0)))
 (assert
- (let ((?t6 (* (- 1.0) xa)))
- (let ((?t7 (+ z0 ?t6)))
- (and (distinct ?t7 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t9 (* (- 2.0) xa)))
- (let ((?t10 (+ (- 1.0) ?t9 ?t8)))
- (and (distinct ?t10 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t13 (* (- 2.0) xa)))
+ (let ((?t14 (+ 1.0 ?t13 ?t12)))
+ (and (distinct ?t14 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t9 (* (- 2.0) xa)))
- (let ((?t11 (+ 1.0 ?t9 ?t8)))
- (and (distinct ?t11 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t13 (* (- 2.0) xa)))
+ (let ((?t15 (+ (- 1.0) ?t13 ?t12)))
+ (and (distinct ?t15 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t12 (+ 1.0 ?t8)))
- (and (distinct ?t12 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t16 (+ 1.0 ?t12)))
+ (and (distinct ?t16 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t13 (+ (- 3.0) ?t8)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t17 (+ (- 3.0) ?t12)))
+ (and (distinct ?t17 0.0) true))))
 (assert
- (let ((?t14 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 ?t14)))
- (and (distinct ?t15 0.0) true))))
+ (let ((?t7 (* (- 1.0) xb)))
+ (let ((?t8 (+ z0 ?t7)))
+ (and (distinct ?t8 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t16 (* (- 2.0) xb)))
- (let ((?t17 (+ (- 1.0) ?t16 ?t8)))
- (and (distinct ?t17 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t18 (* (- 2.0) xb)))
+ (let ((?t19 (+ 1.0 ?t18 ?t12)))
+ (and (distinct ?t19 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t16 (* (- 2.0) xb)))
- (let ((?t18 (+ 1.0 ?t16 ?t8)))
- (and (distinct ?t18 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t18 (* (- 2.0) xb)))
+ (let ((?t20 (+ (- 1.0) ?t18 ?t12)))
+ (and (distinct ?t20 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t12 (+ 1.0 ?t8)))
- (and (distinct ?t12 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t16 (+ 1.0 ?t12)))
+ (and (distinct ?t16 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t13 (+ (- 3.0) ?t8)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t17 (+ (- 3.0) ?t12)))
+ (and (distinct ?t17 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1344,62 +1369,68 @@
 (assert
  (> (/ 27566652731484780822721452589135.0 10141204801825835211973625643008.0) e_1))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0))))
- (let (($t2 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
- (and $t2 (not (and $t1 $t0)))))))
+ (let (($t0 (and (<= (+ (- 1.0) (* (- 2.0) xa) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (let (($t4 (or (and $t3 (>= (+ 1.0 (* (- 2.0) xa) (* 2.0 z0)) 0.0)) $t0)))
+ (let (($t5 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
+ (and $t5 (not $t4)))))))))
 (assert
- (let (($t2 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0))))
- (and true (not (and $t4 $t3)) (not $t2))))))
+ (let (($t5 (and (>= (+ 1.0 (* 2.0 z0)) 0.0) (<= (+ (- 3.0) (* 2.0 z0)) 0.0))))
+ (let (($t6 (and (<= (+ (- 1.0) (* (- 2.0) xb) (* 2.0 z0)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t7 (* (- 1.0) xb)))
+ (let ((?t8 (+ z0 ?t7)))
+ (let (($t9 (<= ?t8 0.0)))
+ (let (($t10 (or (and $t9 (>= (+ 1.0 (* (- 2.0) xb) (* 2.0 z0)) 0.0)) $t6)))
+ (and true (not $t10) (not $t5)))))))))
 (assert
- (let ((?t5 (+ 1.0 e_1)))
- (> ?t5 0.0)))
+ (let ((?t11 (+ 1.0 e_1)))
+ (> ?t11 0.0)))
 (assert
- (let ((?t6 (* (- 1.0) xa)))
- (let ((?t7 (+ z0 ?t6)))
- (and (distinct ?t7 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t9 (* (- 2.0) xa)))
- (let ((?t10 (+ (- 1.0) ?t9 ?t8)))
- (and (distinct ?t10 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t13 (* (- 2.0) xa)))
+ (let ((?t14 (+ 1.0 ?t13 ?t12)))
+ (and (distinct ?t14 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t9 (* (- 2.0) xa)))
- (let ((?t11 (+ 1.0 ?t9 ?t8)))
- (and (distinct ?t11 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t13 (* (- 2.0) xa)))
+ (let ((?t15 (+ (- 1.0) ?t13 ?t12)))
+ (and (distinct ?t15 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t12 (+ 1.0 ?t8)))
- (and (distinct ?t12 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t16 (+ 1.0 ?t12)))
+ (and (distinct ?t16 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t13 (+ (- 3.0) ?t8)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t17 (+ (- 3.0) ?t12)))
+ (and (distinct ?t17 0.0) true))))
 (assert
- (let ((?t14 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 ?t14)))
- (and (distinct ?t15 0.0) true))))
+ (let ((?t7 (* (- 1.0) xb)))
+ (let ((?t8 (+ z0 ?t7)))
+ (and (distinct ?t8 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t16 (* (- 2.0) xb)))
- (let ((?t17 (+ (- 1.0) ?t16 ?t8)))
- (and (distinct ?t17 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t18 (* (- 2.0) xb)))
+ (let ((?t19 (+ 1.0 ?t18 ?t12)))
+ (and (distinct ?t19 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t16 (* (- 2.0) xb)))
- (let ((?t18 (+ 1.0 ?t16 ?t8)))
- (and (distinct ?t18 0.0) true)))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t18 (* (- 2.0) xb)))
+ (let ((?t20 (+ (- 1.0) ?t18 ?t12)))
+ (and (distinct ?t20 0.0) true)))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t12 (+ 1.0 ?t8)))
- (and (distinct ?t12 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t16 (+ 1.0 ?t12)))
+ (and (distinct ?t16 0.0) true))))
 (assert
- (let ((?t8 (* 2.0 z0)))
- (let ((?t13 (+ (- 3.0) ?t8)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t12 (* 2.0 z0)))
+ (let ((?t17 (+ (- 3.0) ?t12)))
+ (and (distinct ?t17 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert

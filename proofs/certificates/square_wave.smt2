@@ -1,7 +1,25 @@
 ; ldpaudit 0.1.0 certificate: Square wave: PROVED epsilon-LDP for all 0 < epsilon, 0 < b
 ; re-check: z3 square_wave.smt2   (every line of output must be unsat)
-; query 1: the breakpoints never lie in the order (0, 1, 2) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 2)?
+; query 1: the breakpoints never lie in the order (0, 1) (expected: unsat)
+; can the breakpoints lie in the order (0, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (* (- 1.0) b)))
+(> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 2: the breakpoints never lie in the order (0, 2, 1) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -20,8 +38,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 2: the breakpoints never lie in the order (0, 1, 3) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 3)?
+; query 3: the breakpoints never lie in the order (0, 2, 3) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -39,8 +57,8 @@
  (> (+ (* (- 1.0) xa) (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 3: the breakpoints never lie in the order (0, 1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 4, 2)?
+; query 4: the breakpoints never lie in the order (0, 2, 4, 1) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 4, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -62,8 +80,8 @@
  (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 4: the breakpoints never lie in the order (0, 1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (0, 1, 4, 3)?
+; query 5: the breakpoints never lie in the order (0, 2, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (0, 2, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -83,24 +101,6 @@
 (assert
  (let ((?t1 (+ (- 1.0) (* (- 2.0) b))))
 (> ?t1 0.0)))
-(check-sat)
-(reset)
-; query 5: the breakpoints never lie in the order (0, 2) (expected: unsat)
-; can the breakpoints lie in the order (0, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (* (- 1.0) b)))
-(> ?t0 0.0)))
 (check-sat)
 (reset)
 ; query 6: the breakpoints never lie in the order (0, 3) (expected: unsat)
@@ -138,8 +138,7 @@
  (let ((?t1 (+ 1.0 b ?t0)))
  (> ?t1 0.0))))
 (assert
- (let ((?t2 (+ (- 1.0) xa)))
-(> ?t2 0.0)))
+ (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
 ; query 8: the breakpoints never lie in the order (0, 4, 2) (expected: unsat)
@@ -160,7 +159,8 @@
  (let ((?t1 (+ 1.0 b ?t0)))
  (> ?t1 0.0))))
 (assert
- (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
+ (let ((?t2 (+ (- 1.0) xa)))
+(> ?t2 0.0)))
 (check-sat)
 (reset)
 ; query 9: the breakpoints never lie in the order (0, 4, 3) (expected: unsat)
@@ -185,124 +185,8 @@
 (> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 10: the breakpoints never lie in the order (1, 0) (expected: unsat)
-; can the breakpoints lie in the order (1, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (* (- 1.0) b)))
-(> ?t0 0.0)))
-(check-sat)
-(reset)
-; query 11: the breakpoints never lie in the order (1, 2) (expected: unsat)
-; can the breakpoints lie in the order (1, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (* (- 2.0) b)))
-(> ?t0 0.0)))
-(check-sat)
-(reset)
-; query 12: the breakpoints never lie in the order (1, 3) (expected: unsat)
-; can the breakpoints lie in the order (1, 3)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (+ (* (- 1.0) xa) (* (- 2.0) b)) 0.0))
-(check-sat)
-(reset)
-; query 13: the breakpoints never lie in the order (1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (1, 4, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (* (- 1.0) xa)))
- (let ((?t1 (+ 1.0 ?t0)))
- (> ?t1 0.0))))
-(assert
- (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
-(check-sat)
-(reset)
-; query 14: the breakpoints never lie in the order (1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (1, 4, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (* (- 1.0) xa)))
- (let ((?t1 (+ 1.0 ?t0)))
- (> ?t1 0.0))))
-(assert
- (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
-(check-sat)
-(reset)
-; query 15: the breakpoints never lie in the order (1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (1, 4, 3)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
- (> ?t0 0.0)))
-(assert
- (let ((?t1 (+ (- 1.0) (* (- 2.0) b))))
-(> ?t1 0.0)))
-(check-sat)
-(reset)
-; query 16: the breakpoints never lie in the order (2, 0, 1, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 1, 3)?
+; query 10: the breakpoints never lie in the order (1, 0, 2, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 2, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -322,8 +206,8 @@
  (> (+ (* (- 1.0) xa) (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 17: the breakpoints never lie in the order (2, 0, 1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 1, 4, 3)?
+; query 11: the breakpoints never lie in the order (1, 0, 2, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 2, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -347,8 +231,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 18: the breakpoints never lie in the order (2, 0, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 3)?
+; query 12: the breakpoints never lie in the order (1, 0, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -366,8 +250,8 @@
  (> (+ (* (- 1.0) xa) (* (- 1.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 19: the breakpoints never lie in the order (2, 0, 4, 1) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 4, 1)?
+; query 13: the breakpoints never lie in the order (1, 0, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 4, 2)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -390,8 +274,8 @@
 (> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 20: the breakpoints never lie in the order (2, 0, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 0, 4, 3)?
+; query 14: the breakpoints never lie in the order (1, 0, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 0, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -414,8 +298,8 @@
 (> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 21: the breakpoints never lie in the order (2, 1, 0) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 0)?
+; query 15: the breakpoints never lie in the order (1, 2, 0) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -435,8 +319,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 22: the breakpoints never lie in the order (2, 1, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 3)?
+; query 16: the breakpoints never lie in the order (1, 2, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -455,8 +339,8 @@
  (> (+ (* (- 1.0) xa) (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 23: the breakpoints never lie in the order (2, 1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 4, 0)?
+; query 17: the breakpoints never lie in the order (1, 2, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 4, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -479,8 +363,8 @@
  (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 24: the breakpoints never lie in the order (2, 1, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 1, 4, 3)?
+; query 18: the breakpoints never lie in the order (1, 2, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 2, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -503,8 +387,8 @@
 (> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 25: the breakpoints never lie in the order (2, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 3)?
+; query 19: the breakpoints never lie in the order (1, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -521,8 +405,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 26: the breakpoints never lie in the order (2, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (2, 4, 0)?
+; query 20: the breakpoints never lie in the order (1, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (1, 4, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -540,8 +424,8 @@
  (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 27: the breakpoints never lie in the order (2, 4, 1) (expected: unsat)
-; can the breakpoints lie in the order (2, 4, 1)?
+; query 21: the breakpoints never lie in the order (1, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (1, 4, 2)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -560,8 +444,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 28: the breakpoints never lie in the order (2, 4, 3) (expected: unsat)
-; can the breakpoints lie in the order (2, 4, 3)?
+; query 22: the breakpoints never lie in the order (1, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (1, 4, 3)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -580,8 +464,144 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 29: the breakpoints never lie in the order (3, 0, 1, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 0, 1, 2)?
+; query 23: the breakpoints never lie in the order (2, 0) (expected: unsat)
+; can the breakpoints lie in the order (2, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (* (- 1.0) b)))
+(> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 24: the breakpoints never lie in the order (2, 1) (expected: unsat)
+; can the breakpoints lie in the order (2, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (* (- 2.0) b)))
+(> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 25: the breakpoints never lie in the order (2, 3) (expected: unsat)
+; can the breakpoints lie in the order (2, 3)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (+ (* (- 1.0) xa) (* (- 2.0) b)) 0.0))
+(check-sat)
+(reset)
+; query 26: the breakpoints never lie in the order (2, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (2, 4, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (* (- 1.0) xa)))
+ (let ((?t1 (+ 1.0 ?t0)))
+ (> ?t1 0.0))))
+(assert
+ (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
+(check-sat)
+(reset)
+; query 27: the breakpoints never lie in the order (2, 4, 1) (expected: unsat)
+; can the breakpoints lie in the order (2, 4, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (* (- 1.0) xa)))
+ (let ((?t1 (+ 1.0 ?t0)))
+ (> ?t1 0.0))))
+(assert
+ (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
+(check-sat)
+(reset)
+; query 28: the breakpoints never lie in the order (2, 4, 3) (expected: unsat)
+; can the breakpoints lie in the order (2, 4, 3)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (let ((?t0 (+ 1.0 (* (- 1.0) xa))))
+ (> ?t0 0.0)))
+(assert
+ (let ((?t1 (+ (- 1.0) (* (- 2.0) b))))
+(> ?t1 0.0)))
+(check-sat)
+(reset)
+; query 29: the breakpoints never lie in the order (3, 0, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 0, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (+ xa b) 0.0))
+(assert
+ (let ((?t0 (* (- 1.0) b)))
+(> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 30: the breakpoints never lie in the order (3, 0, 2, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 0, 2, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -602,8 +622,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 30: the breakpoints never lie in the order (3, 0, 1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 0, 1, 4, 2)?
+; query 31: the breakpoints never lie in the order (3, 0, 2, 4, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 0, 2, 4, 1)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -625,26 +645,6 @@
  (> ?t1 0.0))))
 (assert
  (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
-(check-sat)
-(reset)
-; query 31: the breakpoints never lie in the order (3, 0, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 0, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (+ xa b) 0.0))
-(assert
- (let ((?t0 (* (- 1.0) b)))
-(> ?t0 0.0)))
 (check-sat)
 (reset)
 ; query 32: the breakpoints never lie in the order (3, 0, 4, 1) (expected: unsat)
@@ -667,8 +667,7 @@
  (let ((?t1 (+ 1.0 b ?t0)))
  (> ?t1 0.0))))
 (assert
- (let ((?t2 (+ (- 1.0) xa)))
-(> ?t2 0.0)))
+ (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
 ; query 33: the breakpoints never lie in the order (3, 0, 4, 2) (expected: unsat)
@@ -691,97 +690,12 @@
  (let ((?t1 (+ 1.0 b ?t0)))
  (> ?t1 0.0))))
 (assert
- (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
+ (let ((?t2 (+ (- 1.0) xa)))
+(> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 34: the breakpoints never lie in the order (3, 1, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (+ xa (* 2.0 b)) 0.0))
-(assert
- (let ((?t0 (* (- 1.0) b)))
-(> ?t0 0.0)))
-(check-sat)
-(reset)
-; query 35: the breakpoints never lie in the order (3, 1, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (+ xa (* 2.0 b)) 0.0))
-(assert
- (let ((?t0 (* (- 2.0) b)))
-(> ?t0 0.0)))
-(check-sat)
-(reset)
-; query 36: the breakpoints never lie in the order (3, 1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 4, 0)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (+ xa (* 2.0 b)) 0.0))
-(assert
- (let ((?t0 (* (- 1.0) xa)))
- (let ((?t1 (+ 1.0 ?t0)))
- (> ?t1 0.0))))
-(assert
- (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
-(check-sat)
-(reset)
-; query 37: the breakpoints never lie in the order (3, 1, 4, 2) (expected: unsat)
-; can the breakpoints lie in the order (3, 1, 4, 2)?
-(set-option :smt.random_seed 0)
-; benchmark generated from python API
-(set-info :status unknown)
-(declare-fun b () Real)
-(declare-fun xa () Real)
-(assert
- (< 0.0 b))
-(assert
- (<= 0.0 xa))
-(assert
- (>= 1.0 xa))
-(assert
- (> (+ xa (* 2.0 b)) 0.0))
-(assert
- (let ((?t0 (* (- 1.0) xa)))
- (let ((?t1 (+ 1.0 ?t0)))
- (> ?t1 0.0))))
-(assert
- (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
-(check-sat)
-(reset)
-; query 38: the breakpoints never lie in the order (3, 2, 0, 4, 1) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 0, 4, 1)?
+; query 34: the breakpoints never lie in the order (3, 1, 0, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 0, 4, 2)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -806,8 +720,8 @@
 (> ?t2 0.0)))
 (check-sat)
 (reset)
-; query 39: the breakpoints never lie in the order (3, 2, 1, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 1, 0)?
+; query 35: the breakpoints never lie in the order (3, 1, 2, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 2, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -829,8 +743,8 @@
 (> ?t1 0.0)))
 (check-sat)
 (reset)
-; query 40: the breakpoints never lie in the order (3, 2, 1, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 1, 4, 0)?
+; query 36: the breakpoints never lie in the order (3, 1, 2, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 2, 4, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -855,8 +769,8 @@
  (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 41: the breakpoints never lie in the order (3, 2, 4, 0) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 4, 0)?
+; query 37: the breakpoints never lie in the order (3, 1, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 4, 0)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -876,8 +790,8 @@
  (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
 (check-sat)
 (reset)
-; query 42: the breakpoints never lie in the order (3, 2, 4, 1) (expected: unsat)
-; can the breakpoints lie in the order (3, 2, 4, 1)?
+; query 38: the breakpoints never lie in the order (3, 1, 4, 2) (expected: unsat)
+; can the breakpoints lie in the order (3, 1, 4, 2)?
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -896,6 +810,92 @@
 (assert
  (let ((?t0 (+ (- 1.0) xa)))
 (> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 39: the breakpoints never lie in the order (3, 2, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (+ xa (* 2.0 b)) 0.0))
+(assert
+ (let ((?t0 (* (- 1.0) b)))
+(> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 40: the breakpoints never lie in the order (3, 2, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (+ xa (* 2.0 b)) 0.0))
+(assert
+ (let ((?t0 (* (- 2.0) b)))
+(> ?t0 0.0)))
+(check-sat)
+(reset)
+; query 41: the breakpoints never lie in the order (3, 2, 4, 0) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 4, 0)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (+ xa (* 2.0 b)) 0.0))
+(assert
+ (let ((?t0 (* (- 1.0) xa)))
+ (let ((?t1 (+ 1.0 ?t0)))
+ (> ?t1 0.0))))
+(assert
+ (> (+ (- 1.0) xa (* (- 1.0) b)) 0.0))
+(check-sat)
+(reset)
+; query 42: the breakpoints never lie in the order (3, 2, 4, 1) (expected: unsat)
+; can the breakpoints lie in the order (3, 2, 4, 1)?
+(set-option :smt.random_seed 0)
+; benchmark generated from python API
+(set-info :status unknown)
+(declare-fun b () Real)
+(declare-fun xa () Real)
+(assert
+ (< 0.0 b))
+(assert
+ (<= 0.0 xa))
+(assert
+ (>= 1.0 xa))
+(assert
+ (> (+ xa (* 2.0 b)) 0.0))
+(assert
+ (let ((?t0 (* (- 1.0) xa)))
+ (let ((?t1 (+ 1.0 ?t0)))
+ (> ?t1 0.0))))
+(assert
+ (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
 ; query 43: the breakpoints never lie in the order (3, 4, 0) (expected: unsat)
@@ -932,11 +932,11 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (+ 1.0 (* 2.0 b))))
- (> ?t0 0.0)))
+ (let ((?t0 (* 2.0 b)))
+ (let ((?t1 (+ 1.0 ?t0)))
+ (> ?t1 0.0))))
 (assert
- (let ((?t1 (+ (- 1.0) xa)))
-(> ?t1 0.0)))
+ (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
 ; query 45: the breakpoints never lie in the order (3, 4, 2) (expected: unsat)
@@ -953,11 +953,11 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (* 2.0 b)))
- (let ((?t1 (+ 1.0 ?t0)))
- (> ?t1 0.0))))
+ (let ((?t0 (+ 1.0 (* 2.0 b))))
+ (> ?t0 0.0)))
 (assert
- (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
+ (let ((?t1 (+ (- 1.0) xa)))
+(> ?t1 0.0)))
 (check-sat)
 (reset)
 ; query 46: the breakpoints never lie in the order (4, 0) (expected: unsat)
@@ -991,8 +991,7 @@
 (assert
  (>= 1.0 xa))
 (assert
- (let ((?t0 (+ (- 1.0) xa)))
-(> ?t0 0.0)))
+ (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
 (check-sat)
 (reset)
 ; query 48: the breakpoints never lie in the order (4, 2) (expected: unsat)
@@ -1009,7 +1008,8 @@
 (assert
  (>= 1.0 xa))
 (assert
- (> (+ (- 1.0) xa (* (- 2.0) b)) 0.0))
+ (let ((?t0 (+ (- 1.0) xa)))
+(> ?t0 0.0)))
 (check-sat)
 (reset)
 ; query 49: the breakpoints never lie in the order (4, 3) (expected: unsat)
@@ -1030,8 +1030,8 @@
 (> ?t0 0.0)))
 (check-sat)
 (reset)
-; query 50: f >= 0 on (-b, -b + x) of the order (3, 2, 0, 1, 4) (expected: unsat)
-; negative density on a cell of the order (3, 2, 0, 1, 4)
+; query 50: f >= 0 on (-b, -b + x) of the order (3, 1, 0, 2, 4) (expected: unsat)
+; negative density on a cell of the order (3, 1, 0, 2, 4)
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -1073,8 +1073,8 @@
  (< 1.0 u_epsilon))
 (check-sat)
 (reset)
-; query 51: f >= 0 on (-b + x, x) of the order (3, 2, 0, 1, 4) (expected: unsat)
-; negative density on a cell of the order (3, 2, 0, 1, 4)
+; query 51: f >= 0 on (-b + x, x) of the order (3, 1, 0, 2, 4) (expected: unsat)
+; negative density on a cell of the order (3, 1, 0, 2, 4)
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -1116,8 +1116,8 @@
  (< 1.0 u_epsilon))
 (check-sat)
 (reset)
-; query 52: f >= 0 on (x, b + x) of the order (3, 2, 0, 1, 4) (expected: unsat)
-; negative density on a cell of the order (3, 2, 0, 1, 4)
+; query 52: f >= 0 on (x, b + x) of the order (3, 1, 0, 2, 4) (expected: unsat)
+; negative density on a cell of the order (3, 1, 0, 2, 4)
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -1159,8 +1159,8 @@
  (< 1.0 u_epsilon))
 (check-sat)
 (reset)
-; query 53: f >= 0 on (b + x, b + 1) of the order (3, 2, 0, 1, 4) (expected: unsat)
-; negative density on a cell of the order (3, 2, 0, 1, 4)
+; query 53: f >= 0 on (b + x, b + 1) of the order (3, 1, 0, 2, 4) (expected: unsat)
+; negative density on a cell of the order (3, 1, 0, 2, 4)
 (set-option :smt.random_seed 0)
 ; benchmark generated from python API
 (set-info :status unknown)
@@ -1227,48 +1227,52 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ z0 b (* (- 1.0) xa)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0))))
- (and $t1 $t0))))
+ (let (($t0 (and (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (or (and $t3 (>= (+ z0 b ?t1) 0.0)) $t0))))))
 (assert
- (let (($t2 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ z0 b (* (- 1.0) xb)) 0.0))))
- (let (($t3 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0))))
- (and $t3 $t2))))
+ (let (($t4 (and (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t6 (+ z0 ?t5)))
+ (let (($t7 (<= ?t6 0.0)))
+ (or (and $t7 (>= (+ z0 b ?t5) 0.0)) $t4))))))
 (assert
- (let ((?t4 (* u_epsilon u_epsilon)))
- (let ((?t5 (* (- 1.0) ?t4)))
- (let ((?t6 (+ u_epsilon ?t5 (* (- 2.0) b (* u_epsilon u_epsilon u_epsilon)) (* 2.0 b ?t4))))
- (> ?t6 0.0)))))
+ (let ((?t8 (* u_epsilon u_epsilon)))
+ (let ((?t9 (* (- 1.0) ?t8)))
+ (let ((?t10 (+ u_epsilon ?t9 (* (- 2.0) b (* u_epsilon u_epsilon u_epsilon)) (* 2.0 b ?t8))))
+ (> ?t10 0.0)))))
 (assert
- (let ((?t7 (* (- 1.0) xa)))
- (let ((?t8 (+ z0 ?t7)))
- (and (distinct ?t8 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t9 (* (- 1.0) b)))
- (let ((?t7 (* (- 1.0) xa)))
- (let ((?t10 (+ z0 ?t7 ?t9)))
- (and (distinct ?t10 0.0) true)))))
-(assert
- (let ((?t7 (* (- 1.0) xa)))
- (let ((?t11 (+ z0 b ?t7)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t11 (+ z0 b ?t1)))
  (and (distinct ?t11 0.0) true))))
+(assert
+ (let ((?t12 (* (- 1.0) b)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t13 (+ z0 ?t1 ?t12)))
+ (and (distinct ?t13 0.0) true)))))
 (assert
  (and (distinct (+ z0 b) 0.0) true))
 (assert
  (and (distinct (+ (- 1.0) z0 (* (- 1.0) b)) 0.0) true))
 (assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t13 (+ z0 ?t12)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t6 (+ z0 ?t5)))
+ (and (distinct ?t6 0.0) true))))
 (assert
- (let ((?t9 (* (- 1.0) b)))
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t14 (+ z0 ?t12 ?t9)))
- (and (distinct ?t14 0.0) true)))))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t14 (+ z0 b ?t5)))
+ (and (distinct ?t14 0.0) true))))
 (assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 b ?t12)))
- (and (distinct ?t15 0.0) true))))
+ (let ((?t12 (* (- 1.0) b)))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t15 (+ z0 ?t5 ?t12)))
+ (and (distinct ?t15 0.0) true)))))
 (assert
  (and (distinct (+ z0 b) 0.0) true))
 (assert
@@ -1309,56 +1313,60 @@
 (assert
  (>= 1.0 xb))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ z0 b (* (- 1.0) xa)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0))))
- (and $t1 $t0))))
+ (let (($t0 (and (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (or (and $t3 (>= (+ z0 b ?t1) 0.0)) $t0))))))
 (assert
- (let (($t2 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ z0 b (* (- 1.0) xb)) 0.0))))
- (let (($t3 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0))))
- (let (($t4 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
- (and $t4 (not (and $t3 $t2)))))))
+ (let (($t4 (and (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t6 (+ z0 ?t5)))
+ (let (($t7 (<= ?t6 0.0)))
+ (let (($t8 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
+ (and $t8 (not (or (and $t7 (>= (+ z0 b ?t5) 0.0)) $t4)))))))))
 (assert
  (> 0.0 0.0))
 (assert
- (let ((?t5 (* (- 1.0) xa)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
+(assert
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t9 (+ z0 b ?t1)))
+ (and (distinct ?t9 0.0) true))))
+(assert
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t11 (+ z0 ?t1 ?t10)))
+ (and (distinct ?t11 0.0) true)))))
+(assert
+ (let ((?t12 (+ z0 b)))
+ (and (distinct ?t12 0.0) true)))
+(assert
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t13 (+ (- 1.0) z0 ?t10)))
+ (and (distinct ?t13 0.0) true))))
+(assert
+ (let ((?t5 (* (- 1.0) xb)))
  (let ((?t6 (+ z0 ?t5)))
  (and (distinct ?t6 0.0) true))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t8 (+ z0 ?t5 ?t7)))
- (and (distinct ?t8 0.0) true)))))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t14 (+ z0 b ?t5)))
+ (and (distinct ?t14 0.0) true))))
 (assert
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t9 (+ z0 b ?t5)))
- (and (distinct ?t9 0.0) true))))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t5 (* (- 1.0) xb)))
+ (let ((?t15 (+ z0 ?t5 ?t10)))
+ (and (distinct ?t15 0.0) true)))))
 (assert
- (let ((?t10 (+ z0 b)))
- (and (distinct ?t10 0.0) true)))
+ (let ((?t12 (+ z0 b)))
+ (and (distinct ?t12 0.0) true)))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t11 (+ (- 1.0) z0 ?t7)))
- (and (distinct ?t11 0.0) true))))
-(assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t13 (+ z0 ?t12)))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t13 (+ (- 1.0) z0 ?t10)))
  (and (distinct ?t13 0.0) true))))
-(assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t14 (+ z0 ?t12 ?t7)))
- (and (distinct ?t14 0.0) true)))))
-(assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 b ?t12)))
- (and (distinct ?t15 0.0) true))))
-(assert
- (let ((?t10 (+ z0 b)))
- (and (distinct ?t10 0.0) true)))
-(assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t11 (+ (- 1.0) z0 ?t7)))
- (and (distinct ?t11 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1396,56 +1404,60 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ z0 b (* (- 1.0) xa)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0))))
- (and $t1 $t0))))
+ (let (($t0 (and (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (or (and $t3 (>= (+ z0 b ?t1) 0.0)) $t0))))))
 (assert
- (let (($t2 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ z0 b (* (- 1.0) xb)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0))))
- (and true (not (and $t4 $t3)) (not $t2))))))
+ (let (($t4 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
+ (let (($t5 (and (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (let (($t8 (<= ?t7 0.0)))
+ (and true (not (or (and $t8 (>= (+ z0 b ?t6) 0.0)) $t5)) (not $t4))))))))
 (assert
  (> (+ u_epsilon (* 2.0 b (* u_epsilon u_epsilon))) 0.0))
 (assert
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t6 (+ z0 ?t5)))
- (and (distinct ?t6 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t8 (+ z0 ?t5 ?t7)))
- (and (distinct ?t8 0.0) true)))))
-(assert
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t9 (+ z0 b ?t5)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t9 (+ z0 b ?t1)))
  (and (distinct ?t9 0.0) true))))
 (assert
- (let ((?t10 (+ z0 b)))
- (and (distinct ?t10 0.0) true)))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t11 (+ z0 ?t1 ?t10)))
+ (and (distinct ?t11 0.0) true)))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t11 (+ (- 1.0) z0 ?t7)))
- (and (distinct ?t11 0.0) true))))
+ (let ((?t12 (+ z0 b)))
+ (and (distinct ?t12 0.0) true)))
 (assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t13 (+ z0 ?t12)))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t13 (+ (- 1.0) z0 ?t10)))
  (and (distinct ?t13 0.0) true))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t14 (+ z0 ?t12 ?t7)))
- (and (distinct ?t14 0.0) true)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (and (distinct ?t7 0.0) true))))
 (assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 b ?t12)))
- (and (distinct ?t15 0.0) true))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t14 (+ z0 b ?t6)))
+ (and (distinct ?t14 0.0) true))))
 (assert
- (let ((?t10 (+ z0 b)))
- (and (distinct ?t10 0.0) true)))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t15 (+ z0 ?t6 ?t10)))
+ (and (distinct ?t15 0.0) true)))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t11 (+ (- 1.0) z0 ?t7)))
- (and (distinct ?t11 0.0) true))))
+ (let ((?t12 (+ z0 b)))
+ (and (distinct ?t12 0.0) true)))
+(assert
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t13 (+ (- 1.0) z0 ?t10)))
+ (and (distinct ?t13 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1487,59 +1499,63 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ z0 b (* (- 1.0) xa)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0))))
- (let (($t2 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
- (and $t2 (not (and $t1 $t0)))))))
+ (let (($t0 (and (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (let (($t4 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
+ (and $t4 (not (or (and $t3 (>= (+ z0 b ?t1) 0.0)) $t0)))))))))
 (assert
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ z0 b (* (- 1.0) xb)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0))))
- (and $t4 $t3))))
+ (let (($t5 (and (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (let (($t8 (<= ?t7 0.0)))
+ (or (and $t8 (>= (+ z0 b ?t6) 0.0)) $t5))))))
 (assert
- (let ((?t5 (* u_epsilon u_epsilon)))
- (let ((?t6 (* (- 1.0) ?t5)))
- (let ((?t7 (+ 1.0 ?t6 (* (- 2.0) b (* u_epsilon u_epsilon u_epsilon)) (* 2.0 b u_epsilon))))
- (> ?t7 0.0)))))
+ (let ((?t9 (* u_epsilon u_epsilon)))
+ (let ((?t10 (* (- 1.0) ?t9)))
+ (let ((?t11 (+ 1.0 ?t10 (* (- 2.0) b (* u_epsilon u_epsilon u_epsilon)) (* 2.0 b u_epsilon))))
+ (> ?t11 0.0)))))
 (assert
- (let ((?t8 (* (- 1.0) xa)))
- (let ((?t9 (+ z0 ?t8)))
- (and (distinct ?t9 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t10 (* (- 1.0) b)))
- (let ((?t8 (* (- 1.0) xa)))
- (let ((?t11 (+ z0 ?t8 ?t10)))
- (and (distinct ?t11 0.0) true)))))
-(assert
- (let ((?t8 (* (- 1.0) xa)))
- (let ((?t12 (+ z0 b ?t8)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t12 (+ z0 b ?t1)))
  (and (distinct ?t12 0.0) true))))
 (assert
- (let ((?t13 (+ z0 b)))
- (and (distinct ?t13 0.0) true)))
+ (let ((?t13 (* (- 1.0) b)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t14 (+ z0 ?t1 ?t13)))
+ (and (distinct ?t14 0.0) true)))))
 (assert
- (let ((?t10 (* (- 1.0) b)))
- (let ((?t14 (+ (- 1.0) z0 ?t10)))
- (and (distinct ?t14 0.0) true))))
+ (let ((?t15 (+ z0 b)))
+ (and (distinct ?t15 0.0) true)))
 (assert
- (let ((?t15 (* (- 1.0) xb)))
- (let ((?t16 (+ z0 ?t15)))
+ (let ((?t13 (* (- 1.0) b)))
+ (let ((?t16 (+ (- 1.0) z0 ?t13)))
  (and (distinct ?t16 0.0) true))))
 (assert
- (let ((?t10 (* (- 1.0) b)))
- (let ((?t15 (* (- 1.0) xb)))
- (let ((?t17 (+ z0 ?t15 ?t10)))
- (and (distinct ?t17 0.0) true)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (and (distinct ?t7 0.0) true))))
 (assert
- (let ((?t15 (* (- 1.0) xb)))
- (let ((?t18 (+ z0 b ?t15)))
- (and (distinct ?t18 0.0) true))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t17 (+ z0 b ?t6)))
+ (and (distinct ?t17 0.0) true))))
 (assert
- (let ((?t13 (+ z0 b)))
- (and (distinct ?t13 0.0) true)))
+ (let ((?t13 (* (- 1.0) b)))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t18 (+ z0 ?t6 ?t13)))
+ (and (distinct ?t18 0.0) true)))))
 (assert
- (let ((?t10 (* (- 1.0) b)))
- (let ((?t14 (+ (- 1.0) z0 ?t10)))
- (and (distinct ?t14 0.0) true))))
+ (let ((?t15 (+ z0 b)))
+ (and (distinct ?t15 0.0) true)))
+(assert
+ (let ((?t13 (* (- 1.0) b)))
+ (let ((?t16 (+ (- 1.0) z0 ?t13)))
+ (and (distinct ?t16 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1581,59 +1597,63 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ z0 b (* (- 1.0) xa)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0))))
- (let (($t2 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
- (and $t2 (not (and $t1 $t0)))))))
+ (let (($t0 (and (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (let (($t4 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
+ (and $t4 (not (or (and $t3 (>= (+ z0 b ?t1) 0.0)) $t0)))))))))
 (assert
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ z0 b (* (- 1.0) xb)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0))))
- (let (($t2 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
- (and $t2 (not (and $t4 $t3)))))))
+ (let (($t5 (and (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (let (($t8 (<= ?t7 0.0)))
+ (let (($t4 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
+ (and $t4 (not (or (and $t8 (>= (+ z0 b ?t6) 0.0)) $t5)))))))))
 (assert
- (let ((?t5 (* (- 1.0) u_epsilon)))
- (let ((?t6 (+ 1.0 ?t5 (* (- 2.0) b (* u_epsilon u_epsilon)) (* 2.0 b u_epsilon))))
- (> ?t6 0.0))))
+ (let ((?t9 (* (- 1.0) u_epsilon)))
+ (let ((?t10 (+ 1.0 ?t9 (* (- 2.0) b (* u_epsilon u_epsilon)) (* 2.0 b u_epsilon))))
+ (> ?t10 0.0))))
 (assert
- (let ((?t7 (* (- 1.0) xa)))
- (let ((?t8 (+ z0 ?t7)))
- (and (distinct ?t8 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t9 (* (- 1.0) b)))
- (let ((?t7 (* (- 1.0) xa)))
- (let ((?t10 (+ z0 ?t7 ?t9)))
- (and (distinct ?t10 0.0) true)))))
-(assert
- (let ((?t7 (* (- 1.0) xa)))
- (let ((?t11 (+ z0 b ?t7)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t11 (+ z0 b ?t1)))
  (and (distinct ?t11 0.0) true))))
 (assert
- (let ((?t12 (+ z0 b)))
- (and (distinct ?t12 0.0) true)))
+ (let ((?t12 (* (- 1.0) b)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t13 (+ z0 ?t1 ?t12)))
+ (and (distinct ?t13 0.0) true)))))
 (assert
- (let ((?t9 (* (- 1.0) b)))
- (let ((?t13 (+ (- 1.0) z0 ?t9)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t14 (+ z0 b)))
+ (and (distinct ?t14 0.0) true)))
 (assert
- (let ((?t14 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 ?t14)))
+ (let ((?t12 (* (- 1.0) b)))
+ (let ((?t15 (+ (- 1.0) z0 ?t12)))
  (and (distinct ?t15 0.0) true))))
 (assert
- (let ((?t9 (* (- 1.0) b)))
- (let ((?t14 (* (- 1.0) xb)))
- (let ((?t16 (+ z0 ?t14 ?t9)))
- (and (distinct ?t16 0.0) true)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (and (distinct ?t7 0.0) true))))
 (assert
- (let ((?t14 (* (- 1.0) xb)))
- (let ((?t17 (+ z0 b ?t14)))
- (and (distinct ?t17 0.0) true))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t16 (+ z0 b ?t6)))
+ (and (distinct ?t16 0.0) true))))
 (assert
- (let ((?t12 (+ z0 b)))
- (and (distinct ?t12 0.0) true)))
+ (let ((?t12 (* (- 1.0) b)))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t17 (+ z0 ?t6 ?t12)))
+ (and (distinct ?t17 0.0) true)))))
 (assert
- (let ((?t9 (* (- 1.0) b)))
- (let ((?t13 (+ (- 1.0) z0 ?t9)))
- (and (distinct ?t13 0.0) true))))
+ (let ((?t14 (+ z0 b)))
+ (and (distinct ?t14 0.0) true)))
+(assert
+ (let ((?t12 (* (- 1.0) b)))
+ (let ((?t15 (+ (- 1.0) z0 ?t12)))
+ (and (distinct ?t15 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
@@ -1675,57 +1695,61 @@
 (assert
  (< 1.0 u_epsilon))
 (assert
- (let (($t0 (or (> (+ z0 (* (- 1.0) xa)) 0.0) (>= (+ z0 b (* (- 1.0) xa)) 0.0))))
- (let (($t1 (or (<= (+ z0 (* (- 1.0) xa)) 0.0) (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0))))
- (let (($t2 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
- (and $t2 (not (and $t1 $t0)))))))
+ (let (($t0 (and (<= (+ z0 (* (- 1.0) xa) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xa)) 0.0)))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (let (($t3 (<= ?t2 0.0)))
+ (let (($t4 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
+ (and $t4 (not (or (and $t3 (>= (+ z0 b ?t1) 0.0)) $t0)))))))))
 (assert
- (let (($t2 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
- (let (($t3 (or (> (+ z0 (* (- 1.0) xb)) 0.0) (>= (+ z0 b (* (- 1.0) xb)) 0.0))))
- (let (($t4 (or (<= (+ z0 (* (- 1.0) xb)) 0.0) (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0))))
- (and true (not (and $t4 $t3)) (not $t2))))))
+ (let (($t4 (and (>= (+ z0 b) 0.0) (<= (+ (- 1.0) z0 (* (- 1.0) b)) 0.0))))
+ (let (($t5 (and (<= (+ z0 (* (- 1.0) xb) (* (- 1.0) b)) 0.0) (not (<= (+ z0 (* (- 1.0) xb)) 0.0)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (let (($t8 (<= ?t7 0.0)))
+ (and true (not (or (and $t8 (>= (+ z0 b ?t6) 0.0)) $t5)) (not $t4))))))))
 (assert
  (> (+ 1.0 (* 2.0 b u_epsilon)) 0.0))
 (assert
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t6 (+ z0 ?t5)))
- (and (distinct ?t6 0.0) true))))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t2 (+ z0 ?t1)))
+ (and (distinct ?t2 0.0) true))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t8 (+ z0 ?t5 ?t7)))
- (and (distinct ?t8 0.0) true)))))
-(assert
- (let ((?t5 (* (- 1.0) xa)))
- (let ((?t9 (+ z0 b ?t5)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t9 (+ z0 b ?t1)))
  (and (distinct ?t9 0.0) true))))
 (assert
- (let ((?t10 (+ z0 b)))
- (and (distinct ?t10 0.0) true)))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t1 (* (- 1.0) xa)))
+ (let ((?t11 (+ z0 ?t1 ?t10)))
+ (and (distinct ?t11 0.0) true)))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t11 (+ (- 1.0) z0 ?t7)))
- (and (distinct ?t11 0.0) true))))
+ (let ((?t12 (+ z0 b)))
+ (and (distinct ?t12 0.0) true)))
 (assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t13 (+ z0 ?t12)))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t13 (+ (- 1.0) z0 ?t10)))
  (and (distinct ?t13 0.0) true))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t14 (+ z0 ?t12 ?t7)))
- (and (distinct ?t14 0.0) true)))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t7 (+ z0 ?t6)))
+ (and (distinct ?t7 0.0) true))))
 (assert
- (let ((?t12 (* (- 1.0) xb)))
- (let ((?t15 (+ z0 b ?t12)))
- (and (distinct ?t15 0.0) true))))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t14 (+ z0 b ?t6)))
+ (and (distinct ?t14 0.0) true))))
 (assert
- (let ((?t10 (+ z0 b)))
- (and (distinct ?t10 0.0) true)))
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t6 (* (- 1.0) xb)))
+ (let ((?t15 (+ z0 ?t6 ?t10)))
+ (and (distinct ?t15 0.0) true)))))
 (assert
- (let ((?t7 (* (- 1.0) b)))
- (let ((?t11 (+ (- 1.0) z0 ?t7)))
- (and (distinct ?t11 0.0) true))))
+ (let ((?t12 (+ z0 b)))
+ (and (distinct ?t12 0.0) true)))
+(assert
+ (let ((?t10 (* (- 1.0) b)))
+ (let ((?t13 (+ (- 1.0) z0 ?t10)))
+ (and (distinct ?t13 0.0) true))))
 (assert
  (<= 0.0 xa))
 (assert
