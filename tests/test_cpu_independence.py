@@ -64,7 +64,9 @@ def test_simulations_are_the_same_bits_with_the_vector_extensions_off(tmp_path, 
 def test_kairouz2016_full_sweep_is_the_same_bits_with_the_vector_extensions_off(tmp_path):
     """The open/closed-alphabet sweep (about 3 minutes of CPU): multinomial and binomial counts
     and the least-squares decoder through a pivoted Cholesky factor instead of LAPACK's eigh."""
-    assert _compare_exactly(_regenerate_plain(tmp_path, "kairouz2016"), PROOFS / "kairouz2016") >= 2
+    # the manifest's record of the hook (hook-open_alphabet.json) lists the files of the committed,
+    # reduced-sweep build; the sweep's own results (open_alphabet.*) are compared bit for bit
+    assert _compare_exactly(_regenerate_plain(tmp_path, "kairouz2016"), PROOFS / "kairouz2016", skip=("hook-",)) >= 2
 
 
 def test_kairouz_decoded_losses_are_the_same_bits_here_and_on_the_plainer_cpu():
