@@ -109,26 +109,25 @@ def _float(x=0):
     return as_expr(x)
 
 
-def _max(*args):
+def _extreme(args, op: str, name: str):
+    """Python's max (op ">") or min (op "<") of one iterable or of several arguments: the first
+    of the best, as Python keeps it."""
     items = _iter(args[0]) if len(args) == 1 else list(args)
     if not items:
-        raise Stop("max of an empty sequence", "raises ValueError")
+        raise Stop(f"{name} of an empty sequence", "raises ValueError")
     best = items[0]
     for v in items[1:]:
-        if compare(v, ">", best):
+        if compare(v, op, best):
             best = v
     return best
+
+
+def _max(*args):
+    return _extreme(args, ">", "max")
 
 
 def _min(*args):
-    items = _iter(args[0]) if len(args) == 1 else list(args)
-    if not items:
-        raise Stop("min of an empty sequence", "raises ValueError")
-    best = items[0]
-    for v in items[1:]:
-        if compare(v, "<", best):
-            best = v
-    return best
+    return _extreme(args, "<", "min")
 
 
 def _sum(x, start=0):
