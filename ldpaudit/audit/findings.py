@@ -34,9 +34,10 @@ def with_law(chosen: list[Candidate], candidates: list[Candidate]) -> list[Candi
 
 
 def findings_of(chosen: list[Candidate], hits: dict, n: int, alpha_each: float, k: int, *, epsilon: float,
-                delta: float = 0.0) -> list[dict] | None:
+                delta: float = 0.0, law_events: str = "bins and sets") -> list[dict] | None:
     """The float-encoding and law findings of a confirmation (``hits`` as engine.confirm_counts
-    counts them), or None when no float event was confirmed (nothing to tell apart)."""
+    counts them), or None when no float event was confirmed (nothing to tell apart).
+    ``law_events`` names the events of the law (the black box's bins and sets, or a spec's)."""
     groups = {FLOAT: [], "law": []}
     for ci, c in enumerate(chosen):
         groups[FLOAT if c.family == FLOAT else "law"].append(ci)
@@ -52,11 +53,11 @@ def findings_of(chosen: list[Candidate], hits: dict, n: int, alpha_each: float, 
         lb = max(best[0], 0.0)
         witness = witness_of(best, n, k)
         out.append({"finding": "float encoding" if kind == FLOAT else "law", "verdict": verdict_of(lb, epsilon),
-                    "epsilon_lower_bound": lb, "witness": witness, "statement": _statement(kind, best, n, lb)})
+                    "epsilon_lower_bound": lb, "witness": witness, "statement": _statement(kind, best, n, lb, law_events)})
     return out
 
 
-def _statement(kind: str, best, n: int, lb: float) -> str:
+def _statement(kind: str, best, n: int, lb: float, law_events: str) -> str:
     _, c, a, b, _, _ = best
     na, nb = c.trials(n)
     if kind == FLOAT:
@@ -66,7 +67,7 @@ def _statement(kind: str, best, n: int, lb: float) -> str:
             text += ("; no output of x' was in S, so the exact outputs are consistent with ε = ∞ (an output of x "
                      "that x' never produces)")
         return text
-    return (f"the law, on events of the output values alone (bins and sets, blind to the low bits of a double, as "
+    return (f"the law, on events of the output values alone ({law_events}, blind to the low bits of a double, as "
             f"if the outputs were snapped to a grid): certified ε >= {lb:.4f} (best S = {c.event.description})")
 
 
@@ -95,17 +96,23 @@ def draws_needed(epsilon: float, alpha_each: float, delta: float = 0.0) -> int |
     return hi
 
 
-def cannot_test(epsilon: float, detectable: float, n: int, alpha_each: float, delta: float = 0.0) -> dict | None:
+def cannot_test(epsilon: float, detectable: float, n: int, alpha_each: float, delta: float = 0.0, *,
+                per_draw: int = 1) -> dict | None:
     """Why this audit cannot test the claim, when the claimed ε is at or above the largest ε its
     draws can certify (no event could show a violation, so NO_EVIDENCE would say nothing); None
-    when it can. The answer names what would: the draws it would need, or ``verify`` on a spec."""
+    when it can. The answer names what would: the draws it would need, or ``verify`` on a spec.
+    ``per_draw``: trials behind an event's count per draw of each input (an event pooled over d
+    inputs counts d; the spec-guided wide audits, guided_wide.py), so n draws give n·per_draw."""
     if epsilon < detectable:
         return None
     needed = draws_needed(epsilon, alpha_each, delta)
+    if needed is not None:
+        needed = -(-needed // per_draw)
     at = f" at δ = {delta:g}" if delta else ""
+    pooled = f" (its event pooled over {per_draw:,} inputs)" if per_draw > 1 else ""
     would = (f"about {needed:,} confirmation draws per input would" if needed is not None
              else f"no audit of up to {MAX_DRAWS:.0e} draws per input would")
     return {"detectable_epsilon": detectable, "confirmation_draws": n, "draws_needed": needed,
-            "reason": (f"this audit cannot test the claim: with {n:,} confirmation draws per input it can certify at "
-                       f"most ε = {detectable:.4f}{at}, not above the claimed ε = {epsilon:g}; {would} (--samples), "
-                       f"or `ldpaudit verify` on a spec of the mechanism decides the claim exactly")}
+            "reason": (f"this audit cannot test the claim: with {n:,} confirmation draws per input{pooled} it can "
+                       f"certify at most ε = {detectable:.4f}{at}, not above the claimed ε = {epsilon:g}; {would} "
+                       f"(--samples), or `ldpaudit verify` on a spec of the mechanism decides the claim exactly")}

@@ -55,10 +55,16 @@ class FloatEvent(Event):
 def float_candidates(s, pairs: list, *, n_confirm: int, z: float) -> list[Candidate]:
     """Per ordered pair, the float event (feature, value) with the best predicted bound on the
     ranking half (half B), with an example pair of outputs from half B."""
-    floats = getattr(s.feat, "floats", None)
+    return ranked_float_events(getattr(s.feat, "floats", None), s.b, pairs, n_confirm=n_confirm, z=z)
+
+
+def ranked_float_events(floats: FloatFeatures | None, views: dict, pairs: list, *, n_confirm: int,
+                        z: float) -> list[Candidate]:
+    """:func:`float_candidates` of the ranking views {input: View with ``fbits`` and ``raw``}
+    (the spec-guided audit's float pilot, guided_floats.py, has no Search)."""
     if floats is None:
         return []
-    counts = {u: _counts(v) for u, v in s.b.items()}
+    counts = {u: _counts(v) for u, v in views.items()}
     out = []
     for x, y in pairs:
         (hx, nx), (hy, ny) = counts[x], counts[y]
@@ -69,7 +75,7 @@ def float_candidates(s, pairs: list, *, n_confirm: int, z: float) -> list[Candid
         if not math.isfinite(pred[i]):
             continue
         f, holds = i % floats.width, i < floats.width
-        event = FloatEvent(f, holds, floats.describe(f, holds), _example(floats, s.b[x], s.b[y], f, holds, x, y))
+        event = FloatEvent(f, holds, floats.describe(f, holds), _example(floats, views[x], views[y], f, holds, x, y))
         c = Candidate((x, y), event, "float", float(pred[i]), float(p[i]), float(q[i]))
         out.append(c)
     return out
