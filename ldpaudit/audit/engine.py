@@ -50,7 +50,7 @@ class AuditResult:
     conformance: dict | None
     method: str
     delta: float = 0.0
-    outputs: dict | None = None     # how the outputs were read (shape, as_set, precision); black box only
+    outputs: dict | None = None     # how the outputs were read (shape, as_set, precision); black box, real specs
     epsilon_verdict: str | None = None  # the ε test alone (set from ``verdict`` when not given)
     findings: list | None = None    # a float encoding leak and the law, apart (findings.py); None: not both tested
     cannot_test: dict | None = None  # why the draws cannot test the claim (verdict INCONCLUSIVE; findings.py)

@@ -25,6 +25,7 @@ class SpecView:
     mat: np.ndarray | None = None       # membership (subset), coordinates (product)
     vals: np.ndarray | None = None      # real outputs (density)
     raw: Outputs | None = None
+    fbits: np.ndarray | None = None     # float features of real outputs (guided_floats.FloatView)
 
     def count(self, mask: np.ndarray) -> int:
         if self.weights is None:

@@ -14,6 +14,7 @@ from ldpaudit.audit import bounds
 from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit.draws import Positions, Progress
 from ldpaudit.audit.engine import AuditResult, confirm_counts, make_draws, verdict_of, witness_of
+from ldpaudit.audit.findings import cannot_test
 from ldpaudit.audit.guided_events import _PHASE_GUIDED, _conformance
 from ldpaudit.errors import InvalidParameter
 
@@ -188,5 +189,8 @@ def _pooled_wide_audit(sampler, ring, event, name, p, q, hit_test, what, *, epsi
               f"per input; one-sided exact Clopper-Pearson bounds at α/2 = {alpha_each:.3g} each, so a truly ε-LDP "
               f"randomizer is reported as a VIOLATION with probability at most α = {alpha:g}; conformance: "
               f"{conformance['method']}")
-    return AuditResult(verdict_of(lb, epsilon), epsilon, lb, 1 - alpha, witness, done, time.perf_counter() - t0,
-                       bounds.detectable_epsilon(done * d, alpha_each), conformance, method)
+    detectable = bounds.detectable_epsilon(done * d, alpha_each)
+    verdict = verdict_of(lb, epsilon)
+    untestable = cannot_test(epsilon, detectable, done, alpha_each, per_draw=d) if verdict == "NO_EVIDENCE" else None
+    return AuditResult("INCONCLUSIVE" if untestable else verdict, epsilon, lb, 1 - alpha, witness, done,
+                       time.perf_counter() - t0, detectable, conformance, method, cannot_test=untestable)
