@@ -3,7 +3,7 @@ audited with --spec reports the float encoding leak and the law apart (findings.
 float pilot of guided_floats.py), with the exit status of the worse; a float-safe or
 integer-valued one gets no leak finding; a claim above what the draws can certify is INCONCLUSIVE
 with `cannot_test`, in the black-box audit's words. Fixed seeds; α = 0.05; 2,000 to 20,000
-draws per input (the whole file costs about 5 s of CPU)."""
+draws per input (the whole file: about 7 s of CPU, start-up included)."""
 from __future__ import annotations
 
 import json
@@ -110,6 +110,21 @@ def test_integer_valued_outputs_get_no_float_tests():
     assert r.verdict == "NO_EVIDENCE" and r.findings is None
     assert r.outputs["precision"] is None and "no float-encoding tests" in r.outputs["read_as"]
     assert "integer-valued" in r.method and "float encoding" not in str(r)
+
+
+def test_vector_outputs_of_a_continuous_product_spec_get_the_float_tests_too():
+    """One-hot plus float64 Laplace noise per coordinate against specs/laplace_histogram.toml: the
+    leak of coordinate x (1 + L, on a coarser grid than the others' L) apart from the law; the
+    bundled sampler (snapped to a float32 grid) gets no finding."""
+    spec = catalog.laplace_histogram(K=4, epsilon=1)
+    leaky = audit(B.naive_float_unary_laplace(d=4, epsilon=1), domain=range(4), epsilon=1, samples=10_000,
+                  alpha=ALPHA, seed=0, batch=True, spec=spec)
+    assert leaky.verdict == "VIOLATION" and [f["verdict"] for f in leaky.findings] == ["VIOLATION", "NO_EVIDENCE"]
+    assert "y[" in leaky.findings[0]["statement"] and leaky.conformance["passed"]
+    assert leaky.outputs["shape"] == "vector" and len(leaky.outputs["precision"]) == 4
+    safe = audit(R.laplace_histogram(K=4, epsilon=1), domain=range(4), epsilon=1, samples=10_000, alpha=ALPHA,
+                 seed=0, batch=True, spec=spec)
+    assert safe.verdict == "NO_EVIDENCE" and safe.findings is None
 
 
 def _cli(capsys, tmp_path, func, *args, monkeypatch=None, epsilon=None):
