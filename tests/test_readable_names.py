@@ -3,8 +3,10 @@ of the vector forms (item 4), each checked against an independent computation.""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 import sympy as sp
 
 from ldpaudit.mechanism.loader import load_spec
@@ -75,3 +77,144 @@ def test_the_iid_worst_case_of_a_coordinates_form_adds_sup_v_as_the_densities_do
     rel = {e.lhs: e.relation for s in iid.steps for e in s.equations}
     assert rel["sup E(μ̂_j - μ_j)²"] == "≤"
     assert {e.lhs: e.relation for s in fixed.steps for e in s.equations}["sup E(μ̂_j - μ_j)²"] == "="
+
+
+# --- Square Wave with b(ε): derived again with b kept as its name (issue 32) -------------------
+
+def _b_of(eps):
+    from mpmath import exp, mp, mpf
+
+    mp.dps = 30
+    eps = mpf(eps)
+    return (eps * exp(eps) - exp(eps) + 1) / (2 * exp(eps) * (exp(eps) - 1 - eps))
+
+
+def _report_variance_by_quadrature(eps, x):
+    """Var(g(Z) | x) of Square Wave by numerical integration of its density (Li et al., SIGMOD
+    2020: p = e^ε/(2b e^ε + 1) on |z - x| <= b, q = 1/(2b e^ε + 1) elsewhere on [-b, 1 + b]),
+    g the affine map that makes E[g(Z) | x] = x; nothing of ldpaudit's derivation used."""
+    from mpmath import exp, mp, mpf, quad
+
+    mp.dps = 30
+    eps, b = mpf(eps), _b_of(eps)
+    p, q = exp(eps) / (2 * b * exp(eps) + 1), 1 / (2 * b * exp(eps) + 1)
+
+    def moment(k, at):
+        f = lambda z: z**k * (p if abs(z - at) <= b else q)   # noqa: E731
+        return quad(f, [-b, at - b, at + b, 1 + b])
+
+    slope = moment(1, mpf(1)) - moment(1, mpf(0))   # E[z | x] is affine in x
+    x = mpf(x)
+    return (moment(2, x) - moment(1, x) ** 2) / slope**2
+
+
+def _parse_printed(text: str, **values):
+    """A printed expression (``e^epsilon``, ``e^(2*epsilon)``, ``**``) read by the spec parser."""
+    import re
+
+    from ldpaudit.mechanism.expr import parse_expression
+
+    text = re.sub(r"e\^\(", "exp(", text)
+    text = re.sub(r"e\^(\w+)", r"exp(\1)", text)
+    scope = {k: sp.Symbol(k, real=True) for k in ("epsilon", "b", "q", "x", "n")}
+    return parse_expression(text, scope, field="printed").xreplace(
+        {scope[k]: v for k, v in values.items()})
+
+
+def _equation(out: str, lhs: str) -> tuple[str, str]:
+    """``(right-hand side, where text)`` of the printed equation ``lhs``, continuations joined."""
+    lines = out.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(f"     {lhs} "))
+    rhs = [re.split(r" [=≤≈] ", lines[i][len(lhs) + 5:], maxsplit=1)[1]]
+    where = []
+    for line in lines[i + 1:]:
+        if line.startswith("         where "):
+            where.append(line.strip()[len("where "):])
+        elif line.startswith("             ") and where:
+            where.append(line.strip())
+        elif line.startswith("         ") and not where:
+            rhs.append(line.strip())
+        else:
+            break
+    return " ".join(rhs), " ".join(where)
+
+
+@pytest.fixture(scope="module")
+def square_wave_paper_derived(tmp_path_factory):
+    """``(spec path, ldpaudit derive's text)`` of Square Wave with b(ε), 80 columns, no cache."""
+    import contextlib
+    import io
+
+    from ldpaudit.cli import main
+
+    path = _square_wave_with_b_of_epsilon(tmp_path_factory.mktemp("sw"))
+    out = io.StringIO()
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(out):
+        mp.setenv("COLUMNS", "80")
+        mp.setenv("LDPAUDIT_CACHE_DIR", "off")
+        assert main(["derive", str(path), "--no-cache"]) == 0
+    return path, out.getvalue()
+
+
+def test_square_wave_with_b_of_epsilon_derives_in_b_within_80_columns(square_wave_paper_derived):
+    import unicodedata
+
+    _, out = square_wave_paper_derived
+    for line in out.splitlines():
+        assert sum(0 if unicodedata.combining(ch) else 1 for ch in line) <= 80, line
+    assert "exp(" not in out and "where b = " in out
+    rhs, _ = _equation(out, "sup_x Var(g(Z) | x)")
+    assert re.search(r"\bb\b", rhs) and "e^epsilon" in rhs, rhs
+    assert len(rhs) < 150, rhs   # not the 600 characters of b inlined: two lines
+    step = out.split("4. Variance")[1].split("5. ")[0]   # b defined under the variance, once
+    assert step.count("where b = (epsilon*e^epsilon - e^epsilon + 1)/") == 1, step
+    for lhs in ("Var(g(Z) | x)", "sup E(μ̂ - μ)²", "sup E|μ̂ - μ|"):
+        assert re.search(r"\bb\b", _equation(out, lhs)[0]), lhs
+
+
+@pytest.mark.parametrize("eps", [sp.Rational(1, 2), 2])
+def test_square_wave_printed_variance_equals_quadrature(square_wave_paper_derived, eps):
+    """The printed sup_x Var(g(Z) | x) and sup E(μ̂ - μ)², with the printed b, against the
+    variance integrated numerically from the density at x = 0 and x = 1 (the worst inputs)."""
+    from mpmath import mpf
+
+    _, out = square_wave_paper_derived
+    b_text = _equation(out, "Var(g(Z) | x)")[1].split(" = ", 1)[1]
+    b = _parse_printed(b_text, epsilon=eps)
+    eps_mp = mpf(int(sp.Rational(eps).p)) / int(sp.Rational(eps).q)
+    assert abs(sp.N(b, 30) - _b_of(eps_mp)) < 1e-20
+    worst = _parse_printed(_equation(out, "sup_x Var(g(Z) | x)")[0], epsilon=eps, b=b)
+    expected = max(_report_variance_by_quadrature(eps_mp, x) for x in (0, 1))
+    assert abs(float(sp.N(worst, 30)) - float(expected)) < 1e-9 * float(expected)
+    risk = _parse_printed(_equation(out, "sup E(μ̂ - μ)²")[0], epsilon=eps, b=b, n=1)
+    assert abs(float(sp.N(risk, 30)) - (float(expected) + 0.25)) < 1e-9 * float(expected)
+    # Var(g(Z) | x) printed as a function of x, at an interior point
+    inner = _parse_printed(_equation(out, "Var(g(Z) | x)")[0], epsilon=eps, b=b, x=sp.Rational(1, 3))
+    assert abs(float(sp.N(inner, 30)) - float(_report_variance_by_quadrature(eps_mp, mpf(1) / 3))) < 1e-9
+
+
+def test_a_form_not_shown_equal_is_printed_as_derived(square_wave_paper_derived):
+    """A kept form is printed only when proved equal to the derived expression: tampered (the
+    kept derivation's variance doubled), it is refused and the equation printed as derived."""
+    from dataclasses import replace
+
+    from ldpaudit.derive.derivation import Derivation, Equation, Step
+    from ldpaudit.derive.kept import kept_derivation, kept_forms, proved_equal
+
+    path, _ = square_wave_paper_derived
+    mech = load_spec(path)
+    again, values = kept_derivation(mech, "iid")
+    lhs = "sup_x Var(g(Z) | x)"
+    step = next(s for s in again.steps if any(e.lhs == lhs for e in s.equations))
+    kept = next(e.expr for e in step.equations if e.lhs == lhs)
+    assert kept.has(*values)
+    inlined = sp.factor(sp.cancel(kept.xreplace(values)))   # b inlined: what derive derives
+    dv = Derivation("sw", "density", (), ("epsilon",), "iid", (Step(step.title, "", (Equation(lhs, lhs, inlined),)),))
+    assert inlined in kept_forms(dv, (again, values), mech)
+    doubled = tuple(replace(s, equations=tuple(replace(e, expr=2 * e.expr) for e in s.equations)) for s in again.steps)
+    assert kept_forms(dv, (replace(again, steps=doubled), values), mech) == {}
+    # square roots: the square alone does not decide, the sign is compared too
+    eps = sp.Symbol("epsilon", positive=True)
+    assert proved_equal(sp.sqrt(eps) * sp.sqrt(eps + 1), sp.sqrt(eps**2 + eps))
+    assert not proved_equal(-sp.sqrt(eps) * sp.sqrt(eps + 1), sp.sqrt(eps**2 + eps))
+    assert not proved_equal(sp.exp(eps) / (sp.exp(eps) + 1), 1 - 1 / sp.exp(eps))

@@ -54,7 +54,18 @@ def _cache_key(args) -> str | None:
 
     path = Path(args.spec)
     source = path.read_bytes().hex() if path.is_file() else f"catalog:{args.spec}"
-    return cache.key(source, repr(sorted(parse_params(args.param).items())), args.model, str(args.users), args.format)
+    return cache.key(source, repr(sorted(parse_params(args.param).items())), args.model, str(args.users), args.format,
+                     str(_text_width(args)))
+
+
+def _text_width(args) -> int | None:
+    """The width the text format cuts its equations to (the terminal's, 80 in a pipe); None for
+    the machine-readable formats, which are never wrapped."""
+    if args.format != "text" or args.json:
+        return None
+    from ldpaudit.render.textwidth import width
+
+    return width()
 
 
 def run(args) -> int:
@@ -78,6 +89,11 @@ def run(args) -> int:
         family, mech = load_budgeted(args.spec, args.param, **load_budget(args))
         progress(f"{args.spec}: deriving the marginal, estimator, variances, risks and optimal parameters")
         dv = derive(mech, model=args.model, family=family)
+        kept = None
+        if args.format == "text":   # derived again with a quantity the spec defines kept as its name
+            from ldpaudit.derive.kept import kept_derivation
+
+            kept = kept_derivation(mech, args.model)
     if args.users is not None:
         try:
             n = int(args.users)
@@ -86,14 +102,16 @@ def run(args) -> int:
         if n < 1:
             raise InvalidParameter(f"--users {n} must be at least 1")
         dv = _bind_users(dv, n)
+        kept = None if kept is None else (_bind_users(kept[0], n), kept[1])
     from ldpaudit.derive.render import render
 
     names = None
     if args.format == "text":   # the text prints derived expressions in the spec's own names
+        from ldpaudit.derive.kept import with_kept_forms
         from ldpaudit.derive.names import spec_names
 
-        names = spec_names(mech)
-    text = render(dv, args.format, names)
+        names = with_kept_forms(spec_names(mech), dv, kept, mech)
+    text = render(dv, args.format, names, _text_width(args))
     if args.format == "json":  # the shared vocabulary of every command's --json
         from ldpaudit.schema import SCHEMA_VERSION
 

@@ -11,7 +11,7 @@ and machine-readable formats keep the expressions as derived."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import reduce
 from math import gcd, lcm
 
@@ -27,9 +27,12 @@ _WORTH = 12
 
 @dataclass(frozen=True)
 class Names:
-    """The spec's definitions ``[(symbol, expression in the parameters)]``, in file order."""
+    """The spec's definitions ``[(symbol, expression in the parameters)]``, in file order, and
+    ``forms``: derived expressions already written in a quantity the spec defines,
+    ``{expression: (form, where text)}``, each proved equal to it (:mod:`ldpaudit.derive.kept`)."""
 
     definitions: tuple[tuple[sp.Symbol, sp.Basic], ...]
+    forms: dict = field(default_factory=dict, compare=False, hash=False)
 
     def expression(self, symbol) -> sp.Basic:
         return dict(self.definitions)[symbol]
@@ -155,6 +158,9 @@ def equation_text(expr, names: Names | None) -> tuple[str, str]:
 
     if not isinstance(expr, sp.Expr) or isinstance(expr, sp.MatrixBase):
         return human(expr), ""
+    if names is not None and expr in names.forms:
+        form, where = names.forms[expr]
+        return paper_text(form), where
     plain = paper_text(expr)
     if len(plain) < _SHORT or sp.count_ops(expr) > _MAX_OPS:
         return plain, ""

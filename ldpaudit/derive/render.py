@@ -23,11 +23,12 @@ from ldpaudit.render.text import human
 FORMATS = ("text", "md", "latex", "json")
 
 
-def render(dv: Derivation, fmt: str, names=None) -> str:
+def render(dv: Derivation, fmt: str, names=None, width: int | None = None) -> str:
     """``dv`` in ``fmt``; the text format prints expressions in the spec's definition ``names``
-    (:func:`ldpaudit.derive.names.spec_names`) where that is shorter and exactly equal."""
+    (:func:`ldpaudit.derive.names.spec_names`) where that is shorter and exactly equal, each
+    equation cut at its operators to ``width`` columns when it is given."""
     if fmt == "text":
-        return to_text(dv, names)
+        return to_text(dv, names, width)
     if fmt == "md":
         return to_markdown(dv)
     if fmt == "latex":
@@ -45,18 +46,28 @@ def _title(dv: Derivation) -> str:
 # --- text ------------------------------------------------------------------------------------
 
 
-def to_text(dv: Derivation, names=None) -> str:
+def to_text(dv: Derivation, names=None, width: int | None = None) -> str:
+    """The derivation for people: each step's prose and equations, an equation's ``where ...``
+    line under it (once a step: an equation whose names the step has defined already has none);
+    equations cut at their operators to ``width`` columns when it is given (prose is wrapped by
+    whoever prints it, :mod:`ldpaudit.render.textwidth`)."""
     from ldpaudit.derive.names import equation_text
+    from ldpaudit.render.textwidth import wrap_math
+
+    def math(line: str) -> list[str]:
+        return [line] if width is None else wrap_math(line, width)
 
     lines = [_title(dv), "=" * len(_title(dv)), f"Sampling model: {MODEL_NAMES[dv.sampling_model]}", ""]
     for i, step in enumerate(dv.steps, 1):
         lines.append(f"{i}. {step.title}")
         lines.append(f"   {step.text}")
+        defined = set()
         for eq in step.equations:
             text, where = equation_text(eq.expr, names)
-            lines.append(f"     {eq.lhs} {eq.relation} {text}")
-            if where:
-                lines.append(f"         {where}")
+            lines.extend(math(f"     {eq.lhs} {eq.relation} {text}"))
+            if where and where not in defined:
+                lines.extend(math(f"         {where}"))
+                defined.add(where)
         lines.append("")
     for key, why in dv.results.get("not_derived", {}).items():
         lines.append(f"not derived: {key}: {why}")

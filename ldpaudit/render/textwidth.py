@@ -73,6 +73,39 @@ def wrap_line(line: str, limit: int) -> list[str]:
     return out
 
 
+def wrap_math(line: str, limit: int) -> list[str]:
+    """An equation ``line`` as lines of at most ``limit`` characters, cut before the ``+`` or
+    ``-`` between two terms, after a comma or after the ``/`` of ``(...)/(...)``: the outermost
+    place first (a sum breaks between its terms before inside a parenthesis, and between terms
+    before at a ``/``), each continuation indented 4 more; what has no such place is cut as
+    :func:`wrap_line` cuts it."""
+    if len(line) <= limit:
+        return [line]
+    indent = len(line) - len(line.lstrip(" "))
+    more = " " * min(indent + 4, limit // 2)
+    cuts, depth = [], 0   # (end of the head, start of the rest, parentheses open there, 1 for a /)
+    for i, ch in enumerate(line):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == " " and i > indent and (line[i + 1:i + 3] in ("+ ", "- ") or line[i - 1] == ","):
+            cuts.append((i, i + 1, depth, 0))
+        elif ch == "/" and line[i - 1] == ")" and line[i + 1:i + 2] == "(":
+            cuts.append((i + 1, i + 1, depth, 1))
+    out, start, lead = [], 0, ""
+    while len(lead) + len(line) - start > limit:
+        room = limit - len(lead)
+        window = [c for c in cuts if start + room // 3 <= c[0] <= start + room]
+        if not window:
+            break
+        top = min(c[2:] for c in window)   # the outermost; between terms before at a /
+        end, rest, *_ = max(c for c in window if c[2:] == top)
+        out.append(lead + line[start:end])
+        start, lead = rest, more
+    return out + wrap_line(lead + line[start:], limit) if out else wrap_line(line, limit)
+
+
 def wrap_text(text: str, limit: int) -> str:
     """Every line of ``text`` wrapped to ``limit``; fenced code blocks are left as they are."""
     out, fenced = [], False
