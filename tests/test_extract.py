@@ -160,11 +160,22 @@ def test_bad_input_is_one_line(target, args, domain, match):
 
 
 def test_unbound_size_asks_for_a_binding():
-    """d left symbolic (a positive integer): keep w.p. e^ε/(e^ε+d-1) is 1 at d = 1, so the branch
-    is not decided for every d; the message says which comparison and what to bind."""
+    """d left symbolic on a concrete domain is only known to be a positive integer (its default
+    is an int; the domain 0, 1, 2 says nothing of d): keep w.p. e^ε/(e^ε+d-1) is certain at
+    d = 1, so the branch is not decided for every d. The message names the comparison, a point
+    where it holds and one where it fails, a range that decides it (tried exactly) and the
+    binding. Assuming d >= 2 decides the branch, but the draw randrange(d - 1) then has a
+    symbolic size, which a list of inputs cannot hold: bind d, or read the code generically over
+    the domain 0..d-1, where d >= 2 is the domain's own rule (tests/test_extract_symbolic.py)."""
     with pytest.raises(Unextractable, match=r"perdraw.py:22: the comparison exp\(epsilon\)/\(d \+ exp\(epsilon\) - 1\) "
-                                            r">= 1 cannot be decided exactly \(bind d, epsilon with --target-arg\)"):
+                                            r">= 1 cannot be decided exactly for every value of 1 <= d \(integer\), "
+                                            r"0 < epsilon \(it holds at d = 1, .* and fails at d = 2, .*\); narrow the "
+                                            r"range with --assume \(e.g. --assume 'd>=2'\) or bind d, epsilon with "
+                                            r"--target-arg"):
         extract(f"{PERDRAW}:krr", [0, 1, 2], {})
+    with pytest.raises(Unextractable, match=r"perdraw.py:24: randrange bound = d - 1 needs a concrete integer: bind "
+                                            r"d with --target-arg, or give the domain as 0..d-1"):
+        extract(f"{PERDRAW}:krr", [0, 1, 2], {}, assume=["d>=2"])
 
 
 def test_extract_writes_a_spec_that_loads(tmp_path, capsys):

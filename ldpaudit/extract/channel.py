@@ -10,15 +10,18 @@ raising: the input is outside the randomizer's domain, bad input).
 from __future__ import annotations
 
 import ast
-import math
 from dataclasses import dataclass, field
 
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, Undecided, Unextractable
+from ldpaudit.extract.assume import Decider, consistent, parse_assumptions, ranges
+from ldpaudit.extract.exact import tidy as _tidy
+from ldpaudit.extract.family import Family, SymbolicDomain, input_symbol, parse_domain_text, run_family
 from ldpaudit.extract.interpreter import RNG_NAMES, Interpreter, Path, Raised, Steps
 from ldpaudit.extract.source import DEFAULT_STEPS, Source, read_source
-from ldpaudit.extract.symbolic import Closure, ModuleRef, Rng, Stop, number, plain
+from ldpaudit.extract.symbolic import DECIDER, Closure, ModuleRef, Rng, Stop, number, plain
+from ldpaudit.mechanism.params import Parameter
 
 #: paths kept per (input, output) to show on a witness
 SHOWN_PATHS = 3
@@ -31,7 +34,8 @@ class Param:
     name: str
     kind: str              # 'real' or 'integer'
     symbol: sp.Symbol
-    example: object = None  # the default, exact; None without one
+    example: object = None  # the default, exact; None without one (or outside the range)
+    declared: Parameter | None = None  # the range: defaults and --assume (the spec's declaration)
 
 
 @dataclass
@@ -51,6 +55,8 @@ class Extraction:
     path_count: int = 0
     steps: int = 0
     notes: list = field(default_factory=list)
+    #: with a symbolic domain (0..d-1): the channel as one weight for y == x and one for y != x
+    family: Family | None = None
 
     @property
     def epsilon_param(self) -> Param | None:
@@ -98,8 +104,10 @@ def _literal_default(node):
         return ("expression", node)
 
 
-def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: str):
-    """The spec parameters and bound values of ``fn``'s parameters (all but the input)."""
+def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: str, assume=(), domain=None):
+    """The spec parameters (with their ranges), bound values and call arguments of ``fn``'s
+    parameters (all but the input), the domain (a list, or a :class:`SymbolicDomain` when
+    ``domain`` is text naming parameters) and notes on the ranges."""
     a = fn.args
     if a.vararg or a.kwarg:
         raise InvalidParameter(f"{where}: *args/**kwargs of {fn.name}() are not read; name its parameters")
@@ -111,7 +119,7 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
     if unknown:
         raise InvalidParameter(f"--target-arg {unknown[0]}: {fn.name}() has no parameter {unknown[0]!r} "
                                f"(its parameters: {', '.join(names) or 'none'})")
-    params, bound, kwargs = [], [], {}
+    params, bound, kwargs, pending = [], [], {}, []
     for name in names:
         if name in raw_args:
             value = parse_target_arg(raw_args[name], f"--target-arg {name}={raw_args[name]}")
@@ -133,11 +141,44 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
             raise InvalidParameter(f"{where}: parameter {name} of {fn.name}() defaults to {default!r}; bind it "
                                    f"with --target-arg {name}=VALUE")
         integer = isinstance(default, int) and not _is_epsilon(name)
-        symbol = sp.Symbol(name, integer=True, positive=True) if integer else sp.Symbol(name, positive=True)
-        example = None if kind == "none" else number(default)
-        params.append(Param(name, "integer" if integer else "real", symbol, example))
-        kwargs[name] = symbol
-    return params, bound, kwargs
+        pending.append((name, "integer" if integer else "real", None if kind == "none" else number(default)))
+    values = {name: value for name, value, how in bound if isinstance(value, sp.Basic)}
+    names = [name for name, _, _ in pending]
+    size = None
+    if isinstance(domain, str):
+        domain = parse_domain_text(domain, names, values)
+        if isinstance(domain, SymbolicDomain):
+            kind = next((k for n, k, _ in pending if n == domain.name), None)
+            if kind != "integer":
+                raise InvalidParameter(f"--domain {domain.text!r}: {domain.name} is not an integer parameter of "
+                                       f"{fn.name}() (its default is not an int); give a concrete range")
+            size = (domain.name, domain.offset)
+    declared, notes = ranges([(n, k) for n, k, _ in pending], parse_assumptions(assume, names, values), size=size)
+    consistent(list(declared.values()))
+    examples = {n: e for n, _, e in pending if e is not None}
+    for name, kind, example in pending:
+        p = declared[name]
+        if example is not None and not _within(p, example, examples, declared):
+            example = None
+        params.append(Param(name, kind, p.symbol, example, p))
+        kwargs[name] = p.symbol
+    return params, bound, kwargs, domain, notes
+
+
+def _within(p: Parameter, value, examples: dict, declared: dict) -> bool:
+    """Whether a default lies in the declared range (at the other defaults): it is the spec's
+    example only then."""
+    subs = {declared[n].symbol: v for n, v in examples.items() if n in declared}
+    for bound, strict, below in ((p.lower, p.lower_strict, False), (p.upper, p.upper_strict, True)):
+        if bound is None:
+            continue
+        gap = sp.sympify(bound).xreplace(subs) - value if below else value - sp.sympify(bound).xreplace(subs)
+        ok = gap.is_positive if strict else gap.is_nonnegative
+        if ok is not True:
+            return False
+    if p.kind == "integer" and not sp.sympify(value).is_Integer:
+        return False
+    return True
 
 
 def _rng_api(annotation, default) -> str:
@@ -163,35 +204,78 @@ def _input_value(x):
     return x
 
 
-def extract(target: str, domain: list, target_args: dict | None = None, *, max_steps: int = DEFAULT_STEPS) -> Extraction:
+def extract(target: str, domain, target_args: dict | None = None, *, max_steps: int = DEFAULT_STEPS,
+            assume=()) -> Extraction:
     """Read the exact channel of ``target`` (``module:function`` or ``file.py:function``) on
-    the inputs ``domain``. Raises Unextractable (exit 3) outside the subset, InvalidParameter
-    (exit 2) for a bad target, argument or domain."""
+    the inputs ``domain``: a list, or text ``0..d-1`` naming a symbolic integer parameter (the
+    channel generic in d, :mod:`ldpaudit.extract.family`). ``assume``: ``--assume`` ranges such
+    as ``d>=2``, ``0<f<1``. Raises Unextractable (exit 3) outside the subset or when a comparison
+    is not decided, InvalidParameter (exit 2) for a bad target, argument, range or domain."""
     src = read_source(target)
     fn = src.function
     notes = _decorators(src, fn)
     factory = _factory_inner(fn)
     where = f"target {target!r}"
-    params, bound, kwargs = _parameters(fn, not factory, dict(target_args or {}), where)
-    steps = Steps(max_steps)
-    interp = Interpreter(src, steps)
-    if factory:
-        path = Path([])
-        try:
-            randomizer = interp.call_on(path, Closure(fn, {}), [], kwargs)
-        except Raised as exc:
-            raise InvalidParameter(f"{where}: the factory raises {exc.text} at line {exc.line} with these "
-                                   "arguments; fix --target-arg") from None
-        if path.sizes:
-            line = path.events[0][0]
-            raise Unextractable(f"{src.shown_path}:{line}: the factory {fn.name}() draws a random value once, "
-                                "shared by every report; this is outside the subset `extract` reads exactly; "
-                                "test the code statistically with `ldpaudit audit`")
-        if not isinstance(randomizer, Closure):
-            raise InvalidParameter(f"{where}: the factory {fn.name}() does not return a function")
-        call_kwargs = _inner_kwargs(randomizer)
+    params, bound, kwargs, domain, range_notes = _parameters(fn, not factory, dict(target_args or {}), where,
+                                                             assume, domain)
+    notes += range_notes
+    declared = [p.declared for p in params]
+    generic = isinstance(domain, SymbolicDomain)
+    if generic:
+        size = domain.size(next(p.symbol for p in params if p.name == domain.name))
+        x, x_range = input_symbol(size)
+        decider = Decider(declared, program={x: x_range})
     else:
-        randomizer, call_kwargs = Closure(fn, {}), kwargs
+        decider = Decider(declared)
+    steps = Steps(max_steps)
+    token = DECIDER.set(decider)
+    try:
+        interp = Interpreter(src, steps, decider)
+        randomizer, call_kwargs = _randomizer(src, fn, interp, factory, kwargs, where)
+        if generic:
+            family, total = run_family(src, interp, randomizer, call_kwargs, x, size, declared)
+            rows, paths = {}, {}
+        else:
+            family = None
+            rows, paths, total = _rows(src, fn, interp, randomizer, call_kwargs, domain)
+    finally:
+        DECIDER.reset(token)
+    outputs = _sorted_outputs({y for row in rows.values() for y in row})
+    free = set().union(*(p.free_symbols for row in rows.values() for p in row.values())) if rows else set()
+    if family is not None:
+        free = (family.truth + family.other + family.size).free_symbols
+    used = [p for p in params if p.symbol in free or _is_epsilon(p.name)]  # ε stays: the claim names it
+    for p in params:
+        if p not in used:
+            bound.append((p.name, p.example, "unused"))
+    helpers = _helpers(src, fn)
+    end = getattr(fn, "end_lineno", fn.lineno)
+    return Extraction(src, fn.name, [] if generic else list(domain), outputs, rows, used, bound, (fn.lineno, end),
+                      helpers, paths, total, steps.used, notes, family)
+
+
+def _randomizer(src: Source, fn: ast.FunctionDef, interp: Interpreter, factory: bool, kwargs: dict, where: str):
+    """The randomizer to call and its own arguments (a factory is called once, drawing nothing)."""
+    if not factory:
+        return Closure(fn, {}), kwargs
+    path = Path([])
+    try:
+        randomizer = interp.call_on(path, Closure(fn, {}), [], kwargs)
+    except Raised as exc:
+        raise InvalidParameter(f"{where}: the factory raises {exc.text} at line {exc.line} with these "
+                               "arguments; fix --target-arg") from None
+    if path.sizes:
+        line = path.events[0][0]
+        raise Unextractable(f"{src.shown_path}:{line}: the factory {fn.name}() draws a random value once, "
+                            "shared by every report; this is outside the subset `extract` reads exactly; "
+                            "test the code statistically with `ldpaudit audit`")
+    if not isinstance(randomizer, Closure):
+        raise InvalidParameter(f"{where}: the factory {fn.name}() does not return a function")
+    return randomizer, _inner_kwargs(randomizer)
+
+
+def _rows(src: Source, fn: ast.FunctionDef, interp: Interpreter, randomizer, call_kwargs: dict, domain: list):
+    """Every path on every input of a concrete domain: the rows, the paths shown, the count."""
     rows, paths, total = {}, {}, 0
     for x in domain:
         row, raised = {}, []
@@ -220,16 +304,7 @@ def extract(target: str, domain: list, target_args: dict | None = None, *, max_s
             _raise_for(src, x, raised, count)
         rows[x] = {y: _tidy(p) for y, p in row.items()}
         _check_row(src, fn.name, x, rows[x])
-    outputs = _sorted_outputs({y for row in rows.values() for y in row})
-    free = set().union(*(p.free_symbols for row in rows.values() for p in row.values())) if rows else set()
-    used = [p for p in params if p.symbol in free or _is_epsilon(p.name)]  # ε stays: the claim names it
-    for p in params:
-        if p not in used:
-            bound.append((p.name, p.example, "unused"))
-    helpers = _helpers(src, fn)
-    end = getattr(fn, "end_lineno", fn.lineno)
-    return Extraction(src, fn.name, list(domain), outputs, rows, used, bound, (fn.lineno, end), helpers,
-                      paths, total, steps.used, notes)
+    return rows, paths, total
 
 
 #: decorators that compile the same Python code (numba's draws follow numpy's distributions)
@@ -272,28 +347,6 @@ def _raise_for(src: Source, x, raised: list, count: int) -> None:
     raise Unextractable(f"{src.shown_path}:{line}: input {x!r} raises {exc.text} on a path of probability {p} "
                         "(not every draw ends in an output); this is outside the subset `extract` reads exactly; "
                         "test the code statistically with `ldpaudit audit`")
-
-
-def _tidy(expr):
-    """A probability in a short exact form: exponentials of one symbol as powers of one
-    variable (e^ε = T^2 when e^(ε/2) = T also occurs), cancelled and factored, then back."""
-    expr = sp.sympify(expr)
-    reps, back = {}, {}
-    by_symbol: dict = {}
-    for e in expr.atoms(sp.exp):
-        coeff, rest = e.args[0].as_coeff_Mul()
-        if rest.is_Symbol and coeff.is_Rational:
-            by_symbol.setdefault(rest, []).append((e, coeff))
-    for sym, items in by_symbol.items():
-        lcm = math.lcm(*(int(c.q) for _, c in items))
-        t = sp.Dummy(f"T_{sym}", positive=True)
-        back[t] = sp.exp(sym / lcm)
-        for e, c in items:
-            reps[e] = t ** int(c * lcm)
-    try:
-        return sp.factor(sp.cancel(sp.together(expr.xreplace(reps)))).xreplace(back)
-    except (sp.PolynomialError, TypeError, ValueError):
-        return expr
 
 
 def _check_row(src: Source, name: str, x, row: dict) -> None:

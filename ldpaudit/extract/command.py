@@ -23,10 +23,16 @@ def add_source_options(p, *, required: bool = True) -> None:
     from ldpaudit.extract.source import DEFAULT_STEPS
 
     p.add_argument("--domain", required=required,
-                   help="the inputs: 0..7 (inclusive), a,b,c or a JSON list, as audit takes them")
+                   help="the inputs: 0..7 (inclusive), a,b,c or a JSON list, as audit takes them; or 0..d-1 with d "
+                        "an integer parameter left symbolic, for a channel generic in d (k-RR's structured form)")
     p.add_argument("--target-arg", action="append", metavar="NAME=VALUE",
                    help="bind a parameter of the function (or of its factory): an integer, true/false, a quoted "
                         "string or an exact number such as 1/2 or log(3); unbound numeric parameters stay symbolic")
+    p.add_argument("--assume", action="append", metavar="RANGE",
+                   help="the range of a symbolic parameter, in the spec language: 'd>=2', '0<f<1', 'k<=d-1' "
+                        "(repeatable); comparisons in the code are decided exactly for every value in the ranges "
+                        "and the spec declares them. Defaults: an integer parameter >= 1, a real one > 0, and "
+                        "d >= 2 for a domain 0..d-1")
     p.add_argument("--max-steps", type=_steps, default=DEFAULT_STEPS, metavar="N",
                    help=f"work budget of the extraction: statements, expressions and draw outcomes over all paths "
                         f"and inputs (default {DEFAULT_STEPS:,}); over it the command exits 3")
@@ -98,7 +104,18 @@ def extraction(args):
         from ldpaudit.errors import InvalidParameter
 
         raise InvalidParameter("--domain is required with a code target, e.g. --domain 0..7")
-    return extract(target, parse_domain(args.domain), target_args(args.target_arg), max_steps=args.max_steps)
+    domain = args.domain if _names_parameters(args.domain) else parse_domain(args.domain)
+    return extract(target, domain, target_args(args.target_arg), max_steps=args.max_steps,
+                   assume=getattr(args, "assume", None) or ())
+
+
+def _names_parameters(text: str) -> bool:
+    """Whether ``--domain`` is a range whose bounds name parameters (0..d-1), not numbers."""
+    text = text.strip()
+    if text.startswith("[") or ":" in text or ".." not in text:
+        return False
+    low, _, high = text.partition("..")
+    return any(c.isalpha() or c == "_" for c in low + high)
 
 
 def extracted_mechanism(args, *, epsilon=None):
@@ -168,19 +185,30 @@ def _run(args) -> int:
             "form": mech.channel.form, "shape": choose_form(ex)[0],
             "parameters": [p.name for p in ex.params],
             "bound": {name: str(value) for name, value, how in ex.bound if how != "unused"},
-            "inputs": len(ex.inputs), "outputs": len(ex.outputs), "paths": ex.path_count, "steps": ex.steps,
+            "inputs": _count(ex, len(ex.inputs)), "outputs": _count(ex, len(ex.outputs)),
+            "ranges": {p.name: p.declared.describe() for p in ex.params if p.declared is not None},
+            "paths": ex.path_count, "steps": ex.steps,
             "out": args.out, "spec": text,
         }
         print(json.dumps(envelope("extract", "OK", payload), indent=2))
         return 0
     if args.out:
         params = ", ".join(p.name for p in ex.params) or "none (all bound)"
-        print(f"wrote {args.out}: {mech.name}, {mech.channel.form} channel over {len(ex.inputs)} inputs and "
-              f"{len(ex.outputs)} outputs ({ex.path_count} paths); free parameters: {params}")
+        print(f"wrote {args.out}: {mech.name}, {mech.channel.form} channel over {_count(ex, len(ex.inputs))} inputs "
+              f"and {_count(ex, len(ex.outputs))} outputs ({ex.path_count} paths); free parameters: {params}")
         print(f"  prove it: ldpaudit verify {args.out} --tight")
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _count(ex, n):
+    """How many inputs (outputs): the symbolic size of a channel generic in it, as text."""
+    if ex.family is None:
+        return n
+    import sympy as sp
+
+    return sp.sstr(ex.family.size)
 
 
 def witness_paths(ex, witness) -> list[str]:
@@ -193,6 +221,8 @@ def witness_paths(ex, witness) -> list[str]:
 
     if witness is None:
         return []
+    if ex.family is not None:
+        return _family_paths(ex.family, witness)
     y = output_of(ex, witness.y)
     if isinstance(witness.y, tuple) and frozenset(witness.y) in ex.outputs and y not in ex.outputs:
         y = frozenset(witness.y)
@@ -205,6 +235,24 @@ def witness_paths(ex, witness) -> list[str]:
         for prob, events in found:
             steps = "; ".join(f"line {line}: {note}" for line, note in events) or "no draw"
             lines.append(f"x={x!r} -> y={_shown(y)} w.p. {sp.sstr(_tidy(prob))}: {steps}")
+    return lines
+
+
+def _family_paths(family, witness) -> list[str]:
+    """The paths of a channel generic in d that give the witness's output, at its parameters."""
+    import sympy as sp
+
+    from ldpaudit.extract.family import paths_at
+
+    params = {k: sp.sympify(v) for k, v in dict(witness.params or ()).items()}
+    lines = []
+    for x in (witness.x, witness.x_prime):
+        found = paths_at(family, int(x), int(witness.y), params)
+        if not found:
+            lines.append(f"x={x!r} never outputs {witness.y} (probability 0)")
+        for prob, events in found[:3]:
+            steps = "; ".join(f"line {line}: {note}" for line, note in events) or "no draw"
+            lines.append(f"x={x!r} -> y={witness.y} w.p. {sp.sstr(prob)}: {steps}")
     return lines
 
 

@@ -29,9 +29,12 @@ class Draws:
     """Evaluates one draw call. ``choose(options)`` is the interpreter's branching: options are
     (probability, value, note) and it returns the value of the branch this path takes."""
 
-    def __init__(self, choose, budget):
+    def __init__(self, choose, budget, symbolic=None):
         self.choose = choose
         self.budget = budget
+        #: on a symbolic domain, ``symbolic(lo, hi, what)``: a uniform draw over lo..hi-1 whose
+        #: size is symbolic (the interpreter's draw variable); None: sizes must be concrete
+        self.symbolic = symbolic
 
     def call(self, api: str, name: str, args: list, kwargs: dict):
         if name in CONTINUOUS:
@@ -65,6 +68,22 @@ class Draws:
         p = sp.Rational(1, n)
         return self.choose([(p, sp.Integer(v), f"{what} = {v}") for v in range(lo, hi)])
 
+    def _bounds(self, values: list, what: str) -> list | None:
+        """Concrete ints, or None when a bound is symbolic and the domain is symbolic (the draw is
+        then a draw variable); a symbolic bound otherwise stops, asking for a binding."""
+        out = []
+        for v in values:
+            e = as_expr(v)
+            if e.is_Integer or self.symbolic is None or not e.free_symbols:
+                if not e.is_Integer and e.free_symbols:
+                    names = ", ".join(sorted(str(s) for s in e.free_symbols))
+                    raise Stop(f"{what} = {e}", f"needs a concrete integer: bind {names} with --target-arg, or "
+                                                f"give the domain as 0..d-1 for code generic in its size")
+                out.append(concrete_int(e, what))
+            else:
+                return None
+        return out
+
     def _repeat(self, size, one):
         return one() if size is None else Arr([one() for _ in range(size)], "int")
 
@@ -86,7 +105,12 @@ class Draws:
     # -- integers --
 
     def _randrange(self, api, args, kwargs):
-        ints = [concrete_int(a, "randrange bound") for a in args]
+        ints = self._bounds(list(args), "randrange bound")
+        if ints is None:
+            if len(args) not in (1, 2):
+                raise Stop("randrange of symbolic size with a step", "only randrange(n) and randrange(a, b) are read")
+            lo, hi = (0, args[0]) if len(args) == 1 else args
+            return self.symbolic(as_expr(lo), as_expr(hi), "randrange")
         if len(ints) == 1:
             lo, hi, step = 0, ints[0], 1
         elif len(ints) in (2, 3):
@@ -105,7 +129,10 @@ class Draws:
         if api == "python":
             if len(args) != 2:
                 raise Stop("random.randint without two bounds")
-            a, b = (concrete_int(v, "randint bound") for v in args)
+            ints = self._bounds(list(args), "randint bound")
+            if ints is None:
+                return self.symbolic(as_expr(args[0]), as_expr(args[1]) + 1, "randint")  # both ends included
+            a, b = ints
             return self._uniform_int(a, b + 1, "randint")  # both ends included
         return self._integers(api, args, kwargs, name="randint")
 
@@ -120,7 +147,12 @@ class Draws:
             raise Stop(f"{name}() with {', '.join(kwargs)}")
         if high is None:
             low, high = 0, low
-        lo, hi = concrete_int(low, f"{name} low"), concrete_int(high, f"{name} high")
+        ints = self._bounds([low, high], f"{name} bound")
+        if ints is None:
+            if size is not None:
+                raise Stop(f"{name}(..., size=...) of symbolic range", "only one draw of symbolic size is read")
+            return self.symbolic(as_expr(low), as_expr(high) + (1 if endpoint is True else 0), name)
+        lo, hi = ints
         if endpoint is True:
             hi += 1
         return self._repeat(size, lambda: self._uniform_int(lo, hi, name))

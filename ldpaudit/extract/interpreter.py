@@ -18,7 +18,6 @@ import operator
 
 import sympy as sp
 
-from ldpaudit.errors import BudgetSpent
 from ldpaudit.extract import natives
 from ldpaudit.extract.draws import SEEDING, Draws
 from ldpaudit.extract.methods import (
@@ -29,6 +28,7 @@ from ldpaudit.extract.methods import (
     positions,
     set_method,
 )
+from ldpaudit.extract.paths import Path, Steps  # noqa: F401 - importable from here as before
 from ldpaudit.extract.symbolic import (
     Arr,
     Closure,
@@ -68,60 +68,6 @@ class _Continue(Exception):
     pass
 
 
-class Steps:
-    """A budget of work units (statements, expressions, draw outcomes): never the clock."""
-
-    def __init__(self, limit: int):
-        self.limit, self.used = limit, 0
-
-    def spend(self, n: int = 1) -> None:
-        self.used += n
-        if self.used > self.limit:
-            raise BudgetSpent(f"extraction spent its budget of {self.limit:,} work units (statements and draw "
-                              "outcomes over all paths and inputs); raise --max-steps or bind smaller sizes")
-
-
-class Path:
-    """One path: the branch taken at each choice point (replayed from ``prefix``), its
-    probability factors and the events (line, outcome) a person can follow."""
-
-    def __init__(self, prefix: list[int]):
-        self.prefix = list(prefix)
-        self.sizes: list[int] = []
-        self.factors: list = []
-        self.events: list[tuple[int, str]] = []
-        self.lines: set[int] = set()
-
-    def choose(self, options: list, line: int):
-        pos = len(self.sizes)
-        if not options:
-            raise Stop("a draw with no possible outcome")
-        if pos < len(self.prefix):
-            index = self.prefix[pos]
-        else:
-            index = 0
-            self.prefix.append(0)
-        self.sizes.append(len(options))
-        prob, value, note = options[index]
-        self.factors.append(prob)
-        self.events.append((line, note))
-        return value
-
-    def next_prefix(self) -> list[int] | None:
-        """The next path in depth-first order, or None when all are done."""
-        prefix = self.prefix[:len(self.sizes)]
-        while prefix:
-            if prefix[-1] + 1 < self.sizes[len(prefix) - 1]:
-                prefix[-1] += 1
-                return prefix
-            prefix.pop()
-        return None
-
-    @property
-    def probability(self):
-        return sp.Mul(*self.factors)
-
-
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow}
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -130,7 +76,7 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 class Interpreter:
     """Evaluates the module's functions along one :class:`Path` at a time."""
 
-    def __init__(self, source, steps: Steps):
+    def __init__(self, source, steps: Steps, decider=None):
         self.source, self.file, self.steps = source, source.shown_path, steps
         tree = source.tree
         self.defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
@@ -148,7 +94,13 @@ class Interpreter:
         self.path: Path | None = None
         self.line = source.function.lineno
         self.depth = 0
-        self.draws = Draws(self._choose, steps)
+        #: the decisions under the parameter ranges (:mod:`ldpaudit.extract.assume`); with a
+        #: symbolic input it splits paths on comparisons of the input and draws of symbolic size
+        self.decider = decider
+        generic = decider is not None and bool(decider.program)
+        self.draws = Draws(self._choose, steps, self._draw_variable if generic else None)
+        if generic:
+            decider.split = self._split
 
     # -- running --
 
@@ -159,9 +111,32 @@ class Interpreter:
         self.steps.spend(1)
         return self.path.choose(options, self.line)
 
+    def _split(self, a, op: str, b) -> bool:
+        """Both cases of a comparison of the symbolic input or draws: a choice of probability 1
+        each, the case taken kept as a condition of the path."""
+        relation = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}[op](a, b)
+        text = sp.sstr(relation)
+        taken = self._choose([(sp.S.One, True, f"case {text}"), (sp.S.One, False, f"case not {text}")])
+        self.path.conditions.append(relation if taken else relation.negated)
+        return taken
+
+    def _draw_variable(self, lo, hi, what: str):
+        """A uniform draw over lo..hi-1 of symbolic size: a variable r of the path, with
+        probability 1/(hi - lo) for each of its values."""
+        if not compare(hi - lo, ">=", 1):
+            raise Raised(self.line, f"ValueError: {what} over an empty range")
+        r = sp.Symbol(f"r{len(self.path.draws) + 1}", integer=True)
+        self.steps.spend(1)
+        self.path.draws.append((r, lo, hi, self.line))
+        self.path.factors.append(1 / (hi - lo))
+        self.path.events.append((self.line, f"{what} = {r}, one of {sp.sstr(lo)}..{sp.sstr(hi - 1)}"))
+        return r
+
     def call_on(self, path: Path, func, args: list, kwargs: dict):
         """Call ``func`` on this path; Raised when the path raises."""
         self.path, self.depth = path, 0
+        if self.decider is not None:
+            self.decider.path = path
         try:
             return self.call(func, args, kwargs)
         except Stop as stop:

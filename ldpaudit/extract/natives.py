@@ -97,7 +97,7 @@ def _int(x=0):
     if isinstance(x, bool):
         return sp.Integer(int(x))
     e = as_expr(x)
-    if e.is_Integer:
+    if e.is_Integer or (e.free_symbols and e.is_integer):  # a symbolic input or draw: int() keeps it
         return e
     t = sp.floor(e) if compare(e, ">=", 0) else sp.ceiling(e)
     if not t.is_Integer:

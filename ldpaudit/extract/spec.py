@@ -21,43 +21,7 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.extract.channel import Extraction
-
-
-def same(a, b) -> bool:
-    """Exactly equal for every value of the symbols (exponentials of one symbol as powers of
-    one variable, then rational cancellation; sympy's zero test when that is not enough)."""
-    diff = sp.sympify(a) - sp.sympify(b)
-    if diff == 0:
-        return True
-    reps, by_symbol = {}, {}
-    for e in diff.atoms(sp.exp):
-        coeff, rest = e.args[0].as_coeff_Mul()
-        if rest.is_Symbol and coeff.is_Rational:
-            by_symbol.setdefault(rest, []).append((e, coeff))
-    for sym, items in by_symbol.items():
-        lcm = math.lcm(*(int(c.q) for _, c in items))
-        t = sp.Dummy(f"T_{sym}", positive=True)
-        for e, c in items:
-            reps[e] = t ** int(c * lcm)
-    rational = diff.xreplace(reps)
-    gens = sorted(rational.free_symbols, key=str)
-    if gens:
-        try:  # the field of rational functions in the symbols: exact and canonical, no simplification
-            from sympy.polys.fields import field
-
-            K = field(gens, sp.QQ)[0]
-            if K.from_expr(rational) == K.zero:
-                return True
-        except (ValueError, TypeError, sp.PolynomialError, sp.polys.polyerrors.CoercionFailed):
-            pass
-    try:
-        if sp.cancel(sp.together(rational)) == 0:
-            return True
-    except (sp.PolynomialError, TypeError, ValueError):
-        pass
-    from ldpaudit.mechanism.checks import is_zero
-
-    return is_zero(diff) is True
+from ldpaudit.extract.exact import same  # noqa: F401 - importable from here as before
 
 
 def _range_inputs(ex: Extraction) -> int | None:
@@ -161,6 +125,8 @@ def _toml_value(v) -> str:
 
 
 def choose_form(ex: Extraction) -> tuple[str, object]:
+    if ex.family is not None:
+        return "element", (ex.family.truth, ex.family.other)
     for name, finder in (("element", element_form), ("subset", subset_form), ("product", product_form)):
         found = finder(ex)
         if found is not None:
@@ -185,26 +151,26 @@ def spec_text(ex: Extraction, *, epsilon=None, form: tuple[str, object] | None =
                 "unused": "does not change the channel"}[how]
         out.append(f"#   {name} = {shown}: {note}")
     out += [f"#   {note}" for note in ex.notes]
-    out.append(f"#   {ex.path_count} paths over {len(ex.inputs)} inputs; form: {kind}")
+    if ex.family is not None:
+        out.append(f"#   {ex.path_count} paths on the symbolic input x in 0..{sp.sstr(ex.family.size - 1)}, "
+                   f"{ex.family.cells} cells of (x, y); form: {kind}, generic in the domain size")
+    else:
+        out.append(f"#   {ex.path_count} paths over {len(ex.inputs)} inputs; form: {kind}")
     out.append("# Check it against the running code: ldpaudit audit TARGET --spec THIS_FILE --domain ...")
     out += ["[mechanism]", f"name = {_q(ex.function + ' (extracted)')}", f"claimed_epsilon = {_q(claim)}",
             f"description = {_q('extracted from the source of ' + ex.function)}",
             f"source = {_q(f'{src.shown_path}:{ex.function}, lines {first}-{last}')}", ""]
     for p in ex.params:
-        out += [f"[parameters.{p.name}]", f'type = "{p.kind}"',
-                "min = 1" if p.kind == "integer" else "min = 0"]
-        if p.kind == "real":
-            out.append("strict_min = true")
-        out.append("")
+        out += [f"[parameters.{p.name}]", f'type = "{p.kind}"', *_range_lines(p), ""]
     examples = [(p.name, p.example) for p in ex.params if p.example is not None]
     if examples:
         out.append("[example]")
         out += [f"{name} = {_q(sp.sstr(value))}" for name, value in examples]
         out.append("")
-    n = _range_inputs(ex)
+    n = _range_inputs(ex) if ex.family is None else ex.family.size
     out.append("[inputs]")
     if n is not None:
-        out.append(f"size = {n}")
+        out.append(f"size = {_size(n)}")
     else:
         labels = list(ex.inputs)
         if not all(isinstance(x, (int, str)) and not isinstance(x, bool) for x in labels):
@@ -213,9 +179,10 @@ def spec_text(ex: Extraction, *, epsilon=None, form: tuple[str, object] | None =
     out += ["", "[channel]"]
     if kind == "element":
         truth, other = found
-        out += ['form = "structured"', 'outputs = "element"', f"size = {n}", "",
+        out += ['form = "structured"', 'outputs = "element"', f"size = {_size(n)}", "",
                 "[[channel.classes]]", 'name = "truth"', 'when = "y == x"', "count = 1", f"weight = {_e(truth)}", "",
-                "[[channel.classes]]", 'name = "other"', 'when = "y != x"', f"count = {n - 1}", f"weight = {_e(other)}"]
+                "[[channel.classes]]", 'name = "other"', 'when = "y != x"', f"count = {_size(n - 1)}",
+                f"weight = {_e(other)}"]
     elif kind == "subset":
         k, inside, outside = found
         out += ['form = "structured"', 'outputs = "subset"', f"universe = {n}", f"k = {k}", "",
@@ -238,6 +205,27 @@ def spec_text(ex: Extraction, *, epsilon=None, form: tuple[str, object] | None =
             out.append("  [" + ", ".join(_e(_entry(ex, x, y)) for y in ex.outputs) + "],")
         out.append("]")
     return "\n".join(out) + "\n"
+
+
+def _size(n) -> str:
+    """A size in TOML: an integer, or an expression of the parameters as a string ("d - 1")."""
+    n = sp.sympify(n)
+    return str(int(n)) if n.is_Integer else _q(sp.sstr(n))
+
+
+def _range_lines(p) -> list[str]:
+    """A parameter's declared range (its defaults, or what --assume gave) as spec fields."""
+    d = p.declared
+    if d is None:
+        return ["min = 1"] if p.kind == "integer" else ["min = 0", "strict_min = true"]
+    out = []
+    for key, bound, strict in (("min", d.lower, d.lower_strict), ("max", d.upper, d.upper_strict)):
+        if bound is None:
+            continue
+        out.append(f"{key} = {_size(bound)}")
+        if strict:
+            out.append(f"strict_{key} = true")
+    return out
 
 
 def _claim(ex: Extraction, epsilon) -> str:

@@ -10,12 +10,19 @@ the comparisons taken on the path; its only exact use is ``u < p``.
 """
 from __future__ import annotations
 
+import contextvars
 import math
 from dataclasses import dataclass, field
 
 import sympy as sp
 
 from ldpaudit.errors import Unextractable
+
+
+#: the decisions of the running extraction under its parameter ranges and the path's case splits
+#: (:class:`ldpaudit.extract.assume.Decider`), consulted when sympy's sign rules cannot tell;
+#: set for the duration of one extraction, None outside one
+DECIDER: contextvars.ContextVar = contextvars.ContextVar("ldpaudit_extract_decider", default=None)
 
 
 class Stop(Exception):
@@ -109,6 +116,10 @@ def concrete_int(v, what: str) -> int:
         return int(e)
     if e.free_symbols:
         names = ", ".join(sorted(str(s) for s in e.free_symbols))
+        if DECIDER.get() is not None and DECIDER.get().program:
+            raise Stop(f"{what} = {e}", "needs a concrete integer: a loop, list, array or index over a symbolic "
+                                        "number of items is not read generically (a domain 0..d-1 is read for "
+                                        f"code that returns one element, k-RR's shape); bind {names} with --target-arg")
         raise Stop(f"{what} = {e}", f"needs a concrete integer: bind {names} with --target-arg")
     if e.is_integer is False or not e.is_number:
         raise Stop(f"{what} = {e}", "is not an integer")
@@ -193,9 +204,12 @@ def _sign_product(expr) -> int | None:
 
 
 def compare(a, op: str, b) -> bool:
-    """Decide ``a op b`` for numbers exactly, for every value of the free symbols."""
+    """Decide ``a op b`` for numbers exactly, for every value of the free symbols (in their
+    declared ranges, through the running extraction's :data:`DECIDER`)."""
     ea, eb = as_expr(a), as_expr(b)
     s = sign(ea - eb)
+    if s is None and DECIDER.get() is not None:
+        return DECIDER.get().compare(ea, op, eb)
     if s is None:
         names = sorted(str(x) for x in (ea - eb).free_symbols)
         hint = f"bind {', '.join(names)} with --target-arg" if names else "the numbers are too close to compare exactly"

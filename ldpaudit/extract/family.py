@@ -1,0 +1,312 @@
+"""A channel generic in the domain size: ``--domain 0..d-1`` with d symbolic.
+
+The input is one symbolic integer x, 0 <= x <= d-1, and a uniform integer draw of symbolic
+size (``randrange(d - 1)``) a symbolic integer r of its range with probability 1/(d-1) for each
+value (:mod:`ldpaudit.extract.interpreter`). A comparison of x or the draws that the ranges do
+not decide splits the path into its two cases (:mod:`ldpaudit.extract.assume`). Each path ends
+in an output that is linear in at most one draw (y = r + 1 on the case r >= x): solving it for
+the draw gives the path's share of Q(y | x) as weight * [condition(x, y)], the draws it does not
+report summed out (they must appear in no condition). So
+
+    Q(y | x) = sum over paths of weight_i * [C_i(x, y)],
+
+with C_i conjunctions of linear integer comparisons. For the class y == x, and again for
+y != x, z3 lists every satisfiable cell of the partition the C_i make (under 0 <= x, y <= d-1
+and the parameter ranges; linear integer arithmetic, decided exactly); every cell of a class
+must give the same probability (an exact identity in the parameters), free of x and y, and
+the row must sum to 1 (truth + (d - 1) other = 1, an identity). Then the channel is the
+structured element form of k-RR with d symbolic. Anything else stops (exit 3) with the reason
+and asks for d to be bound; nothing is guessed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ldpaudit.errors import InvalidParameter, InvalidSpec, Undecided, Unextractable
+from ldpaudit.extract.exact import same, tidy
+from ldpaudit.extract.methods import Raised
+from ldpaudit.extract.paths import Path
+from ldpaudit.extract.symbolic import Stop
+from ldpaudit.mechanism.params import Parameter
+
+#: the most cells of one class listed (each a z3 query)
+MAX_CELLS = 64
+#: z3 work units of one cell query
+CELL_RLIMIT = 5_000_000
+
+
+@dataclass(frozen=True)
+class SymbolicDomain:
+    """The inputs 0..size-1 with size = ``name`` + ``offset``, a symbolic integer parameter."""
+
+    text: str
+    name: str
+    offset: int
+
+    def size(self, symbol) -> sp.Basic:
+        return symbol + self.offset
+
+
+def parse_domain_text(text: str, names: list[str], values: dict) -> list | SymbolicDomain:
+    """``--domain LO..HI`` whose bounds name parameters: a list when the bound values make it
+    concrete, else a :class:`SymbolicDomain` (starting at 0, ending at a parameter plus a
+    constant: 0..d-1)."""
+    from ldpaudit.mechanism.expr import parse_expression
+
+    where = f"--domain {text!r}"
+    low, _, high = text.partition("..")
+    symbols = {n: sp.Symbol(n) for n in names}
+    symbols.update(values)
+    try:
+        lo = parse_expression(low.strip(), symbols, field="--domain")
+        hi = parse_expression(high.strip(), symbols, field="--domain")
+    except InvalidSpec as exc:
+        raise InvalidParameter(str(exc)) from None
+    if lo.is_Integer and hi.is_Integer:
+        if hi <= lo:
+            raise InvalidParameter(f"{where}: the range must hold at least two inputs")
+        return list(range(int(lo), int(hi) + 1))
+    size = sp.expand(hi + 1)
+    free = size.free_symbols
+    if lo != 0 or len(free) != 1 or not (size - next(iter(free))).is_Integer:
+        raise InvalidParameter(f"{where}: a symbolic range starts at 0 and ends at a parameter plus a constant, "
+                               "e.g. 0..d-1")
+    name = next(iter(free)).name
+    return SymbolicDomain(text, name, int(size - sp.Symbol(name)))
+
+
+@dataclass(frozen=True)
+class Term:
+    """One path's share of Q(y | x): ``weight`` where every relation of ``condition`` holds."""
+
+    weight: sp.Basic
+    condition: tuple
+    events: tuple
+
+
+@dataclass(frozen=True)
+class Family:
+    """Q(y | x) = ``truth`` if y == x, ``other`` if y != x, for x, y in 0..size-1 and every
+    value of the parameters in their ranges."""
+
+    size: sp.Basic
+    x: sp.Symbol
+    y: sp.Symbol
+    truth: sp.Basic
+    other: sp.Basic
+    terms: tuple
+    cells: int
+
+
+def input_symbol(size: sp.Basic) -> tuple[sp.Symbol, Parameter]:
+    """The symbolic input x and its range 0..size-1 (named input_x for z3)."""
+    x = sp.Symbol("x", integer=True, nonnegative=True)
+    return x, Parameter("input_x", "integer", sp.Integer(0), size - 1)
+
+
+def run_family(src, interp, randomizer, call_kwargs: dict, x, size, parameters: list[Parameter]) -> tuple[Family, int]:
+    """Every path on the symbolic input, the terms, the cells: the family (and the path count)."""
+    from ldpaudit.extract.symbolic import unextractable
+
+    y = sp.Symbol("y", integer=True)  # no sign: y >= 0 stays a condition
+    terms, count = [], 0
+    prefix: list[int] | None = []
+    while prefix is not None:
+        path = Path(prefix)
+        try:
+            out = interp.call_on(path, randomizer, [x], dict(call_kwargs))
+        except Raised as exc:
+            cases = " and ".join(sp.sstr(c) for c in path.conditions) or "every input"
+            raise Unextractable(f"{src.shown_path}:{exc.line or interp.line}: a path raises {exc.text} (on {cases}); "
+                                "not every draw ends in an output for every d; bind d with --target-arg") from None
+        try:
+            term = _term(path, out, y)
+        except Stop as stop:
+            raise unextractable(src.shown_path, interp.line, _hint(stop)) from None
+        if term is not None:
+            terms.append(term)
+        count += 1
+        prefix = path.next_prefix()
+    try:
+        family = _classes(terms, x, y, size, parameters)
+    except Stop as stop:
+        raise unextractable(src.shown_path, None, _hint(stop)) from None
+    return family, count
+
+
+def _hint(stop: Stop) -> Stop:
+    why = stop.why + ("; " if stop.why else "") + "bind d with --target-arg for a channel at one size"
+    return Stop(stop.construct, why)
+
+
+def _term(path: Path, out, y) -> Term | None:
+    if isinstance(out, bool):
+        out = sp.Integer(int(out))
+    if not isinstance(out, sp.Basic) or out.is_integer is not True:
+        raise Stop(f"the output {_short(out)}", "a randomizer generic in d is read when it returns one element of "
+                                                "0..d-1 (the structured element form)")
+    draws = {r: (lo, hi, line) for r, lo, hi, line in path.draws}
+    weight = path.probability
+    conditions = list(path.conditions)
+    reported = out.free_symbols & set(draws)
+    if len(reported) > 1:
+        raise Stop(f"the output {sp.sstr(out)}", "combines several draws of symbolic size")
+    if reported:
+        r = reported.pop()
+        a = sp.diff(out, r)
+        b = sp.expand(out - a * r)
+        if a not in (1, -1) or b.free_symbols & set(draws):
+            raise Stop(f"the output {sp.sstr(out)}", f"is not the draw {r} plus a shift")
+        value = sp.expand((y - b) / a)
+        lo, hi, _ = draws.pop(r)
+        conditions = [c.xreplace({r: value}) for c in conditions] + [sp.Ge(value, lo), sp.Lt(value, hi)]
+    else:
+        conditions.append(sp.Eq(y, out))
+    for r in list(draws):  # drawn, not reported, pinned by an equality (r1 == x): one value
+        pinned = next((v for c in conditions if (v := _pinned(c, r, draws)) is not None), None)
+        if pinned is not None:
+            lo, hi, _ = draws.pop(r)
+            conditions = [c.xreplace({r: pinned}) for c in conditions] + [sp.Ge(pinned, lo), sp.Lt(pinned, hi)]
+    for r, (lo, hi, line) in draws.items():  # drawn and not reported: each of its hi - lo values
+        if any(r in sp.sympify(c).free_symbols for c in conditions) or weight.has(r):
+            raise Stop(f"the draw at line {line}", "is compared or used but not reported; its count of values is "
+                                                   "not read generically")
+        weight = weight * (hi - lo)
+    if weight.free_symbols & {r for r, *_ in path.draws}:
+        raise Stop("a probability that depends on a draw of symbolic size")
+    kept = []
+    for c in conditions:
+        if c is sp.false:
+            return None
+        if c is not sp.true:
+            kept.append(c)
+    return Term(sp.cancel(weight), tuple(kept), tuple(path.events))
+
+
+def _pinned(c, r, draws: dict):
+    """The value an equality ``c`` gives the draw r (r == x + 1), if it is r plus a shift free
+    of the draws; else None."""
+    if not isinstance(c, sp.Eq) or r not in c.free_symbols:
+        return None
+    diff = sp.expand(c.lhs - c.rhs)
+    a = sp.diff(diff, r)
+    rest = sp.expand(diff - a * r)
+    if a not in (1, -1) or rest.free_symbols & set(draws):
+        return None
+    return sp.expand(-rest / a)
+
+
+def _short(v) -> str:
+    text = sp.sstr(v) if isinstance(v, sp.Basic) else type(v).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class _Cells:
+    """z3 over x, y and the integer parameters, every variable and numeral an integer
+    (:mod:`ldpaudit.extract.lia`): the cells are questions of linear integer arithmetic."""
+
+    def __init__(self, x, y, size, parameters, *, bounded_y: bool):
+        from ldpaudit.extract.lia import Integers, NotInteger
+
+        self.ints = Integers()
+        self.shown = [x, y]
+        self.base = []
+        try:
+            for p in parameters:
+                if p.kind != "integer":
+                    continue
+                self.shown.append(p.symbol)
+                for bound, op, strict in ((p.lower, ">=", p.lower_strict), (p.upper, "<=", p.upper_strict)):
+                    if bound is not None:
+                        self.base.append(self.ints.relation(p.symbol, op[:1] if strict else op, bound))
+            self.base += [self.ints.relation(x, ">=", 0), self.ints.relation(x, "<=", size - 1)]
+            if bounded_y:
+                self.base += [self.ints.relation(y, ">=", 0), self.ints.relation(y, "<=", size - 1)]
+            self.outside = self.holds(sp.Or(sp.Lt(y, 0), sp.Gt(y, size - 1)))
+        except NotInteger as exc:
+            raise Stop("the ranges of the integer parameters", f"are not integer arithmetic ({exc})") from None
+
+    def holds(self, conditions):
+        from ldpaudit.extract.lia import NotInteger
+
+        try:
+            return self.ints.holds(sp.And(*conditions) if isinstance(conditions, (list, tuple)) else conditions)
+        except NotInteger as exc:
+            raise Stop("a condition of Q(y|x)", f"is not integer arithmetic ({exc})") from None
+
+    def check(self, formulas):
+        from ldpaudit.extract.lia import check
+
+        out = check(self.base + formulas, CELL_RLIMIT)
+        if out.result == "unknown":
+            raise Stop("the cells of Q(y|x)", f"z3 could not list them within its budget ({out.reason})")
+        return out
+
+    def point(self, model) -> str:
+        return ", ".join(f"{s.name}={self.ints.value(model, s)}" for s in self.shown if s in self.ints.vars)
+
+
+def _classes(terms: list[Term], x, y, size, parameters: list[Parameter]) -> Family:
+    import z3
+
+    outside = _Cells(x, y, size, parameters, bounded_y=False)
+    for t in terms:
+        found = outside.check([outside.holds(t.condition), outside.outside])
+        if found.result == "sat":
+            raise Stop(f"the output at {outside.point(found.model)}",
+                       f"lies outside the domain 0..{sp.sstr(size - 1)} (the structured element form has the outputs "
+                       "of the inputs)")
+    cells = _Cells(x, y, size, parameters, bounded_y=True)
+    flags = [z3.Bool(f"path_{i}") for i in range(len(terms))]
+    defs = [f == cells.holds(t.condition) for f, t in zip(flags, terms)]
+    weights, listed = {}, 0
+    for name, relation in (("truth", sp.Eq(y, x)), ("other", sp.Ne(y, x))):
+        blocks, found = [], []
+        while True:
+            out = cells.check(defs + [cells.holds(relation)] + blocks)
+            if out.result == "unsat":
+                break
+            on = [z3.is_true(out.model.eval(f, model_completion=True)) for f in flags]
+            blocks.append(z3.Or([f != z3.BoolVal(v) for f, v in zip(flags, on)]))
+            total = sp.Add(*(t.weight for t, v in zip(terms, on) if v))
+            found.append((total, cells.point(out.model)))
+            if len(found) > MAX_CELLS:
+                raise Stop(f"Q(y|x) on {name} outputs", f"falls into more than {MAX_CELLS} cases")
+        listed += len(found)
+        if not found:
+            weights[name] = sp.Integer(0)
+            continue
+        first, at = found[0]
+        if first.free_symbols & {x, y}:
+            raise Stop(f"Q(y|x) = {sp.sstr(first)} (at {at})", "depends on x or y beyond y == x / y != x")
+        for total, where in found[1:]:
+            if not same(total, first):
+                raise Stop(f"Q(y|x) on {'y == x' if name == 'truth' else 'y != x'}",
+                           f"is {sp.sstr(first)} at {at} but {sp.sstr(total)} at {where}, not one class weight")
+        weights[name] = first
+    truth, other = tidy(weights["truth"]), tidy(weights["other"])
+    if not same(truth + (size - 1) * other, 1):
+        total = sp.simplify(truth + (size - 1) * other)
+        raise Undecided(f"the rows of the channel generic in d sum to {sp.sstr(total)}, which could not be shown "
+                        "to be 1 exactly; no channel is emitted (bind d, or audit the code)")
+    return Family(size, x, y, truth, other, tuple(terms), listed)
+
+
+def paths_at(family: Family, x: int, y: int, params: dict) -> list[tuple]:
+    """The terms of a family that give output y on input x at the parameter values ``params``
+    (name -> value): (weight, events) of each."""
+    subs = {family.x: sp.Integer(x), family.y: sp.Integer(y)}
+    for t in family.terms:
+        for c in t.condition:
+            subs.update({s: sp.sympify(params[s.name]) for s in c.free_symbols if s.name in params})
+    out = []
+    for t in family.terms:
+        values = [c.xreplace(subs) for c in t.condition]
+        if all(v is sp.true for v in values):
+            weight = t.weight.xreplace({s: sp.sympify(params[s.name]) for s in t.weight.free_symbols
+                                        if s.name in params and s.is_integer})
+            out.append((weight, t.events))
+    return out
+
