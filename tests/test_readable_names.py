@@ -218,3 +218,60 @@ def test_a_form_not_shown_equal_is_printed_as_derived(square_wave_paper_derived)
     assert proved_equal(sp.sqrt(eps) * sp.sqrt(eps + 1), sp.sqrt(eps**2 + eps))
     assert not proved_equal(-sp.sqrt(eps) * sp.sqrt(eps + 1), sp.sqrt(eps**2 + eps))
     assert not proved_equal(sp.exp(eps) / (sp.exp(eps) + 1), 1 - 1 / sp.exp(eps))
+
+
+# --- show's LaTeX of mixture and vector channels, piece by piece in the spec's names -----------
+
+def _show_latex(stem, capsys, monkeypatch) -> list[str]:
+    from ldpaudit.cli import main
+
+    monkeypatch.setenv("COLUMNS", "200")   # one LaTeX line a printed line: nothing wrapped
+    monkeypatch.setenv("LDPAUDIT_CACHE_DIR", "off")
+    assert main(["show", str(SPECS / f"{stem}.toml")]) == 0
+    out = capsys.readouterr().out
+    latex = out.split("\n  LaTeX:\n")[1].split("\n  validated:")[0]
+    return [line.strip() for line in latex.splitlines()]
+
+
+def _balanced(line: str) -> bool:
+    depth = 0
+    for ch in line.replace(r"\{", "").replace(r"\}", ""):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def test_show_latex_of_a_mixture_is_piece_by_piece_in_the_users_names(capsys, monkeypatch):
+    lines = _show_latex("hybrid", capsys, monkeypatch)
+    assert lines[:6] == [
+        r"\varepsilon = \epsilon",
+        r"w_{0} = \beta:\quad f(z \mid x) = \begin{cases}",
+        r"p & \text{if } l \le z \le r \\",
+        r"p e^{- \epsilon} & \text{else if } - C \le z \le C \\",
+        r"0 & \text{otherwise}",
+        r"\end{cases}"], lines
+    assert lines[6].startswith(r"w_{1} = 1 - \beta:\quad Q(y \mid x) = ") and lines[6].endswith(
+        r"\text{ at } z = B y,\ y \in \{-1, 1\}"), lines[6]
+    assert [line.split(" = ")[0] for line in lines[7:]] == ["C", "p", "l", "r", "B"], lines
+    assert lines[9] == r"l = - \frac{C}{2} + x \left(\frac{C}{2} + \frac{1}{2}\right) + \frac{1}{2}"
+    assert all(_balanced(line) for line in lines), lines
+    assert max(map(len, lines)) < 160, lines   # not one inlined expression of 900 characters
+
+
+def test_show_latex_of_a_vector_channel_is_piece_by_piece_in_the_users_names(capsys, monkeypatch):
+    lines = _show_latex("duchi_multidim", capsys, monkeypatch)
+    cases = lines.index(r"P(s \mid v) = \begin{cases}")
+    assert lines[cases + 1:cases + 5] == [
+        r"\frac{\mathit{keep}}{\mathit{half}} & \text{if } t > 0 \\",
+        r"\frac{1 - \mathit{keep}}{\mathit{half}} & \text{else if } t < 0 \\",
+        r"\frac{1}{2 \mathit{half}} & \text{otherwise}",
+        r"\end{cases}"], lines
+    assert r"z = B\, s" in lines and r"\mathit{keep} = \frac{e^{\epsilon}}{e^{\epsilon} + 1}" in lines
+    assert r"\mathit{half} = 2^{d - 1}" in lines and any(line.startswith("B = ") for line in lines)
+    assert all(_balanced(line) for line in lines), lines
+    # the coordinates form: the sampled coordinate's law, its density piece by piece
+    lines = _show_latex("piecewise_multidim", capsys, monkeypatch)
+    assert lines[1].startswith(r"t_j = \frac{d}{k}\, z_j \text{ on } k \text{ of the } d"), lines
+    assert r"p e^{- e_{1}} & \text{else if } - C \le z \le C \\" in lines
+    assert [line.split(" = ")[0] for line in lines[-5:]] == ["e_{1}", "C", "p", "l", "r"], lines

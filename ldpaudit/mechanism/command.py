@@ -12,7 +12,7 @@ import sympy as sp
 from ldpaudit.mechanism.core import Mechanism
 from ldpaudit.mechanism.describe import (channel_latex_lines, density_in_names, describe_channel,  # describe_channel: re-exported
                                          paper_text, piece_lines)
-from ldpaudit.mechanism.names import channel_lines_in_names
+from ldpaudit.mechanism.names import channel_latex_in_names, channel_lines_in_names
 from ldpaudit.mechanism.density import DensityChannel
 from ldpaudit.mechanism.explicit import ExplicitChannel
 from ldpaudit.render.text import for_people
@@ -133,7 +133,11 @@ def cmd_show(args) -> int:
     print("  LaTeX:")
     print(f"    \\varepsilon = {sp.latex(mech.claimed_epsilon)}")
     named = density_in_names(mech) if isinstance(ch, DensityChannel) else None
-    if named is not None:  # in the spec's own names, the definitions under it
+    latex_in_names = channel_latex_in_names(mech)   # mixture and vector forms, as the text above
+    if latex_in_names is not None:
+        for line in latex_in_names:
+            print(f"    {line}")
+    elif named is not None:  # in the spec's own names, the definitions under it
         print(f"    f(z \\mid x) = {sp.latex(named[0])}")
         for name, expr in named[1]:
             print(f"    {sp.latex(sp.Symbol(name))} = {sp.latex(expr)}")

@@ -169,6 +169,58 @@ def piece_lines(expr, head: str = "f(z|x)") -> list[str]:
     return out
 
 
+def piece_latex_lines(expr, head: str = r"f(z \mid x)", latex=sp.latex) -> list[str]:
+    r"""The LaTeX twin of :func:`piece_lines`: ``head = \begin{cases}``, then one piece a line
+    (``value & \text{if } l \le z \le r \\``; the first that holds applies), then
+    ``\end{cases}``; one line ``head = value`` when there is one piece. ``latex`` prints an
+    expression (``sympy.latex`` unless given)."""
+    pieces = _pieces(expr)
+    if len(pieces) == 1:
+        return [f"{head} = {latex(pieces[0][0])}"]
+    out = [f"{head} = \\begin{{cases}}"]
+    for i, (value, cond) in enumerate(pieces):
+        if cond is sp.true or cond is True:
+            when = r"\text{otherwise}"
+        else:
+            when = (r"\text{if } " if i == 0 else r"\text{else if } ") + _condition_latex(cond, latex)
+        out.append(f"  {latex(value)} & {when}" + (r" \\" if i < len(pieces) - 1 else ""))
+    return out + [r"\end{cases}"]
+
+
+def _condition_latex(cond, latex) -> str:
+    r"""The LaTeX twin of :func:`_condition_text`: ``l \le z \le r``, ``\wedge``, ``\vee``."""
+    ops = {"<": "<", "<=": r"\le", ">": ">", ">=": r"\ge"}
+    if isinstance(cond, sp.And):
+        lower = upper = None
+        rest = []
+        for a in cond.args:
+            bound = _z_bound(a)
+            if bound is not None and bound[0] in (">", ">=") and lower is None:
+                lower = bound
+            elif bound is not None and bound[0] in ("<", "<=") and upper is None:
+                upper = bound
+            else:
+                rest.append(a)
+        parts = [_condition_latex(a, latex) for a in rest]
+        if lower and upper:
+            flip = lower[0].replace(">", "<")
+            parts.insert(0, f"{latex(lower[1])} {ops[flip]} z {ops[upper[0]]} {latex(upper[1])}")
+        else:
+            parts[:0] = [f"z {ops[b[0]]} {latex(b[1])}" for b in (lower, upper) if b]
+        return r" \wedge ".join(parts)
+    if isinstance(cond, sp.Or):
+        return r" \vee ".join(f"({_condition_latex(a, latex)})" for a in cond.args)
+    bound = _z_bound(cond)
+    if bound is not None:
+        return f"z {ops[bound[0]]} {latex(bound[1])}"
+    if isinstance(cond, sp.core.relational.Relational) and cond.rel_op in ops:
+        lhs, rhs, op = cond.lhs, cond.rhs, cond.rel_op
+        if isinstance(rhs, sp.Abs) and op in (">=", ">"):   # b >= |x - z|: |x - z| <= b
+            lhs, rhs, op = rhs, lhs, op.replace(">", "<")
+        return f"{latex(lhs)} {ops[op]} {latex(rhs)}"
+    return latex(cond)
+
+
 def _pieces(expr) -> list[tuple]:
     if not isinstance(expr, sp.Piecewise):
         return [(expr, sp.true)]

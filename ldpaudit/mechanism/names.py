@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ldpaudit.mechanism.describe import paper_text, piece_lines
+from ldpaudit.mechanism.describe import paper_text, piece_latex_lines, piece_lines
 
 
 def _spec_names(mech):
@@ -181,4 +181,73 @@ def _mixture_lines(ch, table, parse, where) -> list[str]:
     return lines
 
 
-__all__ = ["breakpoint_texts", "channel_lines_in_names", "spec_definitions"]
+def channel_latex_in_names(mech) -> list[str] | None:
+    """``show``'s LaTeX lines for a mixture, signs or coordinates channel, as
+    :func:`channel_lines_in_names` prints its text: each law piece by piece (one line a piece of
+    a ``cases``), in the spec's names, the definitions under it; None for the other forms."""
+    ch = mech.channel
+    if getattr(ch, "form", None) not in ("mixture", "signs", "coordinates"):
+        return None
+    named = _spec_names(mech)
+    try:
+        if named is None:
+            lines, definitions = _latex_lines(ch, None, None), []
+        else:
+            table, parse, definitions = named
+            lines = _latex_lines(ch, table, parse)
+    except Exception:  # a field not as the loader read it: the inlined form
+        lines, definitions = _latex_lines(ch, None, None), []
+    return lines + [f"{_latex(sp.Symbol(name, real=True))} = {_latex(expr)}" for name, expr in definitions]
+
+
+def _latex(expr) -> str:
+    r"""``sympy.latex`` with a name of several letters in italics as one word (``\mathit{keep}``,
+    not sympy's ``keep``, which TeX sets as the product k e e p); Greek and subscripted names as
+    sympy writes them (``\beta``, ``e_{1}``)."""
+    names = {s: rf"\mathit{{{s.name}}}" for s in getattr(expr, "free_symbols", ())
+             if len(s.name) > 1 and s.name.isalpha() and sp.latex(s) == s.name}
+    return sp.latex(expr, symbol_names=names) if names else sp.latex(expr)
+
+
+def _latex_lines(ch, table, parse, where="channel") -> list[str]:
+    latex = _latex
+    form = getattr(ch, "form", None)
+    if form == "mixture":
+        raw = None if table is None else table.get("components")
+        lines = []
+        for i, c in enumerate(ch.components):
+            comp = raw[i] if isinstance(raw, list) and i < len(raw) and isinstance(raw[i], dict) else None
+            field = f"{where}.components[{i}]"
+            weight = f"w_{{{i}}} = {latex(_field(c, comp, parse, 'weight', f'{field}.weight'))}:\\quad "
+            if c.kind == "density":
+                law = piece_latex_lines(_field(c, comp, parse, "density", f"{field}.density"), latex=latex)
+                lines += [weight + law[0], *law[1:]]
+            else:
+                at = latex(_field(c, comp, parse, "at", f"{field}.at"))
+                entry = latex(_field(c, comp, parse, "entry", f"{field}.entry"))
+                outputs = ", ".join(map(str, c.outputs))
+                lines.append(f"{weight}Q(y \\mid x) = {entry} \\text{{ at }} z = {at},\\ y \\in \\{{{outputs}\\}}")
+        return lines
+    if form == "signs":
+        latent = _field(ch, table, parse, "latent", f"{where}.latent")
+        entry = _field(ch, table, parse, "entry", f"{where}.entry")
+        scale = _field(ch, table, parse, "scale", f"{where}.scale")
+        return [f"P(v_j = v \\mid x_j = x) = {latex(latent)}",
+                r"t = \langle s, v \rangle,\ s \in \{-1, 1\}^d",
+                *piece_latex_lines(entry, head=r"P(s \mid v)", latex=latex),
+                f"z = {latex(scale)}\\, s"]
+    if form == "coordinates":
+        sub = None if table is None else table.get("coordinate")
+        sampled = _field(ch, table, parse, "sampled", f"{where}.sampled")
+        scale = _field(ch, table, parse, "scale", f"{where}.scale")
+        return [f"t_j = {latex(scale)}\\, z_j \\text{{ on }} {latex(sampled)} \\text{{ of the }} d "
+                r"\text{ coordinates (sampled uniformly), } t_j = 0 \text{ on the others}",
+                r"z_j \text{ drawn at } x = x_j \text{ from}",
+                *_latex_lines(ch.coordinate, sub if isinstance(sub, dict) else None, parse, f"{where}.coordinate")]
+    if getattr(ch, "density", None) is not None:
+        return piece_latex_lines(_field(ch, table, parse, "density", f"{where}.density"), latex=latex)
+    entry = _field(ch, table, parse, "entry", f"{where}.entry")
+    return [f"Q(y \\mid x) = {latex(entry)},\\ y \\in \\{{{', '.join(map(str, ch.outputs))}\\}}"]
+
+
+__all__ = ["breakpoint_texts", "channel_latex_in_names", "channel_lines_in_names", "spec_definitions"]
