@@ -153,8 +153,10 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
                 raise InvalidParameter(f"--domain {domain.text!r}: {domain.name} is not an integer parameter of "
                                        f"{fn.name}() (its default is not an int); give a concrete range")
             size = (domain.name, domain.offset)
-    declared, notes = ranges([(n, k) for n, k, _ in pending], parse_assumptions(assume, names, values), size=size)
-    consistent(list(declared.values()))
+    bounds = parse_assumptions(assume, names, values)
+    declared, notes = ranges([(n, k) for n, k, _ in pending], bounds, size=size)
+    if bounds:  # the defaults (>= 1, > 0, d >= 2) always hold somewhere
+        consistent(list(declared.values()))
     examples = {n: e for n, _, e in pending if e is not None}
     for name, kind, example in pending:
         p = declared[name]

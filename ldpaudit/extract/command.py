@@ -47,6 +47,10 @@ def add_parser(subparsers) -> None:
                "p=, sample, shuffle, permutation, binomial), comparisons random() < p, if/elif/else, for over a "
                "bound range, comprehensions, np.where, math/numpy exp, log, sqrt. Outside it (continuous draws such "
                "as laplace, hashes, I/O, while loops, try) the command exits 3 naming the line; use `ldpaudit audit`. "
+               "Symbolic parameters range over their defaults (an integer >= 1, a real > 0) or --assume; a comparison "
+               "not decided for all of them exits 3 naming it and what to assume or bind. --domain 0..d-1 reads code "
+               "generic in d on one symbolic input and writes k-RR's structured form with d symbolic when the channel "
+               "has it (one weight for y == x, one for y != x); code that loops over range(d) needs d bound. "
                "Prove the result with `ldpaudit verify SPEC` or directly with `ldpaudit verify --from-code TARGET`.")
     p.add_argument("target", help="package.module:function or path/to/file.py:function (a randomizer f(x, ...) or "
                                   "a factory returning one)")
