@@ -207,8 +207,8 @@ def test_ranges_name_other_parameters_and_reach_the_spec():
 
 
 @pytest.mark.parametrize(("name", "domain", "match"), [
-    ("rr_bit", "0..2**bits-1", r"--domain '0..2\*\*bits-1': a symbolic range starts at 0 and ends at a parameter "
-                               r"plus a constant, e.g. 0..d-1"),
+    ("rr_bit", "0..2**bits-1", (r"--domain '0..2\*\*bits-1': a symbolic range starts at 0 and ends at a "
+                                r"parameter plus a constant, e.g. 0..d-1")),
     ("krr", "1..d", r"a symbolic range starts at 0"),
     ("krr", "0..dd-1", r"--domain = 'dd-1': unknown symbol 'dd'; declared names are d, epsilon"),
     ("rappor_permanent", "0..f", r"--domain '0..f': f is not an integer parameter of rappor_permanent\(\)"),

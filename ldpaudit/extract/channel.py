@@ -17,10 +17,24 @@ import sympy as sp
 from ldpaudit.errors import InvalidParameter, Undecided, Unextractable
 from ldpaudit.extract.assume import Decider, consistent, parse_assumptions, ranges
 from ldpaudit.extract.exact import tidy as _tidy
-from ldpaudit.extract.family import Family, SymbolicDomain, input_symbol, parse_domain_text, run_family
+from ldpaudit.extract.family import (
+    Family,
+    SymbolicDomain,
+    input_symbol,
+    parse_domain_text,
+    run_family,
+)
 from ldpaudit.extract.interpreter import RNG_NAMES, Interpreter, Path, Raised, Steps
 from ldpaudit.extract.source import DEFAULT_STEPS, Source, read_source
-from ldpaudit.extract.symbolic import DECIDER, Closure, ModuleRef, Rng, Stop, number, plain
+from ldpaudit.extract.symbolic import (
+    DECIDER,
+    Closure,
+    ModuleRef,
+    Rng,
+    Stop,
+    number,
+    plain,
+)
 from ldpaudit.mechanism.params import Parameter
 
 #: paths kept per (input, output) to show on a witness
@@ -178,9 +192,7 @@ def _within(p: Parameter, value, examples: dict, declared: dict) -> bool:
         ok = gap.is_positive if strict else gap.is_nonnegative
         if ok is not True:
             return False
-    if p.kind == "integer" and not sp.sympify(value).is_Integer:
-        return False
-    return True
+    return p.kind != "integer" or bool(sp.sympify(value).is_Integer)
 
 
 def _rng_api(annotation, default) -> str:

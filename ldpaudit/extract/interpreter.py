@@ -28,7 +28,7 @@ from ldpaudit.extract.methods import (
     positions,
     set_method,
 )
-from ldpaudit.extract.paths import Path, Steps  # noqa: F401 - importable from here as before
+from ldpaudit.extract.paths import Path, Steps  # importable from here as before
 from ldpaudit.extract.symbolic import (
     Arr,
     Closure,

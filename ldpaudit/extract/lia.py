@@ -43,7 +43,7 @@ class Integers:
             return z3.Product([self.term(e.base)] * int(e.exp))
         raise NotInteger(f"{e} is not a polynomial in integers")
 
-    def relation(self, lhs, op: str, rhs=sp.Integer(0)):
+    def relation(self, lhs, op: str, rhs=0):
         """``lhs op rhs`` with the denominators (positive integers) cleared."""
         num, den = sp.fraction(sp.together(sp.sympify(lhs) - sp.sympify(rhs)))
         if not (den.is_Integer and den > 0):

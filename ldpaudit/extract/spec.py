@@ -21,7 +21,7 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.extract.channel import Extraction
-from ldpaudit.extract.exact import same  # noqa: F401 - importable from here as before
+from ldpaudit.extract.exact import same  # importable from here as before
 
 
 def _range_inputs(ex: Extraction) -> int | None:

@@ -18,7 +18,6 @@ import sympy as sp
 
 from ldpaudit.errors import Unextractable
 
-
 #: the decisions of the running extraction under its parameter ranges and the path's case splits
 #: (:class:`ldpaudit.extract.assume.Decider`), consulted when sympy's sign rules cannot tell;
 #: set for the duration of one extraction, None outside one
