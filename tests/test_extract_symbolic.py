@@ -1,12 +1,13 @@
 """``ldpaudit extract`` with symbolic sizes and parameter ranges (issue 36, remaining items).
 
 ``--domain 0..d-1`` reads code generic in d on one symbolic input: k-RR's reference sampler
-extracts, d and ε symbolic, to the bundled spec's classes entry by entry; the planted bug whose
-"other" is drawn from all d values extracts to another channel, REFUTED with its tight ε as a
-function of d. ``--assume`` gives ranges (0 < f < 1 for RAPPOR) under which comparisons are
-decided exactly and which the spec declares; a comparison the ranges leave open exits 3 naming
-it, and both sides of a range that decides it are checked. Code whose loops or lists run over
-range(d) (OUE, SUE, RAPPOR, k-subset) still needs d bound, and says so."""
+extracts, d and ε symbolic, to the bundled spec's classes entry by entry, and OUE, SUE and
+RAPPOR (loops over range(d), read on one generic index) to their product specs; the planted bug
+whose "other" is drawn from all d values extracts to another channel, REFUTED with its tight ε
+as a function of d. ``--assume`` gives ranges (0 < f < 1 for RAPPOR) under which comparisons
+are decided exactly and which the spec declares; a comparison the ranges leave open exits 3
+naming it, and both sides of a range that decides it are checked. Code whose items may depend
+on each other is refused, and k-subset still needs d bound."""
 from __future__ import annotations
 
 import json
@@ -121,14 +122,63 @@ def test_channels_not_of_the_element_form_are_refused_naming_why(name, match):
         extract(target, "0..d-1", {})
 
 
-@pytest.mark.parametrize(("name", "line"), [("oue", 60), ("sue", 71), ("ksubset", 47), ("rappor_permanent", 83)])
-def test_loops_over_range_d_still_need_d_bound(name, line):
-    """Per-coordinate codes (OUE, SUE, RAPPOR) and k-subset's list of the others build d items:
-    not read generically; the message names the line and asks for the binding."""
-    with pytest.raises(Unextractable, match=rf"perdraw.py:{line}: range bound = d needs a concrete integer: a loop, "
-                                            r"list, array or index over a symbolic number of items is not read "
-                                            r"generically .* bind d with --target-arg"):
-        extract(f"{PERDRAW}:{name}", "0..d-1", {})
+@pytest.mark.parametrize(("name", "spec", "assume", "epsilon"), [
+    ("oue", "oue", [], None),
+    ("sue", "krappor", [], None),
+    ("rappor_permanent", "rappor_permanent", ["0<f<1"], "2*log((1 - f/2)/(f/2))"),
+])
+def test_unary_encodings_extract_generic_in_d_equal_to_their_specs(name, spec, assume, epsilon):
+    """A comprehension or a for loop over range(d), read once on the generic index i: the
+    product form with d coordinates, the law of bit i on i == x and on i != x equal to the
+    bundled spec's, symbolically in d, ε and f."""
+    ex = extract(f"{PERDRAW}:{name}", "0..d-1", {}, assume=assume)
+    assert ex.family is not None and ex.family.form == "product"
+    ours, theirs = loads_spec(spec_text(ex, epsilon=epsilon)), load_spec(ROOT / "specs" / f"{spec}.toml")
+    assert ours.channel.form == theirs.channel.form == "product"
+    assert _plain(ours.channel.coordinates) == _plain(theirs.channel.coordinates) == D
+    for law in ("on", "off"):
+        for bit in (0, 1):
+            mine = getattr(ours.channel, law).probability(bit)
+            bundled = getattr(theirs.channel, law).probability(bit)
+            assert _equal(mine, bundled), (law, bit, mine, bundled)
+    assert [p.describe() for p in ours.parameters] == [p.describe() for p in theirs.parameters]
+
+
+def test_a_unary_encoding_written_as_a_for_loop_is_proved_for_every_d(capsys):
+    ex = extract(f"{GENERIC}:unary_loop", "0..d-1", {})
+    oue = extract(f"{PERDRAW}:oue", "0..d-1", {})
+    assert all(_equal(a[b], c[b]) for a, c in zip(ex.family.laws, oue.family.laws) for b in (0, 1))
+    code, out = _verify(capsys, "--from-code", f"{GENERIC}:unary_loop", "--domain", "0..d-1")
+    assert code == 0 and out["verdict"] == "PROVED" and out["tight"]["epsilon"] == "epsilon"
+    assert out["scope"] == "for all 2 <= d (integer), 0 < epsilon"
+    assert "x=0: item 0 = 1 w.p. 1/2: line 62: case i1 == x; line 63: random() < 1/2" in out["from_code"]["tight_paths"]
+
+
+@pytest.mark.parametrize(("name", "match"), [
+    ("markov_bits", (r"generic.py:71: the loop over range\(d\) assigns prev, which is set before it: an item may read "
+                    r"the items before it")),
+    ("one_coin_for_all", (r"generic.py:81: a draw made before a loop over a symbolic range is compared in its items: "
+                         r"shared by all of them, they would not be independent")),
+    ("first_bit_fixed", (r"generic.py:88: reading out inside the loop over a symbolic range that appends to it: its "
+                        r"length and items there would be the first iteration's")),
+    ("random_length", (r"generic.py:101: out after the loop over a symbolic range \(line 98\) is appended to on some "
+                      r"paths of an item only: its length depends on the draws")),
+    ("flips_below_input", r"the law of item i on i != x gives 1 w.p. (1/2|1/4) at .* but (1/4|1/2) at .*, not one law"),
+])
+def test_items_that_may_depend_on_each_other_or_on_x_are_refused(name, match):
+    """The product form holds when the items are independent and each has one law on i == x and
+    one on i != x; code where an item reads the one before, a draw shared by all items, the list
+    being built, or a random number of items, is refused (exit 3), as is a law that depends on x."""
+    with pytest.raises(Unextractable, match=match):
+        extract(f"{GENERIC}:{name}", "0..d-1", {})
+
+
+def test_ksubset_still_needs_d_bound():
+    """k-subset's list of the d - 1 others is a filtered comprehension: its length depends on the
+    items, so d (and k, a sample size) must be bound."""
+    with pytest.raises(Unextractable, match=r"perdraw.py:47: a filtered or nested comprehension over a symbolic range "
+                                            r"has a length that depends on the items; bind the size"):
+        extract(f"{PERDRAW}:ksubset", "0..d-1", {})
 
 
 def test_a_comparison_left_open_by_the_ranges_exits_3_naming_it(capsys):

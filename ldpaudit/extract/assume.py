@@ -206,6 +206,18 @@ class Decider:
             return self.split(a, op, b)
         raise Stop(f"the comparison {sp.sstr(a)} {op} {sp.sstr(b)}", self._why(outcome, diff, op))
 
+    def index(self, start, stop):
+        """``range(start, stop)`` of symbolic size on a symbolic domain: a sequence whose item is
+        the generic index i of the path, 0 <= i < stop - start (:mod:`ldpaudit.extract.items`)."""
+        from ldpaudit.extract.symbolic import Seq
+
+        length = sp.sympify(stop) - sp.sympify(start)
+        if not self.compare(length, ">=", 1):
+            raise Stop(f"range({sp.sstr(start)}, {sp.sstr(stop)}) is empty", "no item to read")
+        i = sp.Symbol(f"i{len(self.path.indices) + 1}", integer=True)
+        self.path.indices.append((i, length))
+        return Seq(length, i, sp.sympify(start) + i)
+
     def splittable(self, diff) -> bool:
         """A comparison of the symbolic input or draws, linear and over integers only: its two
         cases are cells of linear integer arithmetic (:mod:`ldpaudit.extract.family`)."""
@@ -318,6 +330,8 @@ class Decider:
         out = dict(self.program)
         for sym, lo, hi, _line in (self.path.draws if self.path is not None else []):
             out[sym] = Parameter(f"draw_{sym.name}", "integer", sp.sympify(lo), sp.sympify(hi - 1))
+        for sym, length in (self.path.indices if self.path is not None else []):
+            out[sym] = Parameter(f"index_{sym.name}", "integer", sp.Integer(0), sp.sympify(length - 1))
         if not renamed:
             return out
         rename = {s: p.symbol for s, p in out.items()}
@@ -383,7 +397,7 @@ def _point(enc, model, params) -> dict:
             if v is not None:
                 out[s.name] = (f"exp({s.name})" if L == 1 else f"exp({s.name}/{L})", v)
     for p in params:
-        if p.name.startswith(("input_", "draw_")) or p.name in out:
+        if p.name.startswith(("input_", "draw_", "index_")) or p.name in out:
             continue
         if p.symbol in enc._vars:
             v = model_value(model, enc.var(p.symbol))

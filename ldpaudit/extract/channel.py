@@ -257,7 +257,7 @@ def extract(target: str, domain, target_args: dict | None = None, *, max_steps: 
     outputs = _sorted_outputs({y for row in rows.values() for y in row})
     free = set().union(*(p.free_symbols for row in rows.values() for p in row.values())) if rows else set()
     if family is not None:
-        free = (family.truth + family.other + family.size).free_symbols
+        free = set().union(*(sp.sympify(e).free_symbols for e in family.expressions()))
     used = [p for p in params if p.symbol in free or _is_epsilon(p.name)]  # ε stays: the claim names it
     for p in params:
         if p not in used:

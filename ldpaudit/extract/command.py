@@ -50,7 +50,8 @@ def add_parser(subparsers) -> None:
                "Symbolic parameters range over their defaults (an integer >= 1, a real > 0) or --assume; a comparison "
                "not decided for all of them exits 3 naming it and what to assume or bind. --domain 0..d-1 reads code "
                "generic in d on one symbolic input and writes k-RR's structured form with d symbolic when the channel "
-               "has it (one weight for y == x, one for y != x); code that loops over range(d) needs d bound. "
+               "has it (one weight for y == x, one for y != x), or the product form when it returns one bit per "
+               "index of a loop over range(d) whose items are independent (OUE, SUE, RAPPOR). "
                "Prove the result with `ldpaudit verify SPEC` or directly with `ldpaudit verify --from-code TARGET`.")
     p.add_argument("target", help="package.module:function or path/to/file.py:function (a randomizer f(x, ...) or "
                                   "a factory returning one)")
@@ -250,6 +251,16 @@ def _family_paths(family, witness) -> list[str]:
 
     params = {k: sp.sympify(v) for k, v in dict(witness.params or ()).items()}
     lines = []
+    if family.form == "product":  # the items that tell the two inputs apart: their own coordinates
+        bits = witness.y if isinstance(witness.y, (tuple, list)) else None
+        for x in (witness.x, witness.x_prime):
+            for i in sorted({int(witness.x), int(witness.x_prime)}):
+                b = None if bits is None else int(bits[i])
+                for prob, events in paths_at(family, int(x), i, params, b)[:2]:
+                    steps = "; ".join(f"line {line}: {note}" for line, note in events) or "no draw"
+                    shown = "" if b is None else f" = {b}"
+                    lines.append(f"x={x!r}: item {i}{shown} w.p. {sp.sstr(prob)}: {steps}")
+        return lines
     for x in (witness.x, witness.x_prime):
         found = paths_at(family, int(x), int(witness.y), params)
         if not found:

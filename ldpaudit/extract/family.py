@@ -28,7 +28,7 @@ from ldpaudit.errors import InvalidParameter, InvalidSpec, Undecided, Unextracta
 from ldpaudit.extract.exact import same, tidy
 from ldpaudit.extract.methods import Raised
 from ldpaudit.extract.paths import Path
-from ldpaudit.extract.symbolic import Stop
+from ldpaudit.extract.symbolic import Seq, Stop
 from ldpaudit.mechanism.params import Parameter
 
 #: the most cells of one class listed (each a z3 query)
@@ -79,25 +79,41 @@ def parse_domain_text(text: str, names: list[str], values: dict) -> list | Symbo
 
 @dataclass(frozen=True)
 class Term:
-    """One path's share of Q(y | x): ``weight`` where every relation of ``condition`` holds."""
+    """One path's share of Q(y | x) (of the law of item y, ``value`` its bit, for a returned
+    sequence): ``weight`` where every relation of ``condition`` holds."""
 
     weight: sp.Basic
     condition: tuple
     events: tuple
+    value: int | None = None
 
 
 @dataclass(frozen=True)
 class Family:
-    """Q(y | x) = ``truth`` if y == x, ``other`` if y != x, for x, y in 0..size-1 and every
-    value of the parameters in their ranges."""
+    """For x in 0..size-1 and every value of the parameters in their ranges: ``form``
+    'element', Q(y | x) = ``laws[0]`` if y == x and ``laws[1]`` if y != x (y in 0..size-1);
+    'product', y a bit vector of length size, Q(y | x) = prod over i of ``laws[0]``[y_i] if
+    i == x, ``laws[1]``[y_i] if not (``y`` is then the generic index i)."""
 
     size: sp.Basic
     x: sp.Symbol
     y: sp.Symbol
-    truth: sp.Basic
-    other: sp.Basic
+    form: str
+    laws: tuple
     terms: tuple
     cells: int
+
+    @property
+    def truth(self):
+        return self.laws[0] if self.form == "element" else None
+
+    @property
+    def other(self):
+        return self.laws[1] if self.form == "element" else None
+
+    def expressions(self) -> list:
+        laws = self.laws if self.form == "element" else [p for law in self.laws for p in law.values()]
+        return [self.size, *laws]
 
 
 def input_symbol(size: sp.Basic) -> tuple[sp.Symbol, Parameter]:
@@ -111,7 +127,7 @@ def run_family(src, interp, randomizer, call_kwargs: dict, x, size, parameters: 
     from ldpaudit.extract.symbolic import unextractable
 
     y = sp.Symbol("y", integer=True)  # no sign: y >= 0 stays a condition
-    terms, count = [], 0
+    terms, count, sequences, indices = [], 0, set(), {}
     prefix: list[int] | None = []
     while prefix is not None:
         path = Path(prefix)
@@ -122,15 +138,28 @@ def run_family(src, interp, randomizer, call_kwargs: dict, x, size, parameters: 
             raise Unextractable(f"{src.shown_path}:{exc.line or interp.line}: a path raises {exc.text} (on {cases}); "
                                 "not every draw ends in an output for every d; bind d with --target-arg") from None
         try:
-            term = _term(path, out, y)
+            if isinstance(out, Seq):
+                sequences.add((out.length, out.index))
+                term = _item_term(path, out)
+            else:
+                sequences.add(None)
+                term = _term(path, out, y)
         except Stop as stop:
             raise unextractable(src.shown_path, interp.line, _hint(stop)) from None
         if term is not None:
             terms.append(term)
+        indices.update(dict(path.indices))
         count += 1
         prefix = path.next_prefix()
     try:
-        family = _classes(terms, x, y, size, parameters)
+        if sequences == {None}:
+            family = _classes(terms, x, y, size, parameters, indices)
+        elif len(sequences) == 1:
+            length, index = sequences.pop()
+            family = _laws(terms, x, index, length, size, parameters, indices)
+        else:
+            raise Stop("paths that return different kinds of output (one element, sequences over different "
+                       "ranges)", "no one channel form holds")
     except Stop as stop:
         raise unextractable(src.shown_path, None, _hint(stop)) from None
     return family, count
@@ -164,6 +193,25 @@ def _term(path: Path, out, y) -> Term | None:
         conditions = [c.xreplace({r: value}) for c in conditions] + [sp.Ge(value, lo), sp.Lt(value, hi)]
     else:
         conditions.append(sp.Eq(y, out))
+    return _summed(path, draws, conditions, weight)
+
+
+def _item_term(path: Path, seq: Seq) -> Term | None:
+    """A path's share of the law of the generic item of a returned sequence: its bit."""
+    if path.shared:
+        raise Stop(f"the draw at line {path.shared[0]}", "is made once for all the items of the returned sequence; "
+                                                         "they would not be independent")
+    value = sp.Integer(int(seq.item)) if isinstance(seq.item, bool) else seq.item
+    if not (isinstance(value, sp.Basic) and value in (0, 1)):
+        raise Stop(f"the item {_short(value)} of the returned sequence", "items are read when they are bits 0 or 1 "
+                                                                        "(the product form)")
+    draws = {r: (lo, hi, line) for r, lo, hi, line in path.draws}
+    term = _summed(path, draws, list(path.conditions), path.probability)
+    return None if term is None else Term(term.weight, term.condition, term.events, int(value))
+
+
+def _summed(path: Path, draws: dict, conditions: list, weight) -> Term | None:
+    """The term of a path: the draws it does not report summed out (or pinned by an equality)."""
     for r in list(draws):  # drawn, not reported, pinned by an equality (r1 == x): one value
         pinned = next((v for c in conditions if (v := _pinned(c, r, draws)) is not None), None)
         if pinned is not None:
@@ -207,7 +255,7 @@ class _Cells:
     """z3 over x, y and the integer parameters, every variable and numeral an integer
     (:mod:`ldpaudit.extract.lia`): the cells are questions of linear integer arithmetic."""
 
-    def __init__(self, x, y, size, parameters, *, bounded_y: bool):
+    def __init__(self, x, y, size, parameters, indices: dict, *, bounded_y: bool):
         from ldpaudit.extract.lia import Integers, NotInteger
 
         self.ints = Integers()
@@ -224,6 +272,8 @@ class _Cells:
             self.base += [self.ints.relation(x, ">=", 0), self.ints.relation(x, "<=", size - 1)]
             if bounded_y:
                 self.base += [self.ints.relation(y, ">=", 0), self.ints.relation(y, "<=", size - 1)]
+            for i, length in indices.items():  # the generic index of each loop over a symbolic range
+                self.base += [self.ints.relation(i, ">=", 0), self.ints.relation(i, "<=", length - 1)]
             self.outside = self.holds(sp.Or(sp.Lt(y, 0), sp.Gt(y, size - 1)))
         except NotInteger as exc:
             raise Stop("the ranges of the integer parameters", f"are not integer arithmetic ({exc})") from None
@@ -248,17 +298,17 @@ class _Cells:
         return ", ".join(f"{s.name}={self.ints.value(model, s)}" for s in self.shown if s in self.ints.vars)
 
 
-def _classes(terms: list[Term], x, y, size, parameters: list[Parameter]) -> Family:
+def _classes(terms: list[Term], x, y, size, parameters: list[Parameter], indices: dict) -> Family:
     import z3
 
-    outside = _Cells(x, y, size, parameters, bounded_y=False)
+    outside = _Cells(x, y, size, parameters, indices, bounded_y=False)
     for t in terms:
         found = outside.check([outside.holds(t.condition), outside.outside])
         if found.result == "sat":
             raise Stop(f"the output at {outside.point(found.model)}",
                        f"lies outside the domain 0..{sp.sstr(size - 1)} (the structured element form has the outputs "
                        "of the inputs)")
-    cells = _Cells(x, y, size, parameters, bounded_y=True)
+    cells = _Cells(x, y, size, parameters, indices, bounded_y=True)
     flags = [z3.Bool(f"path_{i}") for i in range(len(terms))]
     defs = [f == cells.holds(t.condition) for f, t in zip(flags, terms)]
     weights, listed = {}, 0
@@ -291,18 +341,60 @@ def _classes(terms: list[Term], x, y, size, parameters: list[Parameter]) -> Fami
         total = sp.simplify(truth + (size - 1) * other)
         raise Undecided(f"the rows of the channel generic in d sum to {sp.sstr(total)}, which could not be shown "
                         "to be 1 exactly; no channel is emitted (bind d, or audit the code)")
-    return Family(size, x, y, truth, other, tuple(terms), listed)
+    return Family(size, x, y, "element", (truth, other), tuple(terms), listed)
 
 
-def paths_at(family: Family, x: int, y: int, params: dict) -> list[tuple]:
-    """The terms of a family that give output y on input x at the parameter values ``params``
-    (name -> value): (weight, events) of each."""
+def _laws(terms: list[Term], x, i, length, size, parameters: list[Parameter], indices: dict) -> Family:
+    """The product form: the law of item i is one law when i == x and another when i != x,
+    every cell of each giving the same law, summing to 1."""
+    import z3
+
+    if not same(length, size):
+        raise Stop(f"a returned sequence of {sp.sstr(length)} items on the domain 0..{sp.sstr(size - 1)}",
+                   "the product form has one coordinate per input")
+    cells = _Cells(x, i, size, parameters, {k: v for k, v in indices.items() if k != i}, bounded_y=True)
+    flags = [z3.Bool(f"path_{k}") for k in range(len(terms))]
+    defs = [f == cells.holds(t.condition) for f, t in zip(flags, terms)]
+    laws, listed = [], 0
+    for name, relation in (("i == x", sp.Eq(i, x)), ("i != x", sp.Ne(i, x))):
+        blocks, first = [], None
+        while True:
+            out = cells.check(defs + [cells.holds(relation)] + blocks)
+            if out.result == "unsat":
+                break
+            on = [z3.is_true(out.model.eval(f, model_completion=True)) for f in flags]
+            blocks.append(z3.Or([f != z3.BoolVal(v) for f, v in zip(flags, on)]))
+            law = {b: sp.Add(*(t.weight for t, v in zip(terms, on) if v and t.value == b)) for b in (0, 1)}
+            at = cells.point(out.model)
+            listed += 1
+            if listed > 2 * MAX_CELLS:
+                raise Stop("the laws of the items", f"fall into more than {2 * MAX_CELLS} cases")
+            if (law[0] + law[1]).free_symbols & {x, i} or not same(law[0] + law[1], 1):
+                raise Stop(f"the law of item i at {at}", f"sums to {sp.sstr(sp.simplify(law[0] + law[1]))}, not 1")
+            if first is None:
+                if law[1].free_symbols & {x, i}:
+                    raise Stop(f"P(item = 1) = {sp.sstr(law[1])} (at {at})", "depends on i or x beyond i == x / i != x")
+                first = (law, at)
+            elif not same(law[1], first[0][1]):
+                raise Stop(f"the law of item i on {name}", f"gives 1 w.p. {sp.sstr(first[0][1])} at {first[1]} but "
+                                                           f"{sp.sstr(law[1])} at {at}, not one law")
+        if first is None:
+            raise Stop(f"the items with {name}", "have no case")  # d >= 2: never
+        laws.append({b: tidy(p) for b, p in first[0].items()})
+    return Family(size, x, i, "product", tuple(laws), tuple(terms), listed)
+
+
+def paths_at(family: Family, x: int, y: int, params: dict, value: int | None = None) -> list[tuple]:
+    """The terms of a family that give output y on input x (for a returned sequence: item y
+    equal to ``value``) at the parameter values ``params`` (name -> value): (weight, events)."""
     subs = {family.x: sp.Integer(x), family.y: sp.Integer(y)}
     for t in family.terms:
         for c in t.condition:
             subs.update({s: sp.sympify(params[s.name]) for s in c.free_symbols if s.name in params})
     out = []
     for t in family.terms:
+        if value is not None and t.value != value:
+            continue
         values = [c.xreplace(subs) for c in t.condition]
         if all(v is sp.true for v in values):
             weight = t.weight.xreplace({s: sp.sympify(params[s.name]) for s in t.weight.free_symbols

@@ -18,6 +18,7 @@ import operator
 
 import sympy as sp
 
+from ldpaudit.extract import items as generic_items
 from ldpaudit.extract import natives
 from ldpaudit.extract.draws import SEEDING, Draws
 from ldpaudit.extract.methods import (
@@ -30,11 +31,14 @@ from ldpaudit.extract.methods import (
 )
 from ldpaudit.extract.paths import Path, Steps  # importable from here as before
 from ldpaudit.extract.symbolic import (
+    Appending,
     Arr,
     Closure,
     ModuleRef,
     Native,
+    Poison,
     Rng,
+    Seq,
     Stop,
     Uniform,
     as_expr,
@@ -101,6 +105,8 @@ class Interpreter:
         self.draws = Draws(self._choose, steps, self._draw_variable if generic else None)
         if generic:
             decider.split = self._split
+        #: inside one item of a loop over a symbolic range (:mod:`ldpaudit.extract.items`)
+        self.item_mode = None
 
     # -- running --
 
@@ -109,14 +115,17 @@ class Interpreter:
 
     def _choose(self, options):
         self.steps.spend(1)
+        if self.item_mode is None:
+            self.path.shared.append(self.line)
         return self.path.choose(options, self.line)
 
     def _split(self, a, op: str, b) -> bool:
         """Both cases of a comparison of the symbolic input or draws: a choice of probability 1
         each, the case taken kept as a condition of the path."""
         relation = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}[op](a, b)
-        text = sp.sstr(relation)
-        taken = self._choose([(sp.S.One, True, f"case {text}"), (sp.S.One, False, f"case not {text}")])
+        text = f"{sp.sstr(a)} {op} {sp.sstr(b)}"
+        self.steps.spend(1)
+        taken = self.path.choose([(sp.S.One, True, f"case {text}"), (sp.S.One, False, f"case not {text}")], self.line)
         self.path.conditions.append(relation if taken else relation.negated)
         return taken
 
@@ -127,6 +136,8 @@ class Interpreter:
             raise Raised(self.line, f"ValueError: {what} over an empty range")
         r = sp.Symbol(f"r{len(self.path.draws) + 1}", integer=True)
         self.steps.spend(1)
+        if self.item_mode is None:
+            self.path.shared.append(self.line)
         self.path.draws.append((r, lo, hi, self.line))
         self.path.factors.append(1 / (hi - lo))
         self.path.events.append((self.line, f"{what} = {r}, one of {sp.sstr(lo)}..{sp.sstr(hi - 1)}"))
@@ -246,6 +257,8 @@ class Interpreter:
             except TypeError as exc:
                 raise Stop(f"{name.split('builtins.')[-1]}() with these arguments", f"({exc})") from None
         head, _, tail = name.rpartition(".")
+        if self.item_mode is not None and tail == "shuffle" and args:
+            self.item_mode.mutate(args[0], "shuffle", args)
         if head == "random":
             if tail == "Random":
                 return self._seeded(args, kwargs, "python", "random.Random")
@@ -276,10 +289,15 @@ class Interpreter:
             if name in SEEDING or name in ("spawn", "jumped", "bit_generator", "getstate"):
                 raise Stop(f"rng.{name}()", "reseeds or inspects the generator")
             api = obj.api
+            if self.item_mode is not None and name == "shuffle" and args:
+                self.item_mode.mutate(args[0], "shuffle", args)
             if api == "unknown" and name == "randint":
                 raise Stop("rng.randint()", "includes its upper bound for random.Random and excludes it for numpy: "
                                             "annotate rng (rng: random.Random or rng: numpy.random.Generator)")
             return self.draws.call("legacy" if api == "unknown" else api, name, list(args), dict(kwargs))
+        if self.item_mode is not None and isinstance(obj, (list, Arr, set, Appending)) and \
+                self.item_mode.mutate(obj, name, args):
+            return None  # an item's append, read by the loop over the symbolic range
         if isinstance(obj, list):
             return list_method(obj, name, args)
         if isinstance(obj, Arr):
@@ -296,7 +314,7 @@ class Interpreter:
             if qual in ("numpy.random", "scipy.special"):
                 return ModuleRef(qual)
             return Native(qual)
-        if isinstance(obj, (Rng, list, Arr, set)):
+        if isinstance(obj, (Rng, list, Arr, set, Appending)):
             if isinstance(obj, Arr) and name in ("size", "shape", "T", "dtype", "ndim"):
                 return {"size": sp.Integer(len(obj.items)), "shape": (sp.Integer(len(obj.items)),),
                         "T": obj, "dtype": Native(f"numpy.{obj.kind}"), "ndim": sp.Integer(1)}[name]
@@ -359,7 +377,10 @@ class Interpreter:
         self.exec_block(node.body if truth(self.eval(node.test, env)) else node.orelse, env)
 
     def _s_For(self, node, env):
-        items = natives._iter(self.eval(node.iter, env))
+        value = self.eval(node.iter, env)
+        if isinstance(value, Seq):
+            return generic_items.for_loop(self, node, env, value, (_Break, _Continue, _Return))
+        items = natives._iter(value)
         self.steps.spend(len(items))
         for item in items:
             self.assign(node.target, item, env)
@@ -384,6 +405,8 @@ class Interpreter:
         current = self.eval(_load(node.target), env)
         value = self.eval(node.value, env)
         if isinstance(current, list) and isinstance(node.op, ast.Add):
+            if self.item_mode is not None:
+                self.item_mode.mutate(current, "extend", [value])
             current.extend(natives._iter(value))
             return
         self.assign(node.target, self.binop(node.op, current, value), env)
@@ -403,6 +426,8 @@ class Interpreter:
             raise Stop(f"assignment to {ast.unparse(target)}", "only names, tuples and items are assigned")
 
     def store_item(self, obj, index_node, value, env) -> None:
+        if self.item_mode is not None:
+            self.item_mode.mutate(obj, "item assignment", [value])
         if isinstance(obj, Arr):
             items = obj.items
             convert = (lambda v: truth(v) if not isinstance(v, Uniform) else v) if obj.kind == "bool" else \
@@ -453,6 +478,9 @@ class Interpreter:
         scope = env
         while scope is not None:
             if node.id in scope:
+                if isinstance(scope[node.id], Poison):
+                    raise Stop(f"{node.id} after the loop over a symbolic range (line {scope[node.id].line})",
+                               scope[node.id].why)
                 return scope[node.id]
             scope = scope.get("__outer__")
         return self.lookup(node.id, {})
@@ -583,6 +611,9 @@ class Interpreter:
             return False
         if compare(c, ">=", u.hi):
             return True
+        if self.item_mode is not None and self.item_mode.shared(u):
+            raise Stop("a draw made before a loop over a symbolic range", "is compared in its items: shared by all "
+                       "of them, they would not be independent")
         p = (c - u.lo) / (u.hi - u.lo)
         text = sp.sstr(c)
         below = self._choose([(p, True, f"random() < {text}"), (1 - p, False, f"random() >= {text}")])
@@ -646,7 +677,7 @@ class Interpreter:
             raise Stop("dict unpacking", "is not read")
         return {natives._hashable(self.eval(k, env)): self.eval(v, env) for k, v in zip(node.keys, node.values)}
 
-    def _comprehension(self, node, env, emit):
+    def _comprehension(self, node, env, emit, first=None):
         def loop(generators, scope):
             if not generators:
                 emit(scope)
@@ -654,7 +685,7 @@ class Interpreter:
             gen = generators[0]
             if gen.is_async:
                 raise Stop("an async comprehension")
-            items = natives._iter(self.eval(gen.iter, scope))
+            items = natives._iter(first if gen is node.generators[0] and first is not None else self.eval(gen.iter, scope))
             self.steps.spend(len(items))
             for item in items:
                 inner = {"__outer__": scope}
@@ -664,8 +695,11 @@ class Interpreter:
         loop(node.generators, {"__outer__": env})
 
     def _e_ListComp(self, node, env):
+        first = self.eval(node.generators[0].iter, {"__outer__": env})  # in the enclosing scope, as Python does
+        if isinstance(first, Seq):
+            return generic_items.comprehension(self, node, env, first)
         out = []
-        self._comprehension(node, env, lambda scope: out.append(self.eval(node.elt, scope)))
+        self._comprehension(node, env, lambda scope: out.append(self.eval(node.elt, scope)), first)
         return out
 
     _e_GeneratorExp = _e_ListComp

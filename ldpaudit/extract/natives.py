@@ -6,7 +6,10 @@ from __future__ import annotations
 import sympy as sp
 
 from ldpaudit.extract.symbolic import (
+    DECIDER,
+    Appending,
     Arr,
+    Seq,
     Stop,
     Uniform,
     as_expr,
@@ -51,6 +54,12 @@ def _iter(v) -> list:
         return _sorted(list(v))
     if isinstance(v, dict):
         return list(v)
+    if isinstance(v, Appending):
+        raise Stop(f"reading {v.name} inside the loop over a symbolic range that appends to it:",
+                   "its length and items there would be the first iteration's")
+    if isinstance(v, Seq):
+        raise Stop(f"this use of a sequence of symbolic length {v.length}", "a symbolic range is read in a list "
+                   "comprehension, a generator expression or a for loop that builds one item per index")
     raise Stop(f"iteration over a {type(v).__name__}")
 
 
@@ -65,8 +74,28 @@ def _sorted(items: list, reverse: bool = False) -> list:
 
 
 def _range(*args):
+    decider = DECIDER.get()
+    if decider is not None and decider.program and any(as_expr(a).free_symbols for a in args) and len(args) <= 2:
+        start, stop = (0, args[0]) if len(args) == 1 else args
+        return decider.index(as_expr(start), as_expr(stop))  # a symbolic domain: one generic index
     ints = [concrete_int(a, "range bound") for a in args]
     return range(*ints)
+
+
+def _same_seq(x):
+    """A conversion (tuple, list, np.array) of a sequence of symbolic length: the sequence."""
+    return x if isinstance(x, Seq) else None
+
+
+def _enumerate_seq(x: Seq, start=0):
+    return Seq(x.length, x.index, (x.index + as_expr(start), x.item))
+
+
+def _zip_seq(*xs):
+    first = xs[0]
+    if not all(isinstance(x, Seq) and x.index == first.index for x in xs):
+        raise Stop("zip of sequences of symbolic length with different indices", "only one generic index is read")
+    return Seq(first.length, first.index, tuple(x.item for x in xs))
 
 
 def _round(x, ndigits=None):
@@ -159,11 +188,15 @@ def _isinstance(value, kinds):
 
 
 def _enumerate(x, start=0):
+    if isinstance(x, Seq):
+        return _enumerate_seq(x, start)
     s = concrete_int(start, "enumerate start")
     return [(sp.Integer(i + s), v) for i, v in enumerate(_iter(x))]
 
 
 def _zip(*xs):
+    if any(isinstance(x, Seq) for x in xs):
+        return _zip_seq(*xs)
     return [tuple(t) for t in zip(*(_iter(x) for x in xs))]
 
 
@@ -172,6 +205,8 @@ def _bool(x=False):
 
 
 def _np_array(x, dtype=None, **_):
+    if isinstance(x, Seq):
+        return x
     items = _iter(x) if not isinstance(x, (bool, sp.Basic)) else [x]
     kind = "bool" if all(isinstance(v, bool) for v in items) and items else "int"
     return Arr([sp.Integer(int(v)) if isinstance(v, bool) and kind != "bool" else v for v in items], _kind(dtype, kind))
@@ -298,10 +333,11 @@ def _type(name):
 
 
 FUNCTIONS = {
-    "builtins.len": lambda x: sp.Integer(len(_iter(x))),
+    "builtins.len": lambda x: x.length if isinstance(x, Seq) else sp.Integer(len(_iter(x))),
     "builtins.range": _range, "builtins.int": _int, "builtins.float": _float, "builtins.bool": _bool,
     "builtins.abs": _abs, "builtins.min": _min, "builtins.max": _max, "builtins.sum": _sum,
-    "builtins.round": _round, "builtins.list": lambda x=(): _iter(x), "builtins.tuple": lambda x=(): tuple(_iter(x)),
+    "builtins.round": _round, "builtins.list": lambda x=(): _same_seq(x) or _iter(x),
+    "builtins.tuple": lambda x=(): _same_seq(x) or tuple(_iter(x)),
     "builtins.set": lambda x=(): {_hashable(v) for v in _iter(x)},
     "builtins.frozenset": lambda x=(): frozenset(_hashable(v) for v in _iter(x)),
     "builtins.sorted": lambda x, reverse=False: _sorted(_iter(x), reverse=truth(reverse)),

@@ -31,7 +31,8 @@ class Path:
     probability factors and the events (line, outcome) a person can follow. ``conditions``:
     relations on the symbolic input and draws that hold on this path (its case splits);
     ``draws``: (symbol, low, high, line) of each uniform integer draw of symbolic size, the
-    symbol ranging over low..high-1."""
+    symbol ranging over low..high-1; ``indices``: the generic index of each loop over a symbolic
+    range (:mod:`ldpaudit.extract.items`); ``shared``: draws made outside an item of one."""
 
     def __init__(self, prefix: list[int]):
         self.prefix = list(prefix)
@@ -41,6 +42,8 @@ class Path:
         self.lines: set[int] = set()
         self.conditions: list = []
         self.draws: list[tuple] = []
+        self.indices: list[tuple] = []   # (symbol, length) of each generic index of a symbolic range
+        self.shared: list[int] = []      # lines of draws made outside any item of such a range
 
     def choose(self, options: list, line: int):
         pos = len(self.sizes)

@@ -126,7 +126,7 @@ def _toml_value(v) -> str:
 
 def choose_form(ex: Extraction) -> tuple[str, object]:
     if ex.family is not None:
-        return "element", (ex.family.truth, ex.family.other)
+        return ex.family.form, ex.family.laws
     for name, finder in (("element", element_form), ("subset", subset_form), ("product", product_form)):
         found = finder(ex)
         if found is not None:
@@ -153,7 +153,8 @@ def spec_text(ex: Extraction, *, epsilon=None, form: tuple[str, object] | None =
     out += [f"#   {note}" for note in ex.notes]
     if ex.family is not None:
         out.append(f"#   {ex.path_count} paths on the symbolic input x in 0..{sp.sstr(ex.family.size - 1)}, "
-                   f"{ex.family.cells} cells of (x, y); form: {kind}, generic in the domain size")
+                   f"{ex.family.cells} cells of (x, {'y' if kind == 'element' else 'item i'}); form: {kind}, generic "
+                   "in the domain size")
     else:
         out.append(f"#   {ex.path_count} paths over {len(ex.inputs)} inputs; form: {kind}")
     out.append("# Check it against the running code: ldpaudit audit TARGET --spec THIS_FILE --domain ...")
@@ -192,7 +193,7 @@ def spec_text(ex: Extraction, *, epsilon=None, form: tuple[str, object] | None =
                 f"count = {math.comb(n - 1, k)}", f"weight = {_e(outside)}"]
     elif kind == "product":
         on, off = found
-        out += ['form = "product"', f"coordinates = {n}", "", "[channel.on]",
+        out += ['form = "product"', f"coordinates = {_size(n)}", "", "[channel.on]",
                 "values = { " + ", ".join(f'"{v}" = {_e(p)}' for v, p in on.items()) + " }", "", "[channel.off]",
                 "values = { " + ", ".join(f'"{v}" = {_e(p)}' for v, p in off.items()) + " }"]
     else:

@@ -53,6 +53,36 @@ class Arr:
         return Arr(list(self.items), self.kind)
 
 
+@dataclass(frozen=True, eq=False)
+class Seq:
+    """A sequence of symbolic length (``range(d)``, a list built by a loop over it) whose items
+    are independent: ``item`` is the value at the generic index ``index`` (0 <= index <
+    length), computed once on this path (:mod:`ldpaudit.extract.items`)."""
+
+    length: sp.Basic
+    index: sp.Symbol
+    item: object
+
+
+@dataclass(frozen=True)
+class Poison:
+    """A name a loop over a symbolic range assigned (after the loop it would hold the last
+    item's value, which the generic reading does not have), or a list it appends to on some
+    paths only (its length depends on the draws): reading it stops, saying ``why``."""
+
+    name: str
+    line: int
+    why: str = "would hold the last item's value, which the generic reading does not have"
+
+
+@dataclass(eq=False)
+class Appending:
+    """A list a loop over a symbolic range appends to, while an item runs: only ``.append()``
+    is read (its length or items seen from inside an item would be the first iteration's)."""
+
+    name: str
+
+
 @dataclass(frozen=True)
 class Rng:
     """A source of randomness: the ``random`` module, ``numpy.random``, a Generator, a

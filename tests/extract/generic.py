@@ -52,3 +52,55 @@ def threshold_in_d(x, *, d=4, epsilon=1.0):
     if d > 5:
         return x
     return random.randrange(d)
+
+
+def unary_loop(x, *, d=4, epsilon=1.0):
+    """OUE written as a for loop appending one bit per index (the product form)."""
+    q = 1 / (math.exp(epsilon) + 1)
+    out = []
+    for i in range(d):
+        p = 0.5 if i == x else q
+        out.append(1 if random.random() < p else 0)
+    return tuple(out)
+
+
+def markov_bits(x, *, d=4, epsilon=1.0):
+    """Each bit copies the one before w.p. 3/4: the bits are not independent."""
+    prev = 1 if x == 0 else 0
+    out = []
+    for i in range(d):
+        bit = prev if random.random() < 0.75 else 1 - prev
+        out.append(bit)
+        prev = bit
+    return tuple(out)
+
+
+def one_coin_for_all(x, *, d=4, epsilon=1.0):
+    """One uniform draw compared in every bit: the bits are not independent."""
+    u = random.random()
+    return tuple(int(u < (0.75 if i == x else 0.25)) for i in range(d))
+
+
+def first_bit_fixed(x, *, d=4, epsilon=1.0):
+    """The first bit is always 1 (it reads the list's length inside the loop)."""
+    out = []
+    for i in range(d):
+        if len(out) == 0:
+            out.append(1)
+        else:
+            out.append(int(random.random() < 0.5))
+    return tuple(out)
+
+
+def random_length(x, *, d=4, epsilon=1.0):
+    """Appends only on some draws: the report's length is random."""
+    out = []
+    for i in range(d):
+        if random.random() < 0.5:
+            out.append(int(i == x))
+    return len(out)
+
+
+def flips_below_input(x, *, d=4, epsilon=1.0):
+    """Bit i is flipped w.p. 1/4 when i < x, w.p. 1/2 otherwise: not one law for the others."""
+    return tuple(int(random.random() < (0.25 if i < x else 0.5)) for i in range(d))
