@@ -163,6 +163,8 @@ def test_a_unary_encoding_written_as_a_for_loop_is_proved_for_every_d(capsys):
                         r"length and items there would be the first iteration's")),
     ("random_length", (r"generic.py:101: out after the loop over a symbolic range \(line 98\) is appended to on some "
                       r"paths of an item only: its length depends on the draws")),
+    ("carried_through_a_module_name", (r"generic.py:116: the loop over range\(d\) assigns PREV, which is set before "
+                                      r"it: an item may read the items before it")),
     ("flips_below_input", r"the law of item i on i != x gives 1 w.p. (1/2|1/4) at .* but (1/4|1/2) at .*, not one law"),
 ])
 def test_items_that_may_depend_on_each_other_or_on_x_are_refused(name, match):

@@ -126,7 +126,7 @@ def for_loop(interp, node, env: dict, seq: Seq, exits: tuple) -> None:
     if node.orelse:
         raise Stop("a for-else over a symbolic range", "is not read generically; bind the size")
     assigned = sorted(_assigned(node))
-    clash = [name for name in assigned if name in env]
+    clash = [name for name in assigned if _visible(interp, env, name)]
     if clash:
         raise Stop(f"the loop over range({seq.length}) assigns {clash[0]}, which is set before it:",
                    "an item may read the items before it")
@@ -151,6 +151,21 @@ def for_loop(interp, node, env: dict, seq: Seq, exits: tuple) -> None:
             env[name] = empty
     for name in assigned:
         env[name] = Poison(name, node.lineno)
+
+
+def _visible(interp, env: dict, name: str) -> bool:
+    """Whether ``name`` has a value before the loop (in a scope, the module or the builtins): a
+    loop that assigns it may read the previous item's value through it."""
+    scope = env
+    while scope is not None:
+        if name in scope:
+            return True
+        scope = scope.get("__outer__")
+    try:
+        interp.lookup(name, {})
+    except Stop:
+        return False
+    return True
 
 
 def _appended_names(node: ast.For) -> set[str]:

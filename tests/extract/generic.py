@@ -104,3 +104,20 @@ def random_length(x, *, d=4, epsilon=1.0):
 def flips_below_input(x, *, d=4, epsilon=1.0):
     """Bit i is flipped w.p. 1/4 when i < x, w.p. 1/2 otherwise: not one law for the others."""
     return tuple(int(random.random() < (0.25 if i < x else 0.5)) for i in range(d))
+
+
+PREV = 0
+
+
+def carried_through_a_module_name(x, *, d=4, epsilon=1.0):
+    """Bit i > 0 copies bit i - 1 through a local that shadows the module's PREV: a Markov chain,
+    refused (not read as PREV = 0 in every item)."""
+    out = []
+    for i in range(d):
+        if i > 0:
+            bit = PREV  # noqa: F823 - the item before, set by the last iteration
+        else:
+            bit = int(random.random() < 0.5)
+        out.append(bit)
+        PREV = bit  # noqa: F841 - a local that shadows the module's name, read by the next iteration
+    return tuple(out)
