@@ -175,6 +175,16 @@ def test_items_that_may_depend_on_each_other_or_on_x_are_refused(name, match):
         extract(f"{GENERIC}:{name}", "0..d-1", {})
 
 
+def test_oue_with_a_misplaced_parenthesis_is_refuted_for_every_d(capsys):
+    """q = 1/e^ε + 1 > 1: every other bit is always 1, so a 0 there never comes from another
+    input (ratio ∞), read generically in d."""
+    ex = extract(f"{PLANTED}:oue_misplaced_parenthesis", "0..d-1", {})
+    assert ex.family.form == "product" and ex.family.laws[1] == {0: 0, 1: 1}
+    code = main(["verify", "--from-code", f"{PLANTED}:oue_misplaced_parenthesis", "--domain", "0..d-1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["verdict"] == "REFUTED" and out["witness"]["ratio"] == "oo"
+
+
 def test_ksubset_still_needs_d_bound():
     """k-subset's list of the d - 1 others is a filtered comprehension: its length depends on the
     items, so d (and k, a sample size) must be bound."""

@@ -15,8 +15,13 @@ y != x, z3 lists every satisfiable cell of the partition the C_i make (under 0 <
 and the parameter ranges; linear integer arithmetic, decided exactly); every cell of a class
 must give the same probability (an exact identity in the parameters), free of x and y, and
 the row must sum to 1 (truth + (d - 1) other = 1, an identity). Then the channel is the
-structured element form of k-RR with d symbolic. Anything else stops (exit 3) with the reason
-and asks for d to be bound; nothing is guessed.
+structured element form of k-RR with d symbolic.
+
+A randomizer that returns a sequence read on one generic index i (:mod:`ldpaudit.extract.items`:
+OUE, SUE, RAPPOR) is read the same way with i in place of y: each path gives item i the bit b
+with weight * [C(x, i)], and for i == x, and again for i != x, every cell must give one law of
+the bit, summing to 1; the channel is then the product form with d coordinates. Anything else
+stops (exit 3) with the reason and asks for d to be bound; nothing is guessed.
 """
 from __future__ import annotations
 
@@ -135,8 +140,10 @@ def run_family(src, interp, randomizer, call_kwargs: dict, x, size, parameters: 
             out = interp.call_on(path, randomizer, [x], dict(call_kwargs))
         except Raised as exc:
             cases = " and ".join(sp.sstr(c) for c in path.conditions) or "every input"
+            names = ", ".join(sorted(str(s) for s in size.free_symbols))
             raise Unextractable(f"{src.shown_path}:{exc.line or interp.line}: a path raises {exc.text} (on {cases}); "
-                                "not every draw ends in an output for every d; bind d with --target-arg") from None
+                                f"not every draw ends in an output for every {names}; bind {names} with --target-arg"
+                                ) from None
         try:
             if isinstance(out, Seq):
                 sequences.add((out.length, out.index))
@@ -145,7 +152,7 @@ def run_family(src, interp, randomizer, call_kwargs: dict, x, size, parameters: 
                 sequences.add(None)
                 term = _term(path, out, y)
         except Stop as stop:
-            raise unextractable(src.shown_path, interp.line, _hint(stop)) from None
+            raise unextractable(src.shown_path, interp.line, _hint(stop, size)) from None
         if term is not None:
             terms.append(term)
         indices.update(dict(path.indices))
@@ -161,12 +168,13 @@ def run_family(src, interp, randomizer, call_kwargs: dict, x, size, parameters: 
             raise Stop("paths that return different kinds of output (one element, sequences over different "
                        "ranges)", "no one channel form holds")
     except Stop as stop:
-        raise unextractable(src.shown_path, None, _hint(stop)) from None
+        raise unextractable(src.shown_path, None, _hint(stop, size)) from None
     return family, count
 
 
-def _hint(stop: Stop) -> Stop:
-    why = stop.why + ("; " if stop.why else "") + "bind d with --target-arg for a channel at one size"
+def _hint(stop: Stop, size) -> Stop:
+    names = ", ".join(sorted(str(s) for s in sp.sympify(size).free_symbols))
+    why = stop.why + ("; " if stop.why else "") + f"bind {names} with --target-arg for a channel at one size"
     return Stop(stop.construct, why)
 
 
