@@ -28,7 +28,6 @@ from ldpaudit.mechanism.params import Parameter
 
 #: z3 work units (rlimit) of one decision query: a comparison of a randomizer's branch
 RLIMIT = 2_000_000
-_REL = {"<": sp.Lt, "<=": sp.Le, ">": sp.Gt, ">=": sp.Ge, "==": sp.Eq, "!=": sp.Ne}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
@@ -233,7 +232,8 @@ class Decider:
     def decide(self, diff, op: str) -> Outcome:
         conditions = tuple(self.path.conditions) if self.path is not None else ()
         draws = tuple(self.path.draws) if self.path is not None else ()
-        key = (diff, op, conditions, tuple(d[:3] for d in draws))
+        indices = tuple(self.path.indices) if self.path is not None else ()
+        key = (diff, op, conditions, tuple(d[:3] for d in draws), indices)
         if key not in self._cache:
             outcome = self._integers(diff, op, conditions)
             self._cache[key] = outcome if outcome is not None else self._encoded(diff, op, conditions)
