@@ -64,3 +64,25 @@ def test_the_cli_gives_the_factory_an_int(tmp_path):
                           "--target-arg", "eps=log(3)", "--batch", "--domain", "0..5", "--epsilon", "log(3)",
                           "--samples", "5000", "--no-progress"], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0 and run.stdout.startswith("NO_EVIDENCE"), run.stderr
+
+
+def test_a_module_in_the_working_directory_imports_with_and_without_isolation(tmp_path, monkeypatch, capsys):
+    """The console script's sys.path starts at its bin directory, not the working directory;
+    the isolated worker (``python -m``) looks there, so --no-isolate must too: the same target,
+    the same exit code either way. A module that is nowhere is still one line of bad input."""
+    import os
+
+    from ldpaudit.cli import main
+
+    (tmp_path / "cwd_only_randomizer.py").write_text(
+        "import random\n\ndef rr(x):\n    return x if random.random() < 3 / 4 else 1 - x\n")
+    monkeypatch.chdir(tmp_path)
+    here = str(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if os.path.abspath(p or ".") != here])
+    monkeypatch.delitem(sys.modules, "cwd_only_randomizer", raising=False)
+    argv = ["audit", "cwd_only_randomizer:rr", "--domain", "0..1", "--epsilon", "log(3)", "--samples", "2000",
+            "--seed", "1"]
+    assert main([*argv, "--no-isolate"]) == 0, capsys.readouterr()
+    assert main(argv) == 0, capsys.readouterr()
+    assert main(["audit", "nowhere_randomizer:rr", "--domain", "0..1", "--epsilon", "1", "--no-isolate"]) == 2
+    assert "module 'nowhere_randomizer' could not be imported" in capsys.readouterr().err

@@ -358,7 +358,7 @@ def _import(target: str, where: str):
                 f"{_first_line(exc)}; fix the import (is every package it needs installed here?)") from exc
         return module
     try:
-        return importlib.import_module(where)
+        return _import_module(where)
     except ImportError as exc:
         raise InvalidParameter(
             f"target {target!r}: the module {where!r} could not be imported ({_first_line(exc)}); check the "
@@ -367,6 +367,25 @@ def _import(target: str, where: str):
         raise RandomizerError(
             f"target {target!r}: the module {where!r} could not be imported: {type(exc).__name__}: "
             f"{_first_line(exc)}; fix the error in the module") from exc
+
+
+def _import_module(where: str):
+    """``importlib.import_module(where)``, looking in the working directory too, as ``python -m``
+    and the isolation worker (started with ``-m``) do: the ``ldpaudit`` console script's
+    ``sys.path`` starts at its own bin directory, so without this a module beside the user
+    imported isolated but not with ``--no-isolate``. The working directory is added after
+    the installed packages, and only when the module is found nowhere else."""
+    try:
+        return importlib.import_module(where)
+    except ModuleNotFoundError as exc:
+        here = os.getcwd()
+        if exc.name != where.partition(".")[0] or any(os.path.abspath(p or ".") == here for p in sys.path):
+            raise
+        if not (Path(here) / f"{exc.name}.py").is_file() and not (Path(here) / exc.name).is_dir():
+            raise
+        sys.path.append(here)
+        importlib.invalidate_caches()
+        return importlib.import_module(where)
 
 
 def _methods(obj) -> str:
