@@ -265,9 +265,11 @@ def test_mutations_are_deterministic_and_varied(tmp_path):
 
 
 def test_fuzz_quick_slice(tmp_path):
-    codes = run_many(seed=20240610, count=150, tmp_path=tmp_path, check_every=15)
+    """The default suite's slice (60 specs, `check` on 4 of them; 2.5 s of CPU): the slow test
+    below runs 2,200 more."""
+    codes = run_many(seed=20240610, count=60, tmp_path=tmp_path, check_every=15)
     # the mutations must exercise both outcomes, or the fuzzer is not testing the loader
-    assert codes.get(2, 0) >= 50 and codes.get(0, 0) >= 5, codes
+    assert codes.get(2, 0) >= 40 and codes.get(0, 0) >= 3, codes
 
 
 @pytest.mark.slow
