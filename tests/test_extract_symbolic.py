@@ -183,6 +183,13 @@ def test_oue_with_a_misplaced_parenthesis_is_refuted_for_every_d(capsys):
     code = main(["verify", "--from-code", f"{PLANTED}:oue_misplaced_parenthesis", "--domain", "0..d-1", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code == 1 and out["verdict"] == "REFUTED" and out["witness"]["ratio"] == "oo"
+    # --tight: ε* = ∞, its witness drawn at a concrete d (the family's own d has no output)
+    code = main(["verify", "--from-code", f"{PLANTED}:oue_misplaced_parenthesis", "--domain", "0..d-1", "--json",
+                 "--tight"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and out["tight_epsilon"] == "oo", out
+    tight_witness = out["tight"]["witness"]
+    assert tight_witness["ratio"] == "oo" and len(tight_witness["y"]) == int(tight_witness["params"]["d"])
 
 
 def test_ksubset_still_needs_d_bound():
@@ -297,3 +304,26 @@ def test_extract_cli_writes_the_generic_spec(tmp_path, capsys):
     assert main(["extract", f"{PERDRAW}:krr", "--domain", "0..d-1", "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["inputs"] == "d" and payload["ranges"] == {"d": "2 <= d (integer)", "epsilon": "0 < epsilon"}
+
+
+def test_the_tight_witness_says_it_attains_and_never_that_it_exceeds(capsys):
+    """ε*'s witness reaches e^ε*; printed as "ratio > e^ε*" it would be false."""
+    from ldpaudit.mechanism import load_spec
+    from ldpaudit.verify import tight_epsilon
+
+    tight = tight_epsilon(load_spec(ROOT / "specs" / "krr.toml").bind({"d": 4, "epsilon": 1}))
+    text = tight.witness.to_json()["text"]
+    assert text == "Q(y=0|x=0)/Q(y=0|x=1) = e ≈ 2.71828, attaining e^ε* = e^1 at d=4, epsilon=1", text
+    assert main(["verify", "--from-code", f"{PLANTED}:oue_misplaced_parenthesis", "--domain", "0..d-1", "--json",
+                 "--tight"]) == 1
+    text = json.loads(capsys.readouterr().out)["tight"]["witness"]["text"]
+    assert "= oo: the denominator is 0, so no finite ε" in text and ">" not in text
+
+
+def test_a_generic_product_counts_its_outputs_as_vectors(tmp_path, capsys):
+    out = tmp_path / "oue.toml"
+    assert main(["extract", f"{PERDRAW}:oue", "--domain", "0..d-1", "--out", str(out)]) == 0
+    assert "product channel over d inputs and 2^d outputs" in capsys.readouterr().out
+    assert main(["extract", f"{PERDRAW}:oue", "--domain", "0..d-1", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["inputs"] == "d" and payload["outputs"] == "2^d"

@@ -190,7 +190,7 @@ def _run(args) -> int:
             "form": mech.channel.form, "shape": choose_form(ex)[0],
             "parameters": [p.name for p in ex.params],
             "bound": {name: str(value) for name, value, how in ex.bound if how != "unused"},
-            "inputs": _count(ex, len(ex.inputs)), "outputs": _count(ex, len(ex.outputs)),
+            "inputs": _count(ex, len(ex.inputs)), "outputs": _count(ex, len(ex.outputs), outputs=True),
             "ranges": {p.name: p.declared.describe() for p in ex.params if p.declared is not None},
             "paths": ex.path_count, "steps": ex.steps,
             "out": args.out, "spec": text,
@@ -200,18 +200,24 @@ def _run(args) -> int:
     if args.out:
         params = ", ".join(p.name for p in ex.params) or "none (all bound)"
         print(f"wrote {args.out}: {mech.name}, {mech.channel.form} channel over {_count(ex, len(ex.inputs))} inputs "
-              f"and {_count(ex, len(ex.outputs))} outputs ({ex.path_count} paths); free parameters: {params}")
+              f"and {_count(ex, len(ex.outputs), outputs=True)} outputs ({ex.path_count} paths); free parameters: "
+              f"{params}")
         print(f"  prove it: ldpaudit verify {args.out} --tight")
     else:
         sys.stdout.write(text)
     return 0
 
 
-def _count(ex, n):
-    """How many inputs (outputs): the symbolic size of a channel generic in it, as text."""
+def _count(ex, n, *, outputs: bool = False):
+    """How many inputs (outputs): the symbolic size of a channel generic in it, as text (a
+    product's outputs are its vectors: v^d for v values per coordinate)."""
     if ex.family is None:
         return n
     import sympy as sp
+
+    if outputs and ex.family.form == "product":
+        values = {v for law in ex.family.laws for v in law}
+        return f"{len(values)}^{sp.sstr(ex.family.size)}"
 
     return sp.sstr(ex.family.size)
 

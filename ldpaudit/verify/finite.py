@@ -299,8 +299,9 @@ def _log_sum(a, b):
 
 
 def _attaining_witness(mech: Mechanism, problem: Problem, value) -> Witness | None:
-    """A triple whose ratio equals e^ε* exactly (at the example point for families)."""
-    if problem.numeric:
+    """A triple whose ratio equals e^ε* exactly (at the example point for families, and for a
+    channel of numbers whose size is a free integer parameter: a concrete output needs one)."""
+    if problem.numeric and not any(p.kind == "integer" for p in mech.parameters):
         target, prob = problem, problem
     else:
         points = candidate_points(mech)
@@ -323,4 +324,4 @@ def _attaining_witness(mech: Mechanism, problem: Problem, value) -> Witness | No
     at = {mech.symbols[k]: v for k, v in target.mech.bindings if k in mech.symbols}
     eps_here = sp.sympify(value).xreplace(at)
     return Witness(x, xp, y, ratio if ratio == sp.oo else simplify_ratio(num / den), num, den, eps_here,
-                   params=target.mech.bindings, y_text=text)
+                   params=target.mech.bindings, y_text=text, attaining=True)

@@ -4,7 +4,7 @@ check by hand (``REFUTED: Q(y=0|x=1)/Q(y=0|x=2) = 7/2 > e^1``)."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 
@@ -63,6 +63,8 @@ class Witness:
     params: tuple[tuple[str, sp.Basic], ...] = ()
     y_text: str = ""
     kind: str = "Q"  # 'Q' for a channel, 'f' for a density, 'P' for an atom at z of a mixture
+    #: the ratio equals e^claim (a witness attaining the tightest ε, not one above a claim)
+    attaining: bool = False
 
     def __str__(self) -> str:
         y = self.y_text or _s(self.y)
@@ -82,6 +84,10 @@ class Witness:
         at = ""
         if self.params:
             at = " at " + ", ".join(f"{k}={human(v)}" for k, v in self.params)
+        if self.attaining:     # the tightest ε's witness: no claim is exceeded, the bound is reached
+            if self.ratio == sp.oo:
+                return f"{lhs} = oo: the denominator is 0, so no finite ε{at}"
+            return f"{lhs} = {ratio}, attaining e^ε* = {claim}{at}"
         return f"{lhs} = {ratio} > {claim}{at}"
 
     def to_json(self) -> dict:
@@ -190,6 +196,11 @@ class TightEpsilon:
     proof: Verdict | None
     witness: Witness | None
     method: str = ""
+
+    def __post_init__(self):
+        # the witness attains ε* (its ratio is e^ε*): it is not a refutation of a claim
+        if self.witness is not None and not self.witness.attaining:
+            object.__setattr__(self, "witness", replace(self.witness, attaining=True))
 
     @property
     def determined(self) -> bool:
