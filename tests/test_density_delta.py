@@ -10,6 +10,8 @@ import mpmath
 import pytest
 import sympy as sp
 
+import cli_inprocess
+
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.mechanism import load_spec, loads_spec
 from ldpaudit.verify import Status, verify
@@ -83,7 +85,7 @@ def test_delta_refuses_what_it_cannot_derive():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "ldpaudit", *args], capture_output=True, text=True, timeout=300)
+    return cli_inprocess.run(*args)     # the command line in this process (tests/cli_inprocess.py)
 
 
 def test_cli_calibrate_and_its_bad_input():

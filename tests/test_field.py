@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import cli_inprocess
+
 from ldpaudit.audit import audit
 from ldpaudit.audit.command import parse_domain
 from ldpaudit.audit.sequential import round_alpha, schedule, sequential_audit
@@ -24,8 +26,10 @@ from ldpaudit.testing import assert_ldp
 SLOW = "tests/programs/slow_krr.py:make"
 
 
-def cli(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "ldpaudit.cli", *args], capture_output=True, text=True, timeout=timeout)
+def cli(*args, timeout=None):
+    """The command line, run in this process (tests/cli_inprocess.py); the kill-and-resume test
+    starts its own process."""
+    return cli_inprocess.run(*args)
 
 
 def strip(payload: dict) -> dict:

@@ -62,17 +62,18 @@ def _relations(seed: int, n: int) -> list[sp.Basic]:
     return out
 
 
-@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
-def test_a_linear_inequality_simplifies_as_sympy_simplifies_it(seed):
+# the default suite compares 60 relations (sympy's simplify is the slow side); the slow case 150
+@pytest.mark.parametrize(("seed", "n"), [(0, 60), pytest.param(1, 150, marks=pytest.mark.slow)])
+def test_a_linear_inequality_simplifies_as_sympy_simplifies_it(seed, n):
     decided = 0
-    for rel in _relations(seed, 150):
+    for rel in _relations(seed, n):
         fast = simplified_inequality(rel)
         if fast is None:  # a relation whose sides cancel to a number: sympy's own path
             assert not (rel.lhs - rel.rhs).free_symbols
             continue
         decided += 1
         assert fast == sp.simplify(rel), rel
-    assert decided > 100
+    assert decided > n * 2 // 3
 
 
 @pytest.mark.parametrize("rel", [
@@ -86,9 +87,9 @@ def test_other_relations_are_left_to_sympy(rel):
     assert simplified_inequality(rel) is None
 
 
-@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
-def test_an_if_then_else_condition_simplifies_as_simplify_logic_does(seed):
-    rels = _relations(100 + seed, 90)
+@pytest.mark.parametrize(("seed", "n"), [(0, 45), pytest.param(1, 90, marks=pytest.mark.slow)])
+def test_an_if_then_else_condition_simplifies_as_simplify_logic_does(seed, n):
+    rels = _relations(100 + seed, n)
     compared = 0
     for a, b, c in zip(rels[0::3], rels[1::3], rels[2::3]):
         cond = ITE(a, b, c)
@@ -96,7 +97,7 @@ def test_an_if_then_else_condition_simplifies_as_simplify_logic_does(seed):
             continue
         compared += 1
         assert simplify_cnf(cond.to_nnf()) == simplify_logic(cond.to_nnf(), form="cnf"), cond
-    assert compared > 20
+    assert compared > n // 5
 
 
 def test_a_condition_with_a_nonlinear_relation_is_simplified_by_sympy():

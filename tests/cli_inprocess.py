@@ -1,0 +1,24 @@
+"""``ldpaudit`` command lines run in the test's own process through ``ldpaudit.cli.main`` (what
+the console script calls), answered as ``subprocess.run(..., capture_output=True, text=True)``
+answers: a test of a command's output and exit status then shares the worker's one import of
+sympy, z3 and numpy instead of paying about a second of CPU for a new interpreter. A test of what
+only a separate process shows (a signal, the interpreter's exit, its environment or resource
+limits, a kill mid-run) starts one."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    from ldpaudit.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:      # argparse's usage errors (2), --help (0)
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return subprocess.CompletedProcess(["ldpaudit", *args], code, out.getvalue(), err.getvalue())
