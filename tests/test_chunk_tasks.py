@@ -11,7 +11,7 @@ from ldpaudit.audit import draws, seeds
 from ldpaudit.audit.adapters import Sampler
 from ldpaudit.audit.draws import ChunkTasks, Draws, Progress
 from ldpaudit.audit.external import isolated
-from ldpaudit.audit.wire import request_seeds
+from ldpaudit.audit.wire import first_seeds, request_seeds
 
 
 def _draws(seed: int = 5) -> Draws:
@@ -58,3 +58,18 @@ def test_an_isolated_audit_draws_the_same_from_columns_and_from_tuples(monkeypat
         want = Draws(sampler, 9, 1, Progress(False))._draw_block(jobs)
     assert [out.values.tolist() for out in got] == [out.values.tolist() for out in want]
     assert len(np.unique(np.concatenate([out.values for out in got]))) == 300
+
+
+def test_first_seeds_of_columns_are_the_first_request_seeds(monkeypatch):
+    """wire.first_seeds (one request a task, a uint64 array from the key table) gives what
+    request_seeds gives the tuples, and numpy's own objects, also through Lemire's rejection."""
+    for entropy in (5, 2**70 + 11, 2**127 + 2**64 + 3):
+        d = _draws(seed=entropy)
+        tasks = d.tasks([(i * 7, i, 100, 4) for i in range(40)])
+        got = first_seeds(tasks)
+        assert isinstance(got, np.ndarray) and got.dtype == np.uint64
+        want = [s for s, in request_seeds(list(tasks), [1] * 40)]
+        assert got.tolist() == want == [s for s, in seeds._spawned_integers_slowly(entropy, list(tasks.key_table()),
+                                                                                   [1] * 40)]
+    monkeypatch.setattr(seeds, "_THRESHOLD", 2**64 - 1)     # every value "rejected": numpy's objects decide
+    assert seeds.spawned_first(d.entropy, tasks.key_table()).tolist() == want

@@ -4,10 +4,13 @@ what it asked and refuses a hostile worker's reply before reading it; the draws 
 those of the JSON protocol before it (the same seeds, the same generators); and blocks are
 counted exactly as chunk by chunk."""
 
+import base64
 import json
+import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +22,9 @@ from ldpaudit.audit.adapters import Outputs
 from ldpaudit.audit.external import BadReply, ExternalRandomizer, block_layout, block_outputs, isolated
 from ldpaudit.audit.worker import _Packer, block_reply, wire_dtype
 from ldpaudit.errors import RandomizerError
+
+sys.path.insert(0, str(Path(__file__).parent))
+import wide_randomizers  # noqa: E402
 
 HOSTILE = "tests/programs/hostile_worker.py"
 MiB = 1 << 20
@@ -330,3 +336,37 @@ def test_a_wide_audit_is_the_same_drawn_in_blocks_or_chunk_by_chunk(monkeypatch)
     for a, b in ((blocks, one_by_one), tuple(in_process)):
         assert (a.verdict, a.epsilon_lower_bound, a.witness) == (b.verdict, b.epsilon_lower_bound, b.witness)
     assert blocks.verdict == "VIOLATION"
+
+
+def _worker_reply(block: dict) -> tuple[dict, bytes]:
+    """The reply line and payload of a plain (unsandboxed) worker to one block request."""
+    request = json.dumps({"block": block}) + "\n"
+    proc = subprocess.run([sys.executable, "-m", "ldpaudit.audit.worker", "tests/wide_randomizers.py:krr", "--batch",
+                           "--arg", "d=50", "--arg", "eps=1"], input=request.encode(), capture_output=True, timeout=120)
+    line, _, payload = proc.stdout.partition(b"\n")
+    return json.loads(line), payload
+
+
+def test_block_seeds_travel_as_uint64_bytes_and_draw_what_a_list_of_seeds_draws():
+    chunk_seeds = [0, 1, 2**32, 2**63 - 2, 123456789123456789]
+    words = np.array(chunk_seeds, dtype="<u8")
+    block = {"inputs": [0, 1, 2, 3, 49], "counts": [40, 40, 1, 0, 40]}
+    header, payload = _worker_reply({**block, "seeds": base64.b64encode(words.tobytes()).decode()})
+    listed, payload_listed = _worker_reply({**block, "seeds": chunk_seeds})
+    assert header["block"] == listed["block"] and payload == payload_listed and len(payload) == header["bytes"]
+    layout, _ = block_layout(header, block["counts"], MiB)
+    got = block_outputs(layout, block["counts"], np.frombuffer(payload, dtype=np.uint8), None)
+    f = wide_randomizers.krr(50, 1)
+    assert [y.tolist() for y in got] == [f(x, n, np.random.default_rng(s)).tolist()
+                                         for x, n, s in zip(block["inputs"], block["counts"], chunk_seeds)]
+
+
+@pytest.mark.parametrize("chunk_seeds,match", [
+    ("AAAAAAAAAAA=", r"1 seeds for 2 inputs"),
+    ("AAAAAAAAAAAAAAAA", r"buffer size must be a multiple"),      # 12 bytes
+    ("not base64", r"malformed block request"),
+    ([1, 2, 3], r"3 seeds for 2 inputs"),
+])
+def test_a_block_request_with_malformed_seeds_is_refused_as_such(chunk_seeds, match):
+    header, _ = _worker_reply({"inputs": [0, 1], "counts": [5, 5], "seeds": chunk_seeds})
+    assert header["kind"] == "request" and re.search(match, header["error"]), header

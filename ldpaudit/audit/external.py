@@ -19,7 +19,8 @@ exits or is killed, all raise :class:`~ldpaudit.errors.RandomizerError` naming t
 the call (the request number of a program, the call of the function for a Python target).
 
 The isolation worker (:mod:`ldpaudit.audit.worker`) is asked for many chunks at once
-(``{"block": {"inputs": [...], "counts": [...], "seeds": [...]}}``) and answers with one
+(``{"block": {"inputs": [...], "counts": [...], "seeds": "..."}}``, the seeds as little-endian
+uint64 in base64) and answers with one
 header line and the chunks' values as raw numpy buffers in the smallest integer dtype that
 holds them, written into a buffer shared with the auditor (a memfd sealed against resizing,
 mapped read-only here) or, when it does not fit, down the pipe after the line. The auditor
@@ -40,6 +41,7 @@ calls seen so far.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import select
@@ -71,6 +73,7 @@ from ldpaudit.audit.wire import (
     block_layout,
     block_outputs,
     decode,
+    first_seeds,
     jsonable,
     request_seeds,
 )
@@ -281,8 +284,9 @@ class ExternalRandomizer(SupervisedProgram):
         if columns is None:
             columns = list(map(_FIRST, chunks)), list(map(_SECOND, chunks)), list(map(_THIRD, chunks))
         inputs, counts, chunk_seeds = columns
+        words = np.asarray(chunk_seeds, dtype=np.uint64).astype("<u8", copy=False)
         request = {"block": {"inputs": [x if type(x) is int else jsonable(x) for x in inputs], "counts": counts,
-                             "seeds": chunk_seeds}}
+                             "seeds": base64.b64encode(words.tobytes()).decode()}}
         if histogram:
             request["histogram"] = True
         x = inputs[0]
@@ -395,14 +399,16 @@ class ExternalRandomizer(SupervisedProgram):
         columns = getattr(tasks, "counts", None)    # tasks held as columns (draws.ChunkTasks)
         ns = columns if columns is not None else list(map(_SECOND, tasks))
         single = bool(ns) and 0 < min(ns) and max(ns) <= self.chunk     # one request per task (the auditor's)
-        sizes = None if single else [self._sizes(n) for n in ns]
-        task_seeds = request_seeds(tasks, [1] * len(tasks) if single else list(map(len, sizes)))
         histogram = histogram and self.worker
         if single and self.worker:
             inputs = tasks.inputs if columns is not None else list(map(_FIRST, tasks))
-            return self._block([], histogram, (inputs, ns, list(map(_FIRST, task_seeds))))
+            return self._block([], histogram, (inputs, ns, first_seeds(tasks)))
         if single:
-            return self._exchange(list(zip(map(_FIRST, tasks), ns, map(_FIRST, task_seeds))), histogram)
+            chunk_seeds = first_seeds(tasks)
+            chunk_seeds = chunk_seeds.tolist() if isinstance(chunk_seeds, np.ndarray) else chunk_seeds
+            return self._exchange(list(zip(map(_FIRST, tasks), ns, chunk_seeds)), histogram)
+        sizes = [self._sizes(n) for n in ns]
+        task_seeds = request_seeds(tasks, list(map(len, sizes)))
         chunks, owner = [], []
         for t, (x, _, _, _) in enumerate(tasks):
             for m, seed in zip(sizes[t], task_seeds[t]):

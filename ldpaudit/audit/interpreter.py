@@ -3,11 +3,11 @@
 A library often pins what ldpaudit's environment cannot hold (diffprivlib 0.6.6 does not import
 with scikit-learn 1.9; pure-ldp needs xxhash < 4). With ``--python`` the sandboxed worker runs
 under that environment's interpreter, so the library loads there and never in ldpaudit's process.
-The worker is *shipped*: the few modules it imports (:data:`SHIPPED`: the worker, the target
-loader, the seeding arithmetic, the errors; the standard library and numpy only) are copied into
-the sandbox's scratch directory, and a bootstrap puts them first on the interpreter's path and
-takes ldpaudit's own directory off it, so nothing else of ldpaudit's environment is importable
-there. The other environment needs numpy (any version; the seeds are numpy's own where its
+The worker is *shipped*: the few modules it imports (:data:`SHIPPED`: the worker, its replies'
+encoding, the target loader, the seeding arithmetic, the errors; the standard library and numpy
+only) are copied into the sandbox's scratch directory, and a bootstrap puts them first on the
+interpreter's path and takes ldpaudit's own directory off it, so nothing else of ldpaudit's
+environment is importable there. The other environment needs numpy (any version; the seeds are numpy's own where its
 algorithms differ from :mod:`ldpaudit.audit.seeds`) and Python 3.10 or later; without them the
 worker says so as a load error (one line, exit 2).
 
@@ -31,6 +31,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 #: themselves are shipped as empty ones: their public API is not the worker's)
 SHIPPED = (
     "ldpaudit/errors.py",
+    "ldpaudit/audit/replies.py",
     "ldpaudit/audit/seeds.py",
     "ldpaudit/audit/targets.py",
     "ldpaudit/audit/worker.py",

@@ -57,49 +57,63 @@ def uint32_words(value) -> list[int]:
     return [w for item in value for w in uint32_words(item)]
 
 
-def _hashmix(value: np.ndarray, const: int) -> tuple[np.ndarray, int]:
-    value = value ^ np.uint32(const)
-    const = (const * _MULT_A) & _M32
-    value = value * np.uint32(const)
-    return value ^ (value >> np.uint32(16)), const
+def _consts(first: int, mult: int, n: int) -> np.ndarray:
+    """The first n + 1 hash constants of a SeedSequence stage (each the last times ``mult``, mod
+    2^32): hashmix call k xors with constant k and multiplies by constant k + 1."""
+    out = [first]
+    for _ in range(n):
+        out.append((out[-1] * mult) & _M32)
+    return np.array(out, dtype=np.uint32)
+
+
+_MAX_ENTROPY = 64       # words of assembled entropy whose hash constants are tabled
+#: SeedSequence's hashmix constants in call order: 4 pool words, 12 cross mixes, 4 per further word
+_HASH_A = _consts(_INIT_A, _MULT_A, _POOL + _POOL * (_POOL - 1) + _POOL * (_MAX_ENTROPY - _POOL))
+_HASH_B = _consts(_INIT_B, _MULT_B, 2 * _POOL)
+_S16 = np.uint32(16)
+
+
+def _hashmix(values: np.ndarray, k: int, consts: np.ndarray = _HASH_A) -> np.ndarray:
+    """hashmix calls k, k + 1, ... of rows of ``values`` (an (m, rows) array, one call a row):
+    (value xor constant k) times constant k + 1, then xor its high half into its low half."""
+    m = len(values)
+    values = (values ^ consts[k:k + m, None]) * consts[k + 1:k + m + 1, None]
+    return values ^ (values >> _S16)
 
 
 def _mix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     result = _MIX_L * x - _MIX_R * y
-    return result ^ (result >> np.uint32(16))
+    return result ^ (result >> _S16)
 
 
-def _pools(entropy: np.ndarray) -> list[np.ndarray]:
-    """SeedSequence's pool (4 uint32 columns) of each row of ``entropy`` (rows of equal length)."""
+_OTHERS = [[d for d in range(_POOL) if d != s] for s in range(_POOL)]
+
+
+def _pools(entropy: np.ndarray) -> np.ndarray:
+    """SeedSequence's pool (4 uint32 rows) of each row of ``entropy`` (rows of equal length):
+    the calls of ``mix_entropy`` in its order, those that do not depend on each other at once
+    (a source word mixed into the three other pool words; a further word into all four)."""
     rows, length = entropy.shape
-    const = _INIT_A
-    mixer = []
-    for i in range(_POOL):
-        word = entropy[:, i] if i < length else np.zeros(rows, dtype=np.uint32)
-        h, const = _hashmix(word, const)
-        mixer.append(h)
+    if length > _MAX_ENTROPY:
+        raise ValueError(f"more than {_MAX_ENTROPY} words of entropy")
+    words = np.zeros((_POOL, rows), dtype=np.uint32)
+    words[:min(length, _POOL)] = entropy[:, :_POOL].T
+    mixer = _hashmix(words, 0)
+    k = _POOL
     for src in range(_POOL):
-        for dst in range(_POOL):
-            if src != dst:
-                h, const = _hashmix(mixer[src], const)
-                mixer[dst] = _mix(mixer[dst], h)
+        others = _OTHERS[src]
+        mixer[others] = _mix(mixer[others], _hashmix(np.broadcast_to(mixer[src], (_POOL - 1, rows)), k))
+        k += _POOL - 1
     for src in range(_POOL, length):
-        for dst in range(_POOL):
-            h, const = _hashmix(entropy[:, src], const)
-            mixer[dst] = _mix(mixer[dst], h)
+        mixer = _mix(mixer, _hashmix(np.broadcast_to(entropy[:, src], (_POOL, rows)), k))
+        k += _POOL
     return mixer
 
 
-def _generate_state64(mixer: list[np.ndarray]) -> list[np.ndarray]:
+def _generate_state64(mixer: np.ndarray) -> list[np.ndarray]:
     """``generate_state(4, np.uint64)`` of each pool: four uint64 columns."""
-    const = _INIT_B
-    words = []
-    for i in range(8):
-        value = mixer[i % _POOL] ^ np.uint32(const)
-        const = (const * _MULT_B) & _M32
-        value = value * np.uint32(const)
-        words.append((value ^ (value >> np.uint32(16))).astype(np.uint64))
-    return [words[2 * k] | (words[2 * k + 1] << np.uint64(32)) for k in range(4)]
+    words = _hashmix(mixer[[0, 1, 2, 3, 0, 1, 2, 3]], 0, _HASH_B).astype(np.uint64)
+    return list(words[0::2] | (words[1::2] << np.uint64(32)))
 
 
 # -- 128-bit arithmetic on (high, low) pairs of uint64 arrays ----------------------------------
@@ -221,6 +235,23 @@ def spawned_integers(entropy, keys: Sequence[tuple], counts: Sequence[int]) -> l
         for i, values in zip(rows, drawn or [[] for _ in rows]):
             out[i] = values
     return out
+
+
+def spawned_first(entropy, table: np.ndarray) -> np.ndarray:
+    """The first value of ``default_rng(SeedSequence(entropy, spawn_key=key)).integers(0, 2**63 - 1)``
+    for each row of ``table``, spawn keys of equal length whose values fit 32 bits (the auditor's
+    (phase, input, chunk)), as a uint64 array: :func:`spawned_integers` without a list per key."""
+    run = uint32_words(entropy)
+    prefix = run + [0] * (_POOL - len(run)) if table.shape[1] else run
+    full = np.empty((len(table), len(prefix) + table.shape[1]), dtype=np.uint32)
+    full[:, :len(prefix)] = prefix
+    full[:, len(prefix):] = table
+    (high, low), inc = _pcg64_of(full)
+    value = _xsl_rr(*_step(high, low, *inc))
+    if (value * np.uint64(_RANGE) < np.uint64(_THRESHOLD)).any():      # Lemire's rejection: p = 2^-62
+        keys = [tuple(row) for row in table.tolist()]
+        return np.array([v for v, in _spawned_integers_slowly(entropy, keys, [1] * len(keys))], dtype=np.uint64)
+    return _mul_high(value, _RANGE)
 
 
 def _spawned_integers_slowly(entropy, keys, counts) -> list[list[int]]:

@@ -1,12 +1,13 @@
 """The JSON-lines protocol's messages, apart from the processes that speak it (external.py).
 
 A reply's outputs are decoded without unpickling anything (:func:`decode`, the inverse of
-:func:`ldpaudit.audit.worker.encode`). A block reply of the isolation worker is one header line
+:func:`ldpaudit.audit.replies.encode`). A block reply of the isolation worker is one header line
 and the chunks' values as raw numpy buffers: :func:`block_layout` checks the header against
 what was asked (how many chunks, how many draws each), the dtypes against a fixed list of
 numeric ones, the payload's length against the header and the memory budget;
 :func:`block_outputs` checks narrowed values against the range of the dtype they stand for
-before it reads a byte as a number. :func:`request_seeds` gives the seeds of a block's requests.
+before it reads a byte as a number. :func:`request_seeds` gives the seeds of a block's requests
+(:func:`first_seeds` when each task is one request).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ldpaudit.audit import seeds
-from ldpaudit.audit.worker import RAW_DTYPES
+from ldpaudit.audit.replies import RAW_DTYPES
 from ldpaudit.errors import RandomizerError
 
 
@@ -47,7 +48,7 @@ def _json_int(text: str) -> int:
 
 
 def decode(value):
-    """Inverse of :func:`ldpaudit.audit.worker.encode`; plain JSON arrays become tuples.
+    """Inverse of :func:`ldpaudit.audit.replies.encode`; plain JSON arrays become tuples.
     Nothing is unpickled: values the encoding does not know arrive as opaque stand-ins."""
     if isinstance(value, list):
         return tuple(decode(v) for v in value)
@@ -56,7 +57,7 @@ def decode(value):
             dtype = np.dtype(value["__nd__"])
             if dtype.kind not in "biufc":
                 raise RandomizerError(f"reply carries an array of unsupported dtype {dtype}")
-            if "bits" in value:         # 0/1 matrix packed 8 cells per byte (worker.encode)
+            if "bits" in value:         # 0/1 matrix packed 8 cells per byte (replies.encode)
                 rows, width = (int(v) for v in value["shape"])
                 packed = np.frombuffer(base64.b64decode(value["bits"]), dtype=np.uint8)
                 if dtype.itemsize != 1 or packed.size != rows * ((width + 7) // 8):
@@ -114,7 +115,7 @@ def _raw_dtype(text, what: str) -> np.dtype:
 
 
 def block_layout(header, counts: Sequence[int], max_bytes: int) -> tuple[list, int]:
-    """Check a block header (:func:`ldpaudit.audit.worker.block_reply`) against the request:
+    """Check a block header (:func:`ldpaudit.audit.replies.block_reply`) against the request:
     its descriptors cover the ``counts`` chunks asked for, each with a numeric dtype and a wire
     dtype that can carry it, and the payload it announces is the length they need and at most
     ``max_bytes``. Returns the layout for :func:`block_outputs` and the payload's length;
@@ -288,6 +289,17 @@ def request_seeds(tasks: Sequence[tuple], counts: list[int]) -> list[list[int]]:
         for t, values in zip(ts, drawn):
             out[t] = values
     return out
+
+
+def first_seeds(tasks: Sequence[tuple]) -> Sequence[int]:
+    """The seed of each task's single request (:func:`request_seeds` with one request a task):
+    a uint64 array for tasks held as columns (draws.ChunkTasks), else a list."""
+    key_table = getattr(tasks, "key_table", None)
+    if key_table is not None and seeds.matches_numpy():
+        table = key_table()
+        if table.size == 0 or (table.min() >= 0 and table.max() <= 0xFFFFFFFF):
+            return seeds.spawned_first(tasks.entropy, table)
+    return list(map(_FIRST, request_seeds(tasks, [1] * len(tasks))))
 
 
 def jsonable(x):
