@@ -2,17 +2,17 @@
 
 import json
 from pathlib import Path
-import subprocess
-import sys
 
 import pytest
+
+import cli_inprocess
 
 from ldpaudit.cli import main
 from ldpaudit.schema import SCHEMA_VERSION
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "ldpaudit.cli", *args], capture_output=True, text=True, timeout=300)
+    return cli_inprocess.run(*args)     # the command line in this process (tests/cli_inprocess.py)
 
 
 def test_show_json_has_a_stable_schema(capsys):

@@ -2,8 +2,6 @@
 for (ε, δ), and the classical Gaussian calibration shown to exceed its δ for some ε > 1."""
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import mpmath

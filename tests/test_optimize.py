@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from dataclasses import replace
 from fractions import Fraction
 from itertools import combinations
 
 import pytest
+
+import cli_inprocess
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter
@@ -128,8 +128,7 @@ def test_rational_e_to_the_epsilon_is_exact():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "ldpaudit", "optimize", *args], capture_output=True, text=True,
-                          timeout=120)
+    return cli_inprocess.run("optimize", *args)     # in this process (tests/cli_inprocess.py)
 
 
 def test_cli_json_and_emitted_spec_reverifies(tmp_path):

@@ -1,10 +1,10 @@
 """verify for real inputs: proofs for all x in R and all public values, refutations carrying
 two real inputs that are re-checked here exactly, UNKNOWN for input functions it cannot handle."""
 
-import subprocess
-import sys
 
 import pytest
+
+import cli_inprocess
 import sympy as sp
 
 from ldpaudit.mechanism.loader import load_spec, loads_spec
@@ -144,7 +144,7 @@ def test_input_function_verify_cannot_handle_is_unknown_with_the_reason():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "ldpaudit.cli", *args], capture_output=True, text=True, timeout=300)
+    return cli_inprocess.run(*args)     # the command line in this process (tests/cli_inprocess.py)
 
 
 def test_cli_exit_codes(tmp_path):
