@@ -42,7 +42,7 @@ from ldpaudit.audit.features import Featurizer, compact, concat_views
 from ldpaudit.audit.findings import cannot_test, findings_of, with_law
 from ldpaudit.audit.floats import float_candidates
 from ldpaudit.audit.pool import PooledCandidate, relation_candidates
-from ldpaudit.audit.rare import add_rare, rare_candidates
+from ldpaudit.audit.rare import add_rare, best_of_kind, rare_candidates
 from ldpaudit.budget import DEFAULT_MEMORY_MB   # the audit's memory budget (--memory-mb) too
 from ldpaudit.errors import InvalidParameter
 
@@ -373,7 +373,7 @@ def _wide(engine: Draws, prog: Progress, shape, *, inputs, index, epsilon, sampl
         ranked = f"{len(named)} relation pooled over every input, chosen before sampling"
     local = [replace(c, event=wide.OnFeatures(inner=c.event)) for c in choose(candidates, 1)]
     # add_rare looks at the best rare candidate of each kind only
-    firsts = [next((c for c in rare if type(c) is kind), None) for kind in (Candidate, PooledCandidate)]
+    firsts = [best_of_kind(rare, kind) for kind in (Candidate, PooledCandidate)]
     chosen += add_rare(local, [replace(c, event=wide.OnFeatures(inner=c.event)) for c in firsts if c is not None],
                        epsilon)
     explored = (f"wide domain ({len(inputs)} inputs, audit/wide.py): {ranked}; per-pair exploration of "

@@ -26,7 +26,7 @@ randomizer's rare outputs have ratio at most e^ε, so they are rarely confirmed 
 """
 from __future__ import annotations
 
-import math
+from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
@@ -55,19 +55,19 @@ def could_certify(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm: 
         return np.log(low) - np.log(up)
 
 
-def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float) -> list[Candidate]:
+def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float) -> Sequence[Candidate]:
     """Per ordered pair (x, x'), and per input x against all the others pooled (one-vs-rest,
     pool.py), the prefix of codes rare under x, sorted by pooled exploration ratio, with the
     largest ``could_certify`` at the search's δ. Sorted best first (by the score less one
-    standard error). Blocks of sides at once: a stable argsort per row (codes not rare under x
-    sorted last), cumulative sums, the Clopper-Pearson bounds of each distinct count once."""
+    standard error), each candidate made when asked for (:class:`RareCandidates`). Blocks of
+    sides at once: a stable argsort per row (codes not rare under x sorted last), cumulative
+    sums, the Clopper-Pearson bounds of each distinct count once."""
     k = s.feat.n_codes
     if k <= 1 or n_confirm <= 1:
         return []
     counts = {x: s.codes_a[x] + s.codes_b[x] for x in s.codes_a}
     n_e = {x: s.a[x].n + s.b[x].n for x in s.a}
     inputs = list(counts)
-    out = []
     sides = [((x,), (y,)) for x, y in pairs]
     if len(inputs) > 2:
         sides += [((x,), tuple(u for u in inputs if u != x)) for x in dict.fromkeys(p[0] for p in pairs)]
@@ -84,7 +84,7 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     m_confirm = np.array([n_confirm * len(ys) for _, ys in sides])
     width = min(MAX_RARE_CODES, k)
     step = max(1, (1 << 18) // k)
-    describe = s._describe_codes
+    found = []      # per block of sides: the sides with a candidate, its prefix length, score, counts, order
     for lo in range(0, len(sides), step):
         rows = slice(lo, lo + step)
         cx = c[xi[rows]]
@@ -98,26 +98,69 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
         score = _could_certify_rows(a, n_x[rows], b, m_e[rows], n_confirm, alpha_each, m_confirm[rows], s.delta,
                                     valid)
         best = np.argmax(score, axis=1)
-        for j in np.flatnonzero(valid[:, 0] & np.isfinite(score[np.arange(len(best)), best])).tolist():
-            xs, ys = sides[lo + j]
-            x, i, a_i, b_i = xs[0], int(best[j]), a[j], b[j]
-            in_set = np.zeros(k, dtype=bool)
-            in_set[order[j, :i + 1]] = True
-            event = CodeSetEvent(in_set, partial(describe, in_set, "rare"))
-            m = n_total - n_e[x] if len(ys) > 1 else n_e[ys[0]]
-            args = ((x, ys[0]), event, "rare", float(score[j, i]), a_i[i] / n_e[x], b_i[i] / m)
-            if len(ys) == 1:
-                cand = Candidate(*args)
-            else:
-                cand = PooledCandidate(*args, x_side=xs, y_side=ys,
-                                       pooled_text=f"x = {x!r} against the average over the {len(ys)} other inputs")
-            # The exploration estimate's own uncertainty (delta method on ln(a/b)).
-            cand.sd = math.sqrt(1.0 / a_i[i] + 1.0 / max(b_i[i], 1))
-            out.append(cand)
+        js = np.flatnonzero(valid[:, 0] & np.isfinite(score[np.arange(len(best)), best]))
+        i = best[js]
+        found.append((lo + js, i, score[js, i], a[js, i], b[js, i], order[js]))
+    side, length, predicted, a, b = (np.concatenate([f[j] for f in found]) for j in range(5))
+    orders = np.concatenate([f[5] for f in found])
+    # The exploration estimate's own uncertainty (delta method on ln(a/b)), as math.sqrt gives it.
+    sd = np.sqrt(1.0 / a + 1.0 / np.maximum(b, 1))
     # Best first by the score less its exploration uncertainty, so that a pair whose x' count
     # was low by luck does not displace the same event against the pooled other inputs.
-    out.sort(key=lambda c: -(c.predicted - c.sd))
-    return out
+    ranked = np.argsort(-(predicted - sd), kind="stable")
+    describe = s._describe_codes
+
+    def make(r: int) -> Candidate:
+        xs, ys = sides[side[r]]
+        x, i = xs[0], int(length[r])
+        in_set = np.zeros(k, dtype=bool)
+        in_set[orders[r, :i + 1]] = True
+        event = CodeSetEvent(in_set, partial(describe, in_set, "rare"))
+        m = n_total - n_e[x] if len(ys) > 1 else n_e[ys[0]]
+        args = ((x, ys[0]), event, "rare", float(predicted[r]), a[r] / n_e[x], b[r] / m)
+        if len(ys) == 1:
+            cand = Candidate(*args)
+        else:
+            cand = PooledCandidate(*args, x_side=xs, y_side=ys,
+                                   pooled_text=f"x = {x!r} against the average over the {len(ys)} other inputs")
+        cand.sd = float(sd[r])
+        return cand
+
+    return RareCandidates(lambda t: make(int(ranked[t])), pooled[side[ranked]])
+
+
+class RareCandidates(Sequence):
+    """:func:`rare_candidates`' result, best first, each candidate made when first asked for:
+    the audit reads the best of each kind only (:func:`best_of_kind`), and several hundred
+    candidate objects (an event, a description, a mask of every code) are not made for it."""
+
+    def __init__(self, make, pooled: np.ndarray):
+        self._make, self._pooled, self._made = make, pooled, {}
+
+    def __len__(self) -> int:
+        return len(self._pooled)
+
+    def __getitem__(self, t):
+        if isinstance(t, slice):
+            return [self[j] for j in range(*t.indices(len(self)))]
+        t = t + len(self) if t < 0 else t
+        if not 0 <= t < len(self):
+            raise IndexError(t)
+        if t not in self._made:
+            self._made[t] = self._make(t)
+        return self._made[t]
+
+    def best(self, kind: type) -> Candidate | None:
+        """The best candidate of ``kind``: Candidate (a pair) or PooledCandidate (one-vs-rest)."""
+        of_kind = np.flatnonzero(self._pooled == (kind is PooledCandidate))
+        return self[int(of_kind[0])] if len(of_kind) else None
+
+
+def best_of_kind(rare: Sequence[Candidate], kind: type) -> Candidate | None:
+    """The first candidate of type ``kind`` in ``rare`` (best first), or None."""
+    if isinstance(rare, RareCandidates):
+        return rare.best(kind)
+    return next((c for c in rare if type(c) is kind), None)
 
 
 def _rare_orders(cx, cy, n_x, m_e, rare):
@@ -176,7 +219,7 @@ def add_rare(chosen: list[Candidate], rare: list[Candidate], epsilon: float) -> 
     because a pair's x' count may be low by luck, while the pooled x' side is steadier."""
     out = list(chosen)
     for kind in (Candidate, PooledCandidate):
-        best = next((c for c in rare if type(c) is kind), None)
+        best = best_of_kind(rare, kind)
         if best is None or best.predicted + best.sd <= epsilon:
             continue
         if any(o.pair == best.pair and o.inputs == best.inputs and
