@@ -9,16 +9,30 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 import subprocess
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run(*args: str, env: dict | None = None, cwd=None) -> subprocess.CompletedProcess:
+    """``ldpaudit ARGS`` with ``env`` (variables set for the command, then restored) from ``cwd``."""
     from ldpaudit.cli import main
 
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(args))
-        except SystemExit as exc:      # argparse's usage errors (2), --help (0)
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    saved, here = {k: os.environ.get(k) for k in env or {}}, os.getcwd()
+    try:
+        os.environ.update({k: str(v) for k, v in (env or {}).items()})
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:      # argparse's usage errors (2), --help (0)
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        os.chdir(here)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return subprocess.CompletedProcess(["ldpaudit", *args], code, out.getvalue(), err.getvalue())

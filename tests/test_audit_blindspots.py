@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 
+import cli_inprocess
+
 import blindspot_randomizers as B
 from ldpaudit.audit import audit
 from ldpaudit.audit import bounds
@@ -332,7 +334,7 @@ def test_feature_flag_on_the_command_line(tmp_path):
     '''))
     cmd = [sys.executable, "-m", "ldpaudit.cli", "audit", f"{prog}:olh", "--domain", "0..5", "--epsilon", "1",
            "--samples", "20000", "--alpha", "0.05", "--json", "--feature", f"{prog}:support"]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    out = cli_inprocess.run(*cmd[3:])     # in this process (tests/cli_inprocess.py)
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     assert payload["verdict"] == "NO_EVIDENCE" and payload["epsilon_lower_bound"] > 0.6

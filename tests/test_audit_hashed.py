@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import cli_inprocess
 
 from ldpaudit import cli
 from ldpaudit.audit import audit
@@ -136,7 +137,7 @@ def test_hash_errors_are_one_line():
 def _cli(*extra, target="olh_ok"):
     cmd = [sys.executable, "-m", "ldpaudit.cli", "audit", f"{PROG}:{target}", "--batch", "--spec", "specs/olh.toml",
            "-p", f"d={D}", "-p", "g=4", "-p", "epsilon=1", "--samples", "20000", "--json", *extra]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return cli_inprocess.run(*cmd[3:])     # in this process (tests/cli_inprocess.py)
 
 
 def test_cli_spec_guided_hash_audit():

@@ -6,12 +6,12 @@ moments and the optimal β are derived and checked against numeric integration, 
 sampler agrees with the derived mean and variance."""
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import cli_inprocess
 import sympy as sp
 from scipy import integrate, optimize
 
@@ -174,8 +174,7 @@ def test_bad_mixtures_are_refused_naming_the_field(name, text, message):
 def test_bad_weight_through_the_cli_is_exit_2_with_one_line(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text(HYBRID.replace(ONE_BIT_WEIGHT, 'weight = "3/2 - beta"'))
-    run = subprocess.run([sys.executable, "-m", "ldpaudit", "verify", str(path)], capture_output=True, text=True,
-                         cwd=ROOT, timeout=120)
+    run = cli_inprocess.run("verify", str(path), cwd=ROOT)
     assert run.returncode == 2
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "channel.components weights sum to 3/2" in lines[0] and "(e.g. beta and 1 - beta)" in lines[0]

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import cli_inprocess
 import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, InvalidSpec
@@ -232,14 +232,13 @@ def test_quantile_interval_covers_the_true_quantile():
 
 
 def test_simulate_cli_json():
-    out = subprocess.run([sys.executable, "-m", "ldpaudit.cli", "simulate", "kv2", "--n", "20000", "--n", "40000",
-                          "--R", "100", "--trials", "20", "--json"], capture_output=True, text=True, cwd=ROOT)
+    out = cli_inprocess.run("simulate", "kv2", "--n", "20000", "--n", "40000", "--R", "100", "--trials", "20", "--json",
+                            cwd=ROOT)
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     assert [r["constants"]["n"] for r in payload["results"]] == [20000, 40000]
     assert all(0 < r["quantile_low"] <= r["quantile"] <= r["quantile_high"] for r in payload["results"])
-    bad = subprocess.run([sys.executable, "-m", "ldpaudit.cli", "simulate", "uv1", "--n", "100"],
-                         capture_output=True, text=True, cwd=ROOT)
+    bad = cli_inprocess.run("simulate", "uv1", "--n", "100", cwd=ROOT)
     assert bad.returncode == 2 and "increase n" in bad.stderr and bad.stderr.count("\n") == 1
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import cli_inprocess
 import sympy as sp
 
 from ldpaudit import cli
@@ -50,8 +50,7 @@ def test_protocol_verdict_table(statuses, over, expected):
 
 
 def test_a_proved_protocol_exits_0_with_verdict_proved():
-    out = subprocess.run([sys.executable, "-m", "ldpaudit.cli", *SIMULATE, "--json"],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = cli_inprocess.run(*SIMULATE, "--json", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     assert payload["verdict"] == "PROVED"

@@ -2,11 +2,12 @@
 command line means them, or as its annotations ask, and a value that cannot be what an annotation
 asks is one line of bad input before anything is sampled."""
 
-import subprocess
 import sys
 from fractions import Fraction
 
 import pytest
+
+import cli_inprocess
 import sympy as sp
 
 from ldpaudit.audit.adapters import typed_target_args
@@ -60,9 +61,9 @@ def test_the_cli_gives_the_factory_an_int(tmp_path):
         "        other = (x + rng.integers(1, d, size=n)) % d\n"
         "        return np.where(rng.random(n) < keep, x, other)\n"
         "    return sample\n")
-    run = subprocess.run([sys.executable, "-m", "ldpaudit", "audit", "big.py:krr", "--target-arg", "d=6",
-                          "--target-arg", "eps=log(3)", "--batch", "--domain", "0..5", "--epsilon", "log(3)",
-                          "--samples", "5000", "--no-progress"], cwd=tmp_path, capture_output=True, text=True)
+    run = cli_inprocess.run("audit", "big.py:krr", "--target-arg", "d=6", "--target-arg", "eps=log(3)", "--batch",
+                            "--domain", "0..5", "--epsilon", "log(3)", "--samples", "5000", "--no-progress",
+                            cwd=tmp_path)
     assert run.returncode == 0 and run.stdout.startswith("NO_EVIDENCE"), run.stderr
 
 

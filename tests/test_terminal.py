@@ -2,13 +2,13 @@
 as a number, e is printed as e, and `ldpaudit new` starts a valid spec without overwriting."""
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+import cli_inprocess
 import sympy as sp
 
 from ldpaudit.cli import main
@@ -18,8 +18,8 @@ SPECS = Path(__file__).resolve().parent.parent / "specs"
 
 
 def run(*argv, columns: int, cwd=None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, COLUMNS=str(columns))
-    return subprocess.run([sys.executable, "-m", "ldpaudit", *argv], capture_output=True, text=True, env=env, cwd=cwd)
+    """In this process (tests/cli_inprocess.py), output to a pipe ``columns`` wide."""
+    return cli_inprocess.run(*argv, env={"COLUMNS": columns}, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

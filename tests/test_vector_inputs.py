@@ -6,13 +6,13 @@ channel and compared with the papers."""
 
 import itertools
 import math
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import cli_inprocess
 import sympy as sp
 
 from ldpaudit.errors import InvalidSpec
@@ -273,7 +273,7 @@ def test_bad_vector_inputs_are_one_line_errors(inputs, message, tmp_path):
         loads_spec(text)
     path = tmp_path / "bad.toml"
     path.write_text(text)
-    out = subprocess.run([sys.executable, "-m", "ldpaudit", "verify", str(path)], capture_output=True, text=True)
+    out = cli_inprocess.run("verify", str(path))
     assert out.returncode == 2 and out.stdout == ""
     assert len(out.stderr.strip().splitlines()) == 1 and message.split(";")[0] in out.stderr
 
