@@ -16,6 +16,7 @@ import sympy as sp
 
 from ldpaudit.errors import InvalidParameter, Undecided, Unextractable
 from ldpaudit.extract.assume import Decider, consistent, parse_assumptions, ranges
+from ldpaudit.extract.class_target import is_class_target, read_class_target
 from ldpaudit.extract.exact import tidy as _tidy
 from ldpaudit.extract.family import (
     Family,
@@ -118,10 +119,12 @@ def _literal_default(node):
         return ("expression", node)
 
 
-def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: str, assume=(), domain=None):
+def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: str, assume=(), domain=None,
+                given: dict | None = None):
     """The spec parameters (with their ranges), bound values and call arguments of ``fn``'s
     parameters (all but the input), the domain (a list, or a :class:`SymbolicDomain` when
-    ``domain`` is text naming parameters) and notes on the ranges."""
+    ``domain`` is text naming parameters) and notes on the ranges. ``given``: how a class
+    target gives its constructor's parameters (a literal there cannot be bound again)."""
     a = fn.args
     if a.vararg or a.kwarg:
         raise InvalidParameter(f"{where}: *args/**kwargs of {fn.name}() are not read; name its parameters")
@@ -130,6 +133,10 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
     defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
     names = [p.arg for p in positional][1 if skip_first else 0:] + [p.arg for p in a.kwonlyargs]
     unknown = sorted(set(raw_args) - set(names))
+    fixed = [n for n in unknown if given and given.get(n, ("param",))[0] != "param"]
+    if fixed:
+        raise InvalidParameter(f"--target-arg {fixed[0]}: the target gives {fixed[0]} a value already "
+                               f"({fixed[0]}={given[fixed[0]][1]}); change it there or name a parameter instead")
     if unknown:
         raise InvalidParameter(f"--target-arg {unknown[0]}: {fn.name}() has no parameter {unknown[0]!r} "
                                f"(its parameters: {', '.join(names) or 'none'})")
@@ -154,7 +161,9 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
         if kind == "literal" and not isinstance(default, (int, float)):
             raise InvalidParameter(f"{where}: parameter {name} of {fn.name}() defaults to {default!r}; bind it "
                                    f"with --target-arg {name}=VALUE")
-        integer = isinstance(default, int) and not _is_epsilon(name)
+        annotation = next((p.annotation for p in positional + a.kwonlyargs if p.arg == name), None)
+        typed = annotation is not None and ast.unparse(annotation) in ("int", "numbers.Integral")
+        integer = (isinstance(default, int) or (kind == "none" and typed)) and not _is_epsilon(name)
         pending.append((name, "integer" if integer else "real", None if kind == "none" else number(default)))
     values = {name: value for name, value, how in bound if isinstance(value, sp.Basic)}
     names = [name for name, _, _ in pending]
@@ -162,7 +171,10 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
     if isinstance(domain, str):
         domain = parse_domain_text(domain, names, values)
         if isinstance(domain, SymbolicDomain):
-            kind = next((k for n, k, _ in pending if n == domain.name), None)
+            at = next((i for i, (n, _, _) in enumerate(pending) if n == domain.name), None)
+            if at is not None and pending[at][2] is None and name_has_no_default(a, domain.name):
+                pending[at] = (domain.name, "integer", None)  # no default to tell: the domain's size is an integer
+            kind = None if at is None else pending[at][1]
             if kind != "integer":
                 raise InvalidParameter(f"--domain {domain.text!r}: {domain.name} is not an integer parameter of "
                                        f"{fn.name}() (its default is not an int); give a concrete range")
@@ -179,6 +191,14 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
         params.append(Param(name, kind, p.symbol, example, p))
         kwargs[name] = p.symbol
     return params, bound, kwargs, domain, notes
+
+
+def name_has_no_default(a: ast.arguments, name: str) -> bool:
+    """Whether the parameter ``name`` of a signature has no default (nothing tells its type)."""
+    positional = a.posonlyargs + a.args
+    with_default = [p.arg for p in positional[len(positional) - len(a.defaults):]] if a.defaults else []
+    with_default += [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+    return name not in with_default
 
 
 def _within(p: Parameter, value, examples: dict, declared: dict) -> bool:
@@ -225,13 +245,19 @@ def extract(target: str, domain, target_args: dict | None = None, *, max_steps: 
     channel generic in d, :mod:`ldpaudit.extract.family`). ``assume``: ``--assume`` ranges such
     as ``d>=2``, ``0<f<1``. Raises Unextractable (exit 3) outside the subset or when a comparison
     is not decided, InvalidParameter (exit 2) for a bad target, argument, range or domain."""
-    src = read_source(target)
-    fn = src.function
-    notes = _decorators(src, fn)
-    factory = _factory_inner(fn)
     where = f"target {target!r}"
-    params, bound, kwargs, domain, range_notes = _parameters(fn, not factory, dict(target_args or {}), where,
-                                                             assume, domain)
+    plan = read_class_target(target) if is_class_target(target) else None
+    if plan is None:
+        src = read_source(target)
+        fn = signature = src.function
+        notes = _decorators(src, fn)
+        factory = _factory_inner(fn)
+    else:
+        src, fn, signature, notes, factory = plan.source, plan.source.function, plan.signature, [], False
+    params, bound, kwargs, domain, range_notes = _parameters(signature, plan is None and not factory,
+                                                             dict(target_args or {}), where, assume, domain,
+                                                             given=None if plan is None else plan.given)
+    literals = {} if plan is None else _literals(plan, where, bound)
     notes += range_notes
     declared = [p.declared for p in params]
     generic = isinstance(domain, SymbolicDomain)
@@ -245,13 +271,18 @@ def extract(target: str, domain, target_args: dict | None = None, *, max_steps: 
     token = DECIDER.set(decider)
     try:
         interp = Interpreter(src, steps, decider)
-        randomizer, call_kwargs = _randomizer(src, fn, interp, factory, kwargs, where)
+        if plan is None:
+            randomizer, call_kwargs = _randomizer(src, fn, interp, factory, kwargs, where)
+        else:
+            randomizer, call_kwargs = plan.build(interp, kwargs, literals), _inner_kwargs(fn, plan.skipped)
         if generic:
             family, total = run_family(src, interp, randomizer, call_kwargs, x, size, declared)
             rows, paths = {}, {}
         else:
             family = None
             rows, paths, total = _rows(src, fn, interp, randomizer, call_kwargs, domain)
+        if plan is not None:
+            notes += plan.finish()
     finally:
         DECIDER.reset(token)
     outputs = _sorted_outputs({y for row in rows.values() for y in row})
@@ -262,10 +293,22 @@ def extract(target: str, domain, target_args: dict | None = None, *, max_steps: 
     for p in params:
         if p not in used:
             bound.append((p.name, p.example, "unused"))
-    helpers = _helpers(src, fn)
+    helpers = _helpers(src, fn) if plan is None else plan.helpers()
     end = getattr(fn, "end_lineno", fn.lineno)
-    return Extraction(src, fn.name, [] if generic else list(domain), outputs, rows, used, bound, (fn.lineno, end),
-                      helpers, paths, total, steps.used, notes, family)
+    return Extraction(src, fn.name if plan is None else plan.name, [] if generic else list(domain), outputs, rows,
+                      used, bound, (fn.lineno, end), helpers, paths, total, steps.used, notes, family)
+
+
+def _literals(plan, where: str, bound: list) -> dict:
+    """The constructor's arguments the class target gives as literals, read as ``--target-arg``
+    reads its values (recorded as bound by the target)."""
+    out = {}
+    for name, (kind, value) in plan.given.items():
+        if kind == "param":
+            continue
+        out[name] = parse_target_arg(value, f"{where}: argument {name}={value}") if kind == "text" else value
+        bound.append((name, out[name], "target"))
+    return out
 
 
 def _randomizer(src: Source, fn: ast.FunctionDef, interp: Interpreter, factory: bool, kwargs: dict, where: str):
@@ -285,7 +328,7 @@ def _randomizer(src: Source, fn: ast.FunctionDef, interp: Interpreter, factory: 
                             "test the code statistically with `ldpaudit audit`")
     if not isinstance(randomizer, Closure):
         raise InvalidParameter(f"{where}: the factory {fn.name}() does not return a function")
-    return randomizer, _inner_kwargs(randomizer)
+    return randomizer, _inner_kwargs(randomizer.node)
 
 
 def _rows(src: Source, fn: ast.FunctionDef, interp: Interpreter, randomizer, call_kwargs: dict, domain: list):
@@ -337,13 +380,12 @@ def _decorators(src: Source, fn: ast.FunctionDef) -> list[str]:
     return notes
 
 
-def _inner_kwargs(closure: Closure) -> dict:
-    """The randomizer's own parameters beyond the input: rng-like ones get a generator, the
-    others their defaults (evaluated by the interpreter)."""
-    node = closure.node
+def _inner_kwargs(node, skipped: int = 1) -> dict:
+    """The randomizer's own parameters beyond the input (and self, for a method: ``skipped``):
+    rng-like ones get a generator, the others their defaults (evaluated by the interpreter)."""
     a = node.args
     out = {}
-    for p in (a.posonlyargs + a.args)[1:] + a.kwonlyargs:
+    for p in (a.posonlyargs + a.args)[skipped:] + a.kwonlyargs:
         if p.arg in RNG_NAMES:
             default = dict(zip([q.arg for q in (a.posonlyargs + a.args)][-len(a.defaults):], a.defaults)).get(p.arg) \
                 if a.defaults else None
@@ -354,11 +396,12 @@ def _inner_kwargs(closure: Closure) -> dict:
 def _raise_for(src: Source, x, raised: list, count: int) -> None:
     exc, path = raised[0]
     line = exc.line or (path.events[-1][0] if path.events else src.function.lineno)
+    file = getattr(exc, "file", None) or src.shown_path  # raised in a method of another module
     if len(raised) == count:
         raise InvalidParameter(f"--domain: input {x!r} makes {src.function.name}() raise {exc.text} "
-                               f"({src.shown_path}:{line}); give inputs the randomizer accepts")
+                               f"({file}:{line}); give inputs the randomizer accepts")
     p = sp.simplify(path.probability)
-    raise Unextractable(f"{src.shown_path}:{line}: input {x!r} raises {exc.text} on a path of probability {p} "
+    raise Unextractable(f"{file}:{line}: input {x!r} raises {exc.text} on a path of probability {p} "
                         "(not every draw ends in an output); this is outside the subset `extract` reads exactly; "
                         "test the code statistically with `ldpaudit audit`")
 

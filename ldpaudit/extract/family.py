@@ -141,7 +141,8 @@ def run_family(src, interp, randomizer, call_kwargs: dict, x, size, parameters: 
         except Raised as exc:
             cases = " and ".join(sp.sstr(c) for c in path.conditions) or "every input"
             names = ", ".join(sorted(str(s) for s in size.free_symbols))
-            raise Unextractable(f"{src.shown_path}:{exc.line or interp.line}: a path raises {exc.text} (on {cases}); "
+            where = getattr(exc, "file", None) or src.shown_path  # raised in a method of another module
+            raise Unextractable(f"{where}:{exc.line or interp.line}: a path raises {exc.text} (on {cases}); "
                                 f"not every draw ends in an output for every {names}; bind {names} with --target-arg"
                                 ) from None
         try:

@@ -6,10 +6,12 @@ Statements: assignments (names, tuples, subscripts, augmented), ``if``/``elif``/
 recorded), nested functions and lambdas (closures), imports of ``random``, ``math``,
 ``numpy``. Expressions: arithmetic, comparisons, boolean operators, conditional expressions,
 comprehensions, calls of the module's own functions, of :mod:`ldpaudit.extract.natives` and of
-the draws (:mod:`ldpaudit.extract.draws`). Anything else (``while``, ``try``, ``with``,
-attributes of objects, globals written) raises :class:`~ldpaudit.errors.Unextractable` naming
-the file, the line and the construct. Nothing is executed: the target module is never
-imported.
+the draws (:mod:`ldpaudit.extract.draws`). Classes, instances and their methods are values
+(:class:`~ldpaudit.extract.symbolic.Object`) whose calls, attribute reads and writes
+:mod:`ldpaudit.extract.classes` reads; code of another module finds its names through the
+``__module__`` of its scopes. Anything else (``while``, ``try``, ``with``, attributes of other
+objects, globals written) raises :class:`~ldpaudit.errors.Unextractable` naming the file, the
+line and the construct. Nothing is executed: the target module is never imported.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from ldpaudit.extract.symbolic import (
     Closure,
     ModuleRef,
     Native,
+    Object,
     Poison,
     Rng,
     Seq,
@@ -111,7 +114,8 @@ class Interpreter:
     # -- running --
 
     def fail(self, stop: Stop):
-        return unextractable(self.file, self.line, stop)
+        file, line = getattr(stop, "where", None) or (self.file, self.line)  # a method of another module
+        return unextractable(file, line, stop)
 
     def _choose(self, options):
         self.steps.spend(1)
@@ -203,6 +207,8 @@ class Interpreter:
             return self._call_closure(func, args, kwargs)
         if isinstance(func, Native):
             return self._call_native(func.name, args, kwargs)
+        if isinstance(func, Object):
+            return func.call(self, args, kwargs)
         if isinstance(func, tuple) and func and func[0] == "method":
             return self._call_method(func[1], func[2], args, kwargs)
         raise Stop(f"a call of a {type(func).__name__}", "is not a function of the module or the subset")
@@ -307,6 +313,8 @@ class Interpreter:
         raise Stop(f".{name}() of a {type(obj).__name__}", "is not in the subset")
 
     def _attribute(self, obj, name: str):
+        if isinstance(obj, Object):
+            return obj.attribute(self, name)
         if isinstance(obj, ModuleRef):
             qual = f"{obj.name}.{name}"
             if qual in natives.CONSTANTS:
@@ -422,6 +430,8 @@ class Interpreter:
                 self.assign(t, v, env)
         elif isinstance(target, ast.Subscript):
             self.store_item(self.eval(target.value, env), target.slice, value, env)
+        elif isinstance(target, ast.Attribute) and isinstance(obj := self.eval(target.value, env), Object):
+            obj.store(self, target.attr, value)
         else:
             raise Stop(f"assignment to {ast.unparse(target)}", "only names, tuples and items are assigned")
 
@@ -475,15 +485,16 @@ class Interpreter:
         raise Stop(f"the constant {v!r}", "is not in the subset")
 
     def _e_Name(self, node, env):
-        scope = env
+        scope, module = env, None
         while scope is not None:
             if node.id in scope:
                 if isinstance(scope[node.id], Poison):
                     raise Stop(f"{node.id} after the loop over a symbolic range (line {scope[node.id].line})",
                                scope[node.id].why)
                 return scope[node.id]
+            module = module or scope.get("__module__")  # code of another module (a base class's method)
             scope = scope.get("__outer__")
-        return self.lookup(node.id, {})
+        return self.lookup(node.id, {}) if module is None else module.lookup(self, node.id)
 
     def _e_Attribute(self, node, env):
         return self._attribute(self.eval(node.value, env), node.attr)

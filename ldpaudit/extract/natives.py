@@ -60,6 +60,9 @@ def _iter(v) -> list:
     if isinstance(v, Seq):
         raise Stop(f"this use of a sequence of symbolic length {v.length}", "a symbolic range is read in a list "
                    "comprehension, a generator expression or a for loop that builds one item per index")
+    if isinstance(v, sp.Basic):
+        raise Stop(f"iteration over {sp.sstr(v)},", "which is a number here (a parameter named in a class target is "
+                                                   "a symbolic number; a list or a function cannot be given)")
     raise Stop(f"iteration over a {type(v).__name__}")
 
 

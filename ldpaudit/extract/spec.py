@@ -148,7 +148,7 @@ def spec_text(ex: Extraction, *, epsilon=None, form: tuple[str, object] | None =
     for name, value, how in ex.bound:
         shown = "-" if value is None and how == "unused" else value
         note = {"--target-arg": "bound by --target-arg", "default": "its default (not a number: bound)",
-                "unused": "does not change the channel"}[how]
+                "unused": "does not change the channel", "target": "given in the target"}[how]
         out.append(f"#   {name} = {shown}: {note}")
     out += [f"#   {note}" for note in ex.notes]
     if ex.family is not None:
@@ -236,7 +236,7 @@ def _claim(ex: Extraction, epsilon) -> str:
     if p is not None:
         return p.name
     for name, value, how in ex.bound:
-        if how == "--target-arg" and name.lower().startswith("eps"):
+        if how in ("--target-arg", "target") and name.lower().startswith("eps"):
             return sp.sstr(value)
     raise InvalidParameter(f"{ex.function}() has no epsilon parameter; give the claimed ε with --epsilon E")
 

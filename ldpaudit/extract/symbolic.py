@@ -109,6 +109,23 @@ class Closure:
     env: dict = field(default_factory=dict)
 
 
+class Object:
+    """A value of a class read from the source (a class, an instance, a bound method,
+    ``super()``): :mod:`ldpaudit.extract.classes` reads its calls, attribute reads and attribute
+    writes; the interpreter hands them over."""
+
+    shown = "an object"
+
+    def call(self, interp, args: list, kwargs: dict):
+        raise Stop(f"a call of {self.shown}", "is not in the subset")
+
+    def attribute(self, interp, name: str):
+        raise Stop(f"the attribute .{name} of {self.shown}", "is not in the subset")
+
+    def store(self, interp, name: str, value) -> None:
+        raise Stop(f"a write to .{name} of {self.shown}", "is not in the subset")
+
+
 def number(value) -> sp.Basic:
     """An exact sympy number from a Python literal (floats exactly, as their binary value)."""
     if isinstance(value, bool):
@@ -135,6 +152,8 @@ def as_expr(v):
         return number(v)
     if isinstance(v, Uniform):
         raise Stop("a continuous draw used in arithmetic", "only comparisons such as random() < p are exact")
+    if isinstance(v, Native):
+        raise Stop(f"{v.name} used as a number", "is a library value the subset does not read")
     raise Stop(f"a value of type {type(v).__name__} used as a number")
 
 
