@@ -279,7 +279,7 @@ class Search:
             families += ["threshold", "threshold"]
             thresholds = [(np.arange(k)[::-1], np.cumsum(cb[:, ::-1], axis=1)), (np.arange(k), np.cumsum(cb, axis=1))]
         describe = self._describe_codes
-        step = max(1, (1 << 18) // k)
+        step = max(1, (1 << 16) // k)
         for lo in range(0, len(pairs), step):
             bx, by = xi[lo:lo + step], yi[lo:lo + step]
             order = _ratio_orders(ca, na, bx, by)

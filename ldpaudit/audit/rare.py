@@ -83,7 +83,7 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     m_e = np.array([n_total - n_e[xs[0]] if len(ys) > 1 else n_e[ys[0]] for xs, ys in sides])
     m_confirm = np.array([n_confirm * len(ys) for _, ys in sides])
     width = min(MAX_RARE_CODES, k)
-    step = max(1, (1 << 18) // k)
+    step = max(1, (1 << 16) // k)
     found = []      # per block of sides: the sides with a candidate, its prefix length, score, counts, order
     for lo in range(0, len(sides), step):
         rows = slice(lo, lo + step)
