@@ -373,10 +373,6 @@ class LazyClass(Object):
     def _target(self):
         return _value(self.module.reader.bind(self.module, self.text))
 
-    @property
-    def name(self):  # isinstance(x, Class): the subset does not read an instance's type
-        raise Stop(f"the class {self.text} used as a value (isinstance, type)", "is not read")
-
     def call(self, interp, args, kwargs):
         target = self._target()
         if target is None:

@@ -51,10 +51,15 @@ def add_parser(subparsers) -> None:
                "not decided for all of them exits 3 naming it and what to assume or bind. --domain 0..d-1 reads code "
                "generic in d on one symbolic input and writes k-RR's structured form with d symbolic when the channel "
                "has it (one weight for y == x, one for y != x), or the product form when it returns one bit per "
-               "index of a loop over range(d) whose items are independent (OUE, SUE, RAPPOR). "
+               "index of a loop over range(d) whose items are independent (OUE, SUE, RAPPOR). A class target builds "
+               "the instance by reading __init__ (and the base classes' methods, in other modules too) and runs the "
+               "method from that state on every path; a method that changes state a later call reads (a stateful "
+               "client) exits 3 naming the line. "
                "Prove the result with `ldpaudit verify SPEC` or directly with `ldpaudit verify --from-code TARGET`.")
     p.add_argument("target", help="package.module:function or path/to/file.py:function (a randomizer f(x, ...) or "
-                                  "a factory returning one)")
+                                  "a factory returning one), or a class's method: module:Class(args).method, its "
+                                  "__init__ read symbolically once (args literals, bound, or bare names of symbolic "
+                                  "parameters: DEClient(epsilon, d)._perturb), or module:Class.method")
     add_source_options(p)
     p.add_argument("--epsilon", metavar="E", help="the claimed ε written in the spec (default: the code's epsilon "
                                                   "parameter)")

@@ -9,6 +9,7 @@ from ldpaudit.extract.symbolic import (
     DECIDER,
     Appending,
     Arr,
+    Object,
     Seq,
     Stop,
     Uniform,
@@ -175,6 +176,8 @@ def _abs(x):
 
 def _isinstance(value, kinds):
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    if any(isinstance(k, Object) for k in kinds):
+        raise Stop("isinstance of a class read from the source", "an instance's type is not read")
     names = {k.name.rsplit(".", 1)[-1] if hasattr(k, "name") else str(k) for k in kinds}
     if isinstance(value, bool):
         return bool(names & {"bool", "int"})

@@ -14,7 +14,8 @@ def add_parser(subparsers):
     p = verify_command.add_parser(subparsers)
     p.add_argument("--from-code", metavar="TARGET",
                    help="instead of a spec: extract the exact channel of a Python randomizer from its source "
-                        "(module:function or file.py:function, never run) and verify it; needs --domain (0..d-1 "
+                        "(module:function, file.py:function or module:Class(args).method, never run) and verify "
+                        "it; needs --domain (0..d-1 "
                         "for code generic in d: proved for every d) and takes --assume (see: ldpaudit extract --help)")
     add_source_options(p, required=False)
     p.set_defaults(func=run)
