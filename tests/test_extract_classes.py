@@ -131,6 +131,14 @@ def test_ue_client_oue_and_sue_are_their_product_specs(pure_ldp_copy, arguments,
             assert _equal(mine, bundled), (law, bit, mine, bundled)
 
 
+def test_ue_client_is_not_read_generically_in_d(pure_ldp_copy):
+    """Its draw np.random.choice(..., size=self.d) has a symbolic size: exit 3 naming the line,
+    asking for d to be bound (DE's _perturb, one element out, is read for every d)."""
+    with pytest.raises(Unextractable, match=r"ue_client\.py:54: size = d needs a concrete integer.*bind d with "
+                                            r"--target-arg"):
+        extract(f"{UE}(epsilon, d, use_oue=True)._perturb", "0..d-1", {})
+
+
 def test_a_bug_planted_in_the_constructor_is_refuted_naming_its_line(capsys, pure_ldp_copy):
     """SUEHalvingBug: pure-ldp's SUE with p computed from ε in update_params (run by __init__):
     2ε-LDP; the witness's paths name the line where the constructor set p."""
@@ -169,13 +177,14 @@ def test_an_attribute_written_before_it_is_read_is_scratch(pure_ldp_copy):
     ("DataclassRR()", r"classes\.py:{dataclass}: the class decorator @dataclass of DataclassRR"),
     ("FromUnreadable()", (r"classes\.py:{unreadable}: the base class Unreadable of FromUnreadable is not a class "
                          r"whose source is found")),
+    ("SetsByName(epsilon)", r"classes\.py:{setattr}: setattr\(\) is I/O or reflection"),
     ("ChangesItsHelper(epsilon)", (r"classes\.py:{inner}: a write to \.d of an instance of ScratchKRR made before "
                                   r"the call")),
 ])
 def test_outside_the_subset_exits_3_naming_file_line_and_construct(pure_ldp_copy, target, match):
     lines = {"seed": _line("self.other = random.randrange(d)"), "prop": _line("def p(self):"),
              "dataclass": _line("@dataclass"), "unreadable": _line("class FromUnreadable(Unreadable):"),
-             "inner": _line("self.inner.d = 3")}
+             "inner": _line("self.inner.d = 3"), "setattr": _line('setattr(self, "p"')}
     with pytest.raises(Unextractable, match=match.format(**lines)):
         extract(f"{CLASSES}:{target}.privatise", [0, 1], {})
 

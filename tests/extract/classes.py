@@ -138,3 +138,13 @@ class ChangesItsHelper:
     def privatise(self, x):
         self.inner.d = 3
         return self.inner.privatise(x)
+
+
+class SetsByName:
+    """Sets its probability with setattr (a name computed at run time)."""
+
+    def __init__(self, epsilon):
+        setattr(self, "p", math.exp(epsilon) / (math.exp(epsilon) + 1))
+
+    def privatise(self, x):
+        return x if random.random() < self.p else 1 - x
