@@ -178,13 +178,16 @@ def test_an_attribute_written_before_it_is_read_is_scratch(pure_ldp_copy):
     ("FromUnreadable()", (r"classes\.py:{unreadable}: the base class Unreadable of FromUnreadable is not a class "
                          r"whose source is found")),
     ("SetsByName(epsilon)", r"classes\.py:{setattr}: setattr\(\) is I/O or reflection"),
+    ("CapturedCache(epsilon)", (r"classes\.py:{captured}: CapturedCache\.privatise changes seen, a container the "
+                               r"function defined here captured and every call reads")),
     ("ChangesItsHelper(epsilon)", (r"classes\.py:{inner}: a write to \.d of an instance of ScratchKRR made before "
                                   r"the call")),
 ])
 def test_outside_the_subset_exits_3_naming_file_line_and_construct(pure_ldp_copy, target, match):
     lines = {"seed": _line("self.other = random.randrange(d)"), "prop": _line("def p(self):"),
              "dataclass": _line("@dataclass"), "unreadable": _line("class FromUnreadable(Unreadable):"),
-             "inner": _line("self.inner.d = 3"), "setattr": _line('setattr(self, "p"')}
+             "inner": _line("self.inner.d = 3"), "setattr": _line('setattr(self, "p"'),
+             "captured": _line("self.remember = lambda")}
     with pytest.raises(Unextractable, match=match.format(**lines)):
         extract(f"{CLASSES}:{target}.privatise", [0, 1], {})
 

@@ -90,6 +90,10 @@ class ClassTarget:
         """After every path: refuse state that carries from one call to the next; notes on the
         rest (the attributes ``__init__`` set, scratch attributes a call writes)."""
         reader = self.reader
+        for name, (file, line) in sorted(reader.captured.items()):
+            raise unextractable(file, line, Stop(
+                f"{self.name} changes {name}, a container the function defined here captured and every call reads:",
+                "the next call starts from another state, so a stateful client is not one fixed channel"))
         carried = sorted((site, name) for name, site in reader.changes.items() if name in reader.read_first)
         if carried:
             (file, line), name = carried[0]

@@ -162,6 +162,7 @@ class Reader:
         self.calling = False
         self.read_first: dict = {}     # attribute -> (file, line) of a read before any write in a call
         self.changes: dict = {}        # attribute -> (file, line) where a call changed it
+        self.captured: dict = {}       # a container a function on the instance captured, changed by a call
 
     # -- reading modules and classes --
 
@@ -587,11 +588,18 @@ class Entry(Object):
     def __init__(self, instance: Instance, owner: ClassInfo, node: ast.FunctionDef, static: bool):
         self.instance, self.owner, self.node, self.static = instance, owner, node, static
         self.shown = f"{owner.name}.{node.name}"
+        #: containers that functions kept on the instance captured (a lambda made in __init__
+        #: over a list): (scope, name, the value __init__ left, the function)
+        self.captured = [(env, name, fresh(value), closure) for closure in _closures(instance.initial)
+                         for env in _scopes(closure.env) for name, value in env.items()
+                         if name not in ("__outer__", "__module__") and isinstance(value, (list, dict, set, Arr))]
 
     def call(self, interp, args, kwargs):
         inst, reader = self.instance, self.owner.module.reader
         memo: dict = {}
         inst.state = {k: _fresh(v, memo) for k, v in (inst.initial or {}).items()}
+        for env, name, value, _ in self.captured:
+            env[name] = fresh(value)
         inst.reading, inst.writes = set(), {}
         reader.calling = True
         try:
@@ -600,6 +608,40 @@ class Entry(Object):
             reader.calling = False
             reader.record(inst, inst.writes)
             inst.reading = None
+            for env, name, value, closure in self.captured:
+                if not _unchanged(env[name], value):  # a function on the instance reads it in every call
+                    where = next((e["__module__"].shown for e in _scopes(closure.env) if "__module__" in e),
+                                 reader.main.shown)
+                    reader.captured.setdefault(name, (where, closure.node.lineno))
+
+
+def _closures(value, seen=None) -> list:
+    """The functions reachable from a value (an instance's state): lambdas and nested functions."""
+    seen = set() if seen is None else seen
+    if id(value) in seen:
+        return []
+    seen.add(id(value))
+    if isinstance(value, Closure):
+        return [value]
+    if isinstance(value, dict):
+        items = list(value.values())
+    elif isinstance(value, (list, tuple, set)):
+        items = list(value)
+    elif isinstance(value, Arr):
+        items = value.items
+    elif isinstance(value, Instance):
+        items = list(value.state.values())
+    else:
+        return []
+    return [c for v in items for c in _closures(v, seen)]
+
+
+def _scopes(env: dict) -> list:
+    out = []
+    while env is not None:
+        out.append(env)
+        env = env.get("__outer__")
+    return out
 
 
 def _value(hit):
