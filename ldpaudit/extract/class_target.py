@@ -169,7 +169,6 @@ def read_class_target(target: str) -> ClassTarget:
         raise InvalidParameter(f"{where}: no class {class_name!r} in {path} (its classes: {listed}); fix the name "
                                "after ':'")
     info = hit[1]
-    reader.main = info.module
     found = info.find(method_name)
     if found is None or not isinstance(found[1], ast.FunctionDef):
         names = sorted({n for c in info.mro for n, m in c.members.items()
@@ -177,6 +176,7 @@ def read_class_target(target: str) -> ClassTarget:
         raise InvalidParameter(f"{where}: {class_name} has no method {method_name!r} (its methods: "
                                f"{', '.join(names[:10]) or 'none'}); fix the name after the call")
     owner, node = found
+    reader.main = owner.module  # the method's module: the file and lines the spec names
     kind = method_kind(node)
     if kind not in ("method", "static"):
         raise unextractable(owner.module.shown, node.lineno, Stop(f"the {kind} {owner.name}.{method_name}",
@@ -186,7 +186,7 @@ def read_class_target(target: str) -> ClassTarget:
         raise InvalidParameter(f"{where}: {class_name}.{method_name}() takes no input (the randomizer's input is its "
                                "first parameter after self)")
     signature, given = _signature(parsed, info, info.find("__init__"), where)
-    source = Source(target, info.module.path, info.module.tree, node)
+    source = Source(target, owner.module.path, owner.module.tree, node)
     return ClassTarget(target, reader, info, owner, node, static, source, signature, given)
 
 
