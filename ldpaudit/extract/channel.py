@@ -172,7 +172,7 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
         domain = parse_domain_text(domain, names, values)
         if isinstance(domain, SymbolicDomain):
             at = next((i for i, (n, _, _) in enumerate(pending) if n == domain.name), None)
-            if at is not None and pending[at][2] is None and name_has_no_default(a, domain.name):
+            if at is not None and pending[at][2] is None and _no_default(a, domain.name):
                 pending[at] = (domain.name, "integer", None)  # no default to tell: the domain's size is an integer
             kind = None if at is None else pending[at][1]
             if kind != "integer":
@@ -193,7 +193,7 @@ def _parameters(fn: ast.FunctionDef, skip_first: bool, raw_args: dict, where: st
     return params, bound, kwargs, domain, notes
 
 
-def name_has_no_default(a: ast.arguments, name: str) -> bool:
+def _no_default(a: ast.arguments, name: str) -> bool:
     """Whether the parameter ``name`` of a signature has no default (nothing tells its type)."""
     positional = a.posonlyargs + a.args
     with_default = [p.arg for p in positional[len(positional) - len(a.defaults):]] if a.defaults else []

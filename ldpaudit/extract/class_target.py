@@ -79,6 +79,8 @@ class ClassTarget:
                                    "target's arguments or --target-arg") from None
         if path.sizes or path.draws:
             line = path.events[0][0] if path.events else self.info.node.lineno
+            file = next((owner.module.shown for owner, node in self.reader.ran.values()
+                         if node.lineno <= line <= getattr(node, "end_lineno", node.lineno)), file)
             raise Unextractable(f"{file}:{line}: building {self.info.name} draws a random value once, shared by every "
                                 "report; this is outside the subset `extract` reads exactly; test the code "
                                 "statistically with `ldpaudit audit`")
