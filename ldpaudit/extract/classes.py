@@ -487,7 +487,7 @@ class Instance(Object):
         value = reader.member(interp, owner, name, node, self)
         if isinstance(value, BoundMethod):
             return value
-        self.state[name] = value  # a class-level value: read through the instance, it is part of its state
+        self.state[name] = _fresh(value, {})  # a class-level value read through the instance: part of its state
         if self.initial is not None:
             self.initial[name] = _fresh(value, {})
         self.origin.setdefault(name, (owner.module.shown, node.lineno))
