@@ -187,3 +187,17 @@ def test_extract_writes_a_spec_that_loads(tmp_path, capsys):
     mech = load_spec(out)
     assert mech.channel.form == "product" and [p.name for p in mech.parameters] == ["epsilon"]
     assert main(["extract", f"{PERDRAW}:oue", "--target-arg", "d=3", "--domain", "0..2", "--out", str(out)]) == 2
+
+
+def test_a_module_in_the_working_directory_is_found_as_audit_finds_it(tmp_path, monkeypatch, capsys):
+    """The console script's sys.path starts at its bin directory; audit looks in the working
+    directory too (as ``python -m`` does), so extract does."""
+    import os
+    import sys
+
+    (tmp_path / "cwd_only_client.py").write_text(
+        "import random\n\ndef rr(x, p=3/4):\n    return x if random.random() < p else 1 - x\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if os.path.abspath(p or ".") != str(tmp_path)])
+    assert main(["extract", "cwd_only_client:rr", "--domain", "0..1"]) == 0
+    assert "function rr" in capsys.readouterr().out

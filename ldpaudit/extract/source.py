@@ -72,9 +72,10 @@ def locate(target: str) -> tuple[Path, str]:
 
 
 def _roots(top: str) -> list[Path]:
-    """Directories that may hold the top-level package ``top``: the entries of sys.path, and
-    where the import system's finders place it (an editable install's finder): finding a
-    top-level name runs nothing, unlike ``find_spec`` of a dotted name, which imports parents."""
+    """Directories that may hold the top-level package ``top``: the entries of sys.path,
+    where the import system's finders place it (an editable install's finder), and the working
+    directory: finding a top-level name runs nothing, unlike ``find_spec`` of a dotted name,
+    which imports parents."""
     roots = [Path(entry or ".") for entry in sys.path]
     try:
         import importlib.util
@@ -87,6 +88,9 @@ def _roots(top: str) -> list[Path]:
         if spec.origin and spec.origin.endswith(".py"):
             origin = Path(spec.origin)
             roots.append(origin.parent.parent if origin.name == "__init__.py" else origin.parent)
+    # last, the working directory, as ``python -m`` and audit's targets look there (the console
+    # script's sys.path starts at its bin directory instead)
+    roots.append(Path.cwd())
     return [r for r in roots if r.is_dir()]  # zip files and eggs are not read
 
 
