@@ -199,5 +199,5 @@ def test_a_module_in_the_working_directory_is_found_as_audit_finds_it(tmp_path, 
         "import random\n\ndef rr(x, p=3/4):\n    return x if random.random() < p else 1 - x\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if os.path.abspath(p or ".") != str(tmp_path)])
-    assert main(["extract", "cwd_only_client:rr", "--domain", "0..1"]) == 0
+    assert main(["extract", "cwd_only_client:rr", "--domain", "0..1", "--epsilon", "log(3)"]) == 0
     assert "function rr" in capsys.readouterr().out
