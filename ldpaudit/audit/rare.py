@@ -68,27 +68,35 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     counts = {x: s.codes_a[x] + s.codes_b[x] for x in s.codes_a}
     n_e = {x: s.a[x].n + s.b[x].n for x in s.a}
     inputs = list(counts)
-    sides = [((x,), (y,)) for x, y in pairs]
-    if len(inputs) > 2:
-        sides += [((x,), tuple(u for u in inputs if u != x)) for x in dict.fromkeys(p[0] for p in pairs)]
-    if not sides:
+    # the sides: every pair, then (when there are more than two inputs) each pair's x against the others
+    alone = list(dict.fromkeys(p[0] for p in pairs)) if len(inputs) > 2 else []
+    if not pairs:
         return []
     total = sum(counts.values())
     n_total = sum(n_e.values())
     row = {u: i for i, u in enumerate(inputs)}
     c = np.stack([counts[u] for u in inputs] + [total])       # the last row: every input's counts
-    xi = np.array([row[xs[0]] for xs, _ in sides])
-    pooled = np.array([len(ys) > 1 for _, ys in sides])
-    n_x = np.array([n_e[xs[0]] for xs, _ in sides])
-    m_e = np.array([n_total - n_e[xs[0]] if len(ys) > 1 else n_e[ys[0]] for xs, ys in sides])
-    m_confirm = np.array([n_confirm * len(ys) for _, ys in sides])
+    n_row = np.array([n_e[u] for u in inputs])
+    xi = np.array([row[x] for x, _ in pairs] + [row[x] for x in alone])
+    yi = np.array([row[y] for _, y in pairs] + [len(inputs)] * len(alone))     # pooled: the last row
+    pooled = np.arange(len(xi)) >= len(pairs)
+    n_x = n_row[xi]
+    m_e = np.where(pooled, n_total - n_x, np.append(n_row, 0)[yi])
+    m_confirm = np.where(pooled, n_confirm * (len(inputs) - 1), n_confirm)
+
+    def side(t: int) -> tuple[tuple, tuple]:
+        if t < len(pairs):
+            return (pairs[t][0],), (pairs[t][1],)
+        x = alone[t - len(pairs)]
+        return (x,), tuple(u for u in inputs if u != x)
+
     width = min(MAX_RARE_CODES, k)
     step = max(1, (1 << 16) // k)
     found = []      # per block of sides: the sides with a candidate, its prefix length, score, counts, order
-    for lo in range(0, len(sides), step):
+    for lo in range(0, len(xi), step):
         rows = slice(lo, lo + step)
         cx = c[xi[rows]]
-        cy = np.where(pooled[rows, None], c[-1] - cx, c[np.array([row[ys[0]] for _, ys in sides[rows]])])
+        cy = np.where(pooled[rows, None], c[-1] - cx, c[yi[rows]])
         # Rare under x: fewer than ~1000 expected confirmation hits; the main ranking has the rest.
         rare = (cx > 0) & (cx / n_x[rows, None] * n_confirm < 1000)
         order = _rare_orders(cx, cy, n_x[rows], m_e[rows], rare)[:, :width]
@@ -101,7 +109,7 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
         js = np.flatnonzero(valid[:, 0] & np.isfinite(score[np.arange(len(best)), best]))
         i = best[js]
         found.append((lo + js, i, score[js, i], a[js, i], b[js, i], order[js]))
-    side, length, predicted, a, b = (np.concatenate([f[j] for f in found]) for j in range(5))
+    sides, length, predicted, a, b = (np.concatenate([f[j] for f in found]) for j in range(5))
     orders = np.concatenate([f[5] for f in found])
     # The exploration estimate's own uncertainty (delta method on ln(a/b)), as math.sqrt gives it.
     sd = np.sqrt(1.0 / a + 1.0 / np.maximum(b, 1))
@@ -111,7 +119,7 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
     describe = s._describe_codes
 
     def make(r: int) -> Candidate:
-        xs, ys = sides[side[r]]
+        xs, ys = side(int(sides[r]))
         x, i = xs[0], int(length[r])
         in_set = np.zeros(k, dtype=bool)
         in_set[orders[r, :i + 1]] = True
@@ -126,7 +134,7 @@ def rare_candidates(s: Search, pairs: list, *, n_confirm: int, alpha_each: float
         cand.sd = float(sd[r])
         return cand
 
-    return RareCandidates(lambda t: make(int(ranked[t])), pooled[side[ranked]])
+    return RareCandidates(lambda t: make(int(ranked[t])), pooled[sides[ranked]])
 
 
 class RareCandidates(Sequence):
@@ -167,49 +175,80 @@ def _rare_orders(cx, cy, n_x, m_e, rare):
     """``np.argsort(np.where(rare, -llr, inf), axis=1, kind="stable")`` with llr =
     ln((cx + 1/2)/n_x) − ln((cy + 1/2)/m_e) row by row: each side's codes rare under x by
     pooled exploration ratio, the others after them. Where the counts are few, the ratios are
-    those of a table over (count under x, count under x') per (n_x, m_e), and the rows are
+    those of a table over (count under x, count under x') per (n_x, m_e), and those rows are
     sorted by their rank in it (a stable radix sort of small integers: equal ranks exactly
-    where the ratios are equal)."""
-    keys = np.empty(cx.shape, dtype=np.int16)
+    where the ratios are equal); the other rows (pooled sides' large counts) by llr."""
+    order = np.empty(cx.shape, dtype=np.intp)
+    by_llr = np.ones(len(cx), dtype=bool)
     ints = cx.dtype.kind in "iu" and cy.dtype.kind in "iu" and cx.min(initial=0) >= 0 and cy.min(initial=0) >= 0
     for nx, my in (np.unique(np.stack([n_x, m_e], axis=1), axis=0).tolist() if ints else ()):
         rows = np.flatnonzero((n_x == nx) & (m_e == my))
         gx, gy = cx[rows], cy[rows]
         top_x, top_y = int(gx.max(initial=0)) + 1, int(gy.max(initial=0)) + 1
         if top_x * top_y > gx.size:
-            break
+            continue
         fx, fy = np.log((np.arange(top_x) + 0.5) / nx), np.log((np.arange(top_y) + 0.5) / my)
         distinct, rank = np.unique(-(fx[:, None] - fy[None, :]).ravel(), return_inverse=True)
         if len(distinct) >= 2**15:
-            break
-        keys[rows] = np.where(rare[rows], rank.reshape(top_x, top_y)[gx, gy], len(distinct))
-    else:
-        if ints:
-            return np.argsort(keys, axis=1, kind="stable")
-    llr = np.log((cx + 0.5) / n_x[:, None]) - np.log((cy + 0.5) / m_e[:, None])
-    return np.argsort(np.where(rare, -llr, np.inf), axis=1, kind="stable")
+            continue
+        keys = np.where(rare[rows], rank.reshape(top_x, top_y).astype(np.int16)[gx, gy], np.int16(len(distinct)))
+        order[rows] = np.argsort(keys, axis=1, kind="stable")
+        by_llr[rows] = False
+    rows = np.flatnonzero(by_llr)
+    if len(rows):
+        gx, gy = cx[rows], cy[rows]
+        llr = np.log((gx + 0.5) / n_x[rows, None]) - np.log((gy + 0.5) / m_e[rows, None])
+        order[rows] = np.argsort(np.where(rare[rows], -llr, np.inf), axis=1, kind="stable")
+    return order
 
 
 def _could_certify_rows(a, n_e, b, m_e, n_confirm: int, alpha_each: float, m_confirm, delta: float, valid):
     """:func:`could_certify` of every row's prefixes (a, b (r, w); n_e, m_e, m_confirm (r,)),
     -inf where not ``valid``: the same values elementwise, each Clopper-Pearson bound computed
     once per distinct scaled count (and, under x', per confirmation size)."""
-    a_c = a.astype(float) * (n_confirm / n_e)[:, None]
-    b_c = b.astype(float) * (m_confirm / m_e)[:, None]
+    factor_a = n_confirm / n_e
+    factor_b = m_confirm / m_e
     low = np.zeros(a.shape)
-    distinct, where = np.unique(a_c[valid], return_inverse=True)
-    low[valid] = np.asarray(bounds.cp_lower(distinct, n_confirm, alpha_each))[where.ravel()]
+    distinct, where = _distinct_scaled(a, factor_a, valid, None)
+    low[valid] = np.asarray(bounds.cp_lower(distinct, n_confirm, alpha_each))[where]
     if delta:
         low = np.maximum(low - delta, 0.0)
     up = np.ones(b.shape)
     for m in np.unique(m_confirm).tolist():
         cells = valid & (m_confirm == m)[:, None]
-        distinct, where = np.unique(np.minimum(b_c[cells], m - 1), return_inverse=True)
-        up[cells] = np.asarray(bounds.cp_upper(distinct, m, alpha_each))[where.ravel()]
+        distinct, where = _distinct_scaled(b, factor_b, cells, m - 1)
+        up[cells] = np.asarray(bounds.cp_upper(distinct, m, alpha_each))[where]
     with np.errstate(divide="ignore"):
         score = np.log(low) - np.log(up)
     score[~valid] = -np.inf
     return score
+
+
+def _distinct_scaled(counts, factor, cells, top):
+    """``np.unique(v, return_inverse=True)`` of v = ``counts * factor[:, None]`` (floats) at
+    ``cells``, capped at ``top`` when given: the distinct values, ascending, and each cell's
+    index among them. Integer counts under one factor are few: found by marking them, each
+    distinct count scaled once (the same products), without sorting every cell."""
+    rows = np.flatnonzero(cells.any(axis=1))
+    values = counts[cells]
+    if counts.dtype.kind in "iu" and len(rows) and values.size and (factor[rows] == factor[rows[0]]).all() \
+            and values.min() >= 0 and values.max() < 4 * values.size:
+        seen = np.zeros(int(values.max()) + 1, dtype=bool)
+        seen[values] = True
+        ints = np.flatnonzero(seen)
+        scaled = ints.astype(float) * factor[rows[0]]
+        if top is not None:
+            scaled = np.minimum(scaled, top)
+        first = np.ones(len(scaled), dtype=bool)
+        first[1:] = scaled[1:] != scaled[:-1]       # the cap can make several counts one value
+        index = np.zeros(len(seen), dtype=np.intp)
+        index[ints] = np.cumsum(first) - 1
+        return scaled[first], index[values]
+    scaled = counts.astype(float) * factor[:, None]
+    if top is not None:
+        scaled = np.minimum(scaled, top)
+    distinct, where = np.unique(scaled[cells], return_inverse=True)
+    return distinct, where.ravel()
 
 
 def add_rare(chosen: list[Candidate], rare: list[Candidate], epsilon: float) -> list[Candidate]:
