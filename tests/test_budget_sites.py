@@ -18,6 +18,7 @@ A new clock read fails this test until it is listed here with its kind.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "ldpaudit"
@@ -85,11 +86,16 @@ def _real_time_alarm(node: ast.AST) -> bool:
                                                  for a in node.args)
 
 
+@functools.lru_cache(maxsize=1)
+def _trees() -> tuple:
+    """(path, syntax tree) of every module of the package, parsed once for all the tests."""
+    return tuple((path, ast.parse(path.read_text(), filename=str(path))) for path in sorted(PACKAGE.rglob("*.py")))
+
+
 def _functions():
     """(module, qualified function name, function node) for every function in the package."""
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path, tree in _trees():
         module = str(path.relative_to(PACKAGE))
-        tree = ast.parse(path.read_text(), filename=str(path))
 
         def walk(node, prefix):
             for child in ast.iter_child_nodes(node):
@@ -159,6 +165,7 @@ def _reads_clock(expr, tainted: set[str]) -> bool:
     return any(_reads_clock(child, tainted) for child in ast.iter_child_nodes(expr))
 
 
+@functools.lru_cache(maxsize=1)
 def _clock_sites() -> dict:
     found = {}
     for module, name, fn in _functions():
@@ -198,8 +205,7 @@ def test_guards_are_only_where_nothing_is_decided():
 
 def test_z3_runs_under_its_deterministic_resource_limit():
     """No z3 solver is given a timeout: every query is bounded by ``rlimit``."""
-    for path in sorted(PACKAGE.rglob("*.py")):
-        tree = ast.parse(path.read_text())
+    for path, tree in _trees():
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "set":
                 if node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("timeout", "soft_timeout"):

@@ -4,10 +4,10 @@
   from the nav, a snippet naming a file that is gone or a docstring mkdocstrings cannot render
   fails the suite. The CLI reference page is generated from the real argument parser at build
   time; the built page is checked to list every subcommand and option.
-* Every example on the pages is executed, from the repository root: each ```python block in a
-  subprocess (exit 0), and each ```console block line by line: ``$ ldpaudit ...`` is run, the
+* Every example on the pages is executed, from the repository root: each ```python block as a
+  script in the test's process (it must not raise or exit non-zero), and each ```console block line by line: ``$ ldpaudit ...`` is run, the
   lines after it are output it must print, and a trailing ``# exit N`` is the exit status it
-  must end with (0 when absent). Only the commands in SLOW are skipped, each with its reason.
+  must end with (0 when absent). The commands in SLOW run only with -m slow, each with its reason.
   ```bash blocks are illustrations that need what the repository has not (your randomizer, a
   cluster) and are not run. Paths under /tmp/ldpaudit-docs- are written to a temporary
   directory instead.
@@ -35,6 +35,9 @@ TMP_PREFIX = "/tmp/ldpaudit-docs-"
 SLOW = {
     "ldpaudit reproduce joseph2018 --out /tmp/ldpaudit-docs-proofs":
         "about 35 s (simulates the four protocols); tests/test_joseph2018.py runs it",
+    "ldpaudit reproduce localhashing --out /tmp/ldpaudit-docs-proofs":
+        "about 7 s; tests/test_reproduce.py regenerates it and diffs it with proofs/ (-m slow), and the "
+        "default suite reproduces gaussian through the same command (tests/test_vocabulary.py)",
 }
 
 README_HEAD = (
@@ -134,11 +137,11 @@ def test_python_example_runs(page, line, body, tmp_path, monkeypatch, capsys):
         assert exc.code in (None, 0), f"{page}:{line}: exit {exc.code}\n{capsys.readouterr().err[-3000:]}"
 
 
-COMMANDS_RUN = [c for c in _commands() if c[2] not in SLOW]
+COMMANDS_RUN = [c if c[2] not in SLOW else pytest.param(*c, marks=pytest.mark.slow) for c in _commands()]
 
 
 @pytest.mark.parametrize("page,line,command,expected", COMMANDS_RUN,
-                         ids=[f"{p}:{n}" for p, n, _, _ in COMMANDS_RUN])
+                         ids=[f"{p}:{n}" for p, n, _, _ in _commands()])
 def test_console_example_runs(page, line, command, expected, tmp_path, monkeypatch, capsys):
     """Run in this process through ``ldpaudit.cli.main`` (what the ``ldpaudit`` script calls),
     so the commands share one import of sympy and z3 instead of paying for it each."""
