@@ -6,8 +6,9 @@
   time; the built page is checked to list every subcommand and option.
 * Every example on the pages is executed, from the repository root: each ```python block as a
   script in the test's process (it must not raise or exit non-zero), and each ```console block
-  line by line: ``$ ldpaudit ...`` is run, the lines after it are output it must print, and a trailing ``# exit N`` is the exit status it
-  must end with (0 when absent). The commands in SLOW run only with -m slow, each with its reason.
+  line by line: ``$ ldpaudit ...`` is run, the lines after it are output it must print, and a
+  trailing ``# exit N`` is the exit status it must end with (0 when absent). The commands in SLOW
+  run only with -m slow, each with its reason.
   ```bash blocks are illustrations that need what the repository has not (your randomizer, a
   cluster) and are not run. Paths under /tmp/ldpaudit-docs- are written to a temporary
   directory instead.
