@@ -173,6 +173,20 @@ def _best_prefixes(cx, cy, n_x, n_y, n_confirm, z, delta=0.0):
     return pred[rows, i], i + 1, cx[rows, i] / n_x, cy[rows, i] / n_y
 
 
+def _prefix_masks(order: np.ndarray, rows: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """For each of ``rows``, the codes in the first ``length[row]`` of its order (``order``
+    (r, k), or one order (k,) for every row), as a row of booleans: a code is in the prefix
+    where its position in the order is below the length."""
+    k = order.shape[-1]
+    if order.ndim == 2:
+        position = np.empty((len(rows), k), dtype=np.intp)
+        position[np.arange(len(rows))[:, None], order[rows]] = np.arange(k)
+    else:
+        position = np.empty(k, dtype=np.intp)
+        position[order] = np.arange(k)
+    return position < length[rows][:, None]
+
+
 def _ratio_orders(ca, na, bx, by):
     """``np.argsort(-(L[bx] - L[by]), axis=1, kind="stable")`` with L = ln((ca + 1/2)/(na + 1))
     row by row (half A's counts ca (m, k) of m inputs, na (m,)): each row the order
@@ -289,12 +303,12 @@ class Search:
             cumulative += [(o, cum[bx], cum[by]) for o, cum in thresholds]
             for family, (order, cx, cy) in zip(families, cumulative):
                 pred, length, p, q = _best_prefixes(cx, cy, nb[bx], nb[by], self.n_confirm, self.z, self.delta)
-                keep = np.flatnonzero(np.isfinite(pred) & live[lo:lo + step]).tolist()
+                keep = np.flatnonzero(np.isfinite(pred) & live[lo:lo + step])
+                masks = _prefix_masks(order, keep, length)
+                keep = keep.tolist()
                 pred, length, p, q = (v.tolist() for v in (pred, length, p, q))
-                for j in keep:
+                for in_set, j in zip(masks, keep):
                     pair = pairs[lo + j]
-                    in_set = np.zeros(k, dtype=bool)
-                    in_set[(order[j] if order.ndim == 2 else order)[:length[j]]] = True
                     event = CodeSetEvent(in_set, partial(describe, in_set, family))
                     out[lo + j].append(Candidate(pair if type(pair) is tuple else tuple(pair), event, family,
                                                  pred[j], p[j], q[j]))
