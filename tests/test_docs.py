@@ -151,15 +151,36 @@ def test_console_example_runs(page, line, command, expected, tmp_path, monkeypat
     argv = shlex.split(command.replace(TMP_PREFIX, f"{tmp_path}/"), comments=True)
     comment = re.search(r"#\s*exit\s+(\d+)\s*$", command)
     want = int(comment.group(1)) if comment else 0
-    assert argv[0] == "ldpaudit", f"{page}:{line}: only ldpaudit commands are run: {command}"
     monkeypatch.chdir(ROOT)
+    while argv and re.fullmatch(r"[A-Z_]+=.*", argv[0]):     # NAME=value before the command
+        name, _, value = argv.pop(0).partition("=")
+        monkeypatch.setenv(name, value)
+        if name == "PYTHONPATH":        # what a new interpreter would put on sys.path
+            for entry in reversed(value.split(os.pathsep)):
+                monkeypatch.syspath_prepend(str(ROOT / entry))
+    assert argv[0] == "ldpaudit", f"{page}:{line}: only ldpaudit commands are run: {command}"
     monkeypatch.setenv("LDPAUDIT_CACHE_DIR", str(tmp_path / "cache"))
     code = cli.main(argv[1:])
     out, err = capsys.readouterr()
     assert code == want, f"{page}:{line}: {command}\n{out[-2000:]}\n{err[-2000:]}"
-    flat = " ".join(out.split())  # the command wraps its lines to the terminal (80 columns here)
+    # what the terminal shows, both streams; the command wraps its lines (80 columns here)
+    flat = " ".join((out + "\n" + err).split())
     for text in expected:
-        assert " ".join(text.split()) in flat, f"{page}:{line}: {command}: the page shows {text!r}; got\n{out[-2000:]}"
+        assert _shows(flat, " ".join(text.split())), \
+            f"{page}:{line}: {command}: the page shows {text!r}; got\n{out[-2000:]}\n{err[-2000:]}"
+
+
+def _shows(flat: str, text: str) -> bool:
+    """Whether ``text`` is in ``flat``, where "..." on the page stands for text left out: its
+    pieces appear in order."""
+    at = 0
+    for piece in (p.strip() for p in text.split("...")):
+        if piece:
+            found = flat.find(piece, at)
+            if found < 0:
+                return False
+            at = found + len(piece)
+    return True
 
 
 def test_examples_are_found_and_skips_are_listed():
