@@ -8,12 +8,10 @@ import math
 import sympy as sp
 
 
-def tidy(expr):
-    """A probability in a short exact form: exponentials of one symbol as powers of one
-    variable (e^ε = T^2 when e^(ε/2) = T also occurs), cancelled and factored, then back."""
-    expr = sp.sympify(expr)
-    reps, back = {}, {}
-    by_symbol: dict = {}
+def _as_powers(expr) -> tuple[dict, dict]:
+    """The exponentials of one symbol in ``expr`` as powers of one positive variable per symbol
+    (e^ε = T^2 when e^(ε/2) = T also occurs): the substitution, and the way back."""
+    reps, back, by_symbol = {}, {}, {}
     for e in expr.atoms(sp.exp):
         coeff, rest = e.args[0].as_coeff_Mul()
         if rest.is_Symbol and coeff.is_Rational:
@@ -24,6 +22,14 @@ def tidy(expr):
         back[t] = sp.exp(sym / lcm)
         for e, c in items:
             reps[e] = t ** int(c * lcm)
+    return reps, back
+
+
+def tidy(expr):
+    """A probability in a short exact form: exponentials of one symbol as powers of one
+    variable (e^ε = T^2 when e^(ε/2) = T also occurs), cancelled and factored, then back."""
+    expr = sp.sympify(expr)
+    reps, back = _as_powers(expr)
     try:
         return sp.factor(sp.cancel(sp.together(expr.xreplace(reps)))).xreplace(back)
     except (sp.PolynomialError, TypeError, ValueError):
@@ -36,16 +42,7 @@ def same(a, b) -> bool:
     diff = sp.sympify(a) - sp.sympify(b)
     if diff == 0:
         return True
-    reps, by_symbol = {}, {}
-    for e in diff.atoms(sp.exp):
-        coeff, rest = e.args[0].as_coeff_Mul()
-        if rest.is_Symbol and coeff.is_Rational:
-            by_symbol.setdefault(rest, []).append((e, coeff))
-    for sym, items in by_symbol.items():
-        lcm = math.lcm(*(int(c.q) for _, c in items))
-        t = sp.Dummy(f"T_{sym}", positive=True)
-        for e, c in items:
-            reps[e] = t ** int(c * lcm)
+    reps, _ = _as_powers(diff)
     rational = diff.xreplace(reps)
     gens = sorted(rational.free_symbols, key=str)
     if gens:

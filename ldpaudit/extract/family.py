@@ -322,15 +322,10 @@ def _classes(terms: list[Term], x, y, size, parameters: list[Parameter], indices
     defs = [f == cells.holds(t.condition) for f, t in zip(flags, terms)]
     weights, listed = {}, 0
     for name, relation in (("truth", sp.Eq(y, x)), ("other", sp.Ne(y, x))):
-        blocks, found = [], []
-        while True:
-            out = cells.check(defs + [cells.holds(relation)] + blocks)
-            if out.result == "unsat":
-                break
-            on = [z3.is_true(out.model.eval(f, model_completion=True)) for f in flags]
-            blocks.append(z3.Or([f != z3.BoolVal(v) for f, v in zip(flags, on)]))
+        found = []
+        for on, model in _cases(cells, flags, defs, relation):
             total = sp.Add(*(t.weight for t, v in zip(terms, on) if v))
-            found.append((total, cells.point(out.model)))
+            found.append((total, cells.point(model)))
             if len(found) > MAX_CELLS:
                 raise Stop(f"Q(y|x) on {name} outputs", f"falls into more than {MAX_CELLS} cases")
         listed += len(found)
@@ -366,15 +361,10 @@ def _laws(terms: list[Term], x, i, length, size, parameters: list[Parameter], in
     defs = [f == cells.holds(t.condition) for f, t in zip(flags, terms)]
     laws, listed = [], 0
     for name, relation in (("i == x", sp.Eq(i, x)), ("i != x", sp.Ne(i, x))):
-        blocks, first = [], None
-        while True:
-            out = cells.check(defs + [cells.holds(relation)] + blocks)
-            if out.result == "unsat":
-                break
-            on = [z3.is_true(out.model.eval(f, model_completion=True)) for f in flags]
-            blocks.append(z3.Or([f != z3.BoolVal(v) for f, v in zip(flags, on)]))
+        first = None
+        for on, model in _cases(cells, flags, defs, relation):
             law = {b: sp.Add(*(t.weight for t, v in zip(terms, on) if v and t.value == b)) for b in (0, 1)}
-            at = cells.point(out.model)
+            at = cells.point(model)
             listed += 1
             if listed > 2 * MAX_CELLS:
                 raise Stop("the laws of the items", f"fall into more than {2 * MAX_CELLS} cases")
@@ -391,6 +381,21 @@ def _laws(terms: list[Term], x, i, length, size, parameters: list[Parameter], in
             raise Stop(f"the items with {name}", "have no case")  # d >= 2: never
         laws.append({b: tidy(p) for b, p in first[0].items()})
     return Family(size, x, i, "product", tuple(laws), tuple(terms), listed)
+
+
+def _cases(cells, flags: list, defs: list, relation):
+    """Each case of the paths' conditions that ``relation`` allows: which paths hold there (one
+    bool per flag) and a model of it, until z3 finds no other (the caller bounds how many)."""
+    import z3
+
+    blocks = []
+    while True:
+        out = cells.check(defs + [cells.holds(relation)] + blocks)
+        if out.result == "unsat":
+            return
+        on = [z3.is_true(out.model.eval(f, model_completion=True)) for f in flags]
+        blocks.append(z3.Or([f != z3.BoolVal(v) for f, v in zip(flags, on)]))
+        yield on, out.model
 
 
 def paths_at(family: Family, x: int, y: int, params: dict, value: int | None = None) -> list[tuple]:

@@ -191,16 +191,7 @@ def _condition_latex(cond, latex) -> str:
     r"""The LaTeX twin of :func:`_condition_text`: ``l \le z \le r``, ``\wedge``, ``\vee``."""
     ops = {"<": "<", "<=": r"\le", ">": ">", ">=": r"\ge"}
     if isinstance(cond, sp.And):
-        lower = upper = None
-        rest = []
-        for a in cond.args:
-            bound = _z_bound(a)
-            if bound is not None and bound[0] in (">", ">=") and lower is None:
-                lower = bound
-            elif bound is not None and bound[0] in ("<", "<=") and upper is None:
-                upper = bound
-            else:
-                rest.append(a)
+        lower, upper, rest = _band(cond)
         parts = [_condition_latex(a, latex) for a in rest]
         if lower and upper:
             flip = lower[0].replace(">", "<")
@@ -235,19 +226,26 @@ def _pieces(expr) -> list[tuple]:
     return out
 
 
+def _band(cond: sp.And) -> tuple:
+    """A conjunction's first lower and first upper bound on z (``(op, value)`` or None) and the
+    rest of its terms: the band ``l <= z <= r`` the text and LaTeX forms print first."""
+    lower = upper = None
+    rest = []
+    for a in cond.args:
+        bound = _z_bound(a)
+        if bound is not None and bound[0] in (">", ">=") and lower is None:
+            lower = bound
+        elif bound is not None and bound[0] in ("<", "<=") and upper is None:
+            upper = bound
+        else:
+            rest.append(a)
+    return lower, upper, rest
+
+
 def _condition_text(cond) -> str:
     """``l <= z <= r`` for a band in z, ``|x - z| <= b``, ``and``/``or`` in words."""
     if isinstance(cond, sp.And):
-        lower = upper = None
-        rest = []
-        for a in cond.args:
-            bound = _z_bound(a)
-            if bound is not None and bound[0] in (">", ">=") and lower is None:
-                lower = bound
-            elif bound is not None and bound[0] in ("<", "<=") and upper is None:
-                upper = bound
-            else:
-                rest.append(a)
+        lower, upper, rest = _band(cond)
         parts = [_condition_text(a) for a in rest]
         if lower and upper:
             parts.insert(0, f"{paper_text(lower[1])} {lower[0].replace('>', '<')} z {upper[0]} {paper_text(upper[1])}")
