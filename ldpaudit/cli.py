@@ -8,7 +8,8 @@ One exit-code contract for every command (:data:`EXIT_STATUS`): 0 proved / no ev
 one-line message; so is a spent budget (a spec that takes more time or memory to load than
 its budget: exit 3, inconclusive, not bad input); an unexpected exception is one line too (what
 failed, how to report it) and exits 4, so a crash never reads as a verdict. ``--debug`` shows
-the traceback.
+the traceback. Two statuses say that the command stopped before its answer: 130 (interrupted)
+and 141 (the reader of its output went away, ``ldpaudit ... | head``).
 """
 
 from __future__ import annotations
@@ -141,11 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         print("ldpaudit: interrupted", file=sys.stderr)
         return out.error(EXIT_INTERRUPTED, "interrupted", "interrupted", exc)
-    except BrokenPipeError:  # e.g. `ldpaudit ... | head`: stop quietly
-        out.done(EXIT_OK)
+    except BrokenPipeError:  # e.g. `ldpaudit ... | head`: stop quietly, and never as a verdict
+        out.done(EXIT_PIPE_CLOSED)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
+        return EXIT_PIPE_CLOSED
     except BaseException as exc:  # noqa: BLE001 - a crash must never read as a verdict
         return out.error(_internal_error(exc, argv, debug), "internal error", f"{type(exc).__name__}: "
                          f"{_one_line(exc)[:300]}", exc)
@@ -157,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
 
 #: exit status of an interrupted command (the shell's 128 + SIGINT): not a verdict
 EXIT_INTERRUPTED = 130
+#: exit status when the reader of stdout went away before the answer was written (the shell's
+#: 128 + SIGPIPE, `ldpaudit check specs/ | head -3`): the command stopped, so not a verdict either
+EXIT_PIPE_CLOSED = 141
 
 
 #: commands whose output is a function of the command line and the bytes of the files it

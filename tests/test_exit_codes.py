@@ -114,3 +114,21 @@ def test_help_states_the_contract(capsys):
     out = capsys.readouterr().out
     for code, meaning in cli.EXIT_STATUS.items():
         assert f"{code} {meaning}" in " ".join(out.split())
+
+
+def test_a_closed_output_stops_the_command_with_141_never_0(monkeypatch):
+    """`ldpaudit ... | head`: the reader goes away before the answer is written. The command
+    stops quietly, and its status says it did not finish (128 + SIGPIPE), not "proved"."""
+    import io
+    import os
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)                                   # the reader is gone
+    stream = io.TextIOWrapper(os.fdopen(write_end, "wb", buffering=0), write_through=True)
+    monkeypatch.setattr(sys, "stdout", stream)
+    try:
+        assert cli.main(["show", "specs/krr.toml"]) == cli.EXIT_PIPE_CLOSED == 141
+    finally:
+        monkeypatch.undo()
+        stream.close()
