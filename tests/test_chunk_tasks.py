@@ -73,3 +73,14 @@ def test_first_seeds_of_columns_are_the_first_request_seeds(monkeypatch):
                                                                                    [1] * 40)]
     monkeypatch.setattr(seeds, "_THRESHOLD", 2**64 - 1)     # every value "rejected": numpy's objects decide
     assert seeds.spawned_first(d.entropy, tasks.key_table()).tolist() == want
+
+
+def test_first_seeds_fall_back_to_numpy_where_the_arithmetic_differs(monkeypatch):
+    """spawned_first checks the first table of each shape against numpy's objects: seeds computed
+    wrong (as another numpy's would differ) are replaced by numpy's own, for every key."""
+    tasks = _draws(seed=77).tasks([(i, i, 100, 4) for i in range(30)])
+    want = [s for s, in request_seeds(list(tasks), [1] * 30)]
+    monkeypatch.setattr(seeds, "_FIRST_AGREES", {})
+    monkeypatch.setattr(seeds, "_xsl_rr", lambda high, low: high ^ low)     # not PCG64's output
+    assert first_seeds(tasks).tolist() == want
+    assert seeds._FIRST_AGREES == {(1, 3): False}

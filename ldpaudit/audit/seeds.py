@@ -14,7 +14,8 @@ The same numbers come here from the same algorithms run over a block of chunks a
   Python's integers (128-bit arithmetic);
 - ``Generator.integers(0, 2**63 - 1)``: Lemire's bounded integers (``bounded_lemire_uint64``).
 
-:func:`matches_numpy` compares them with numpy once per process; the callers use numpy's own
+:func:`matches_numpy` compares them with numpy once per process (:func:`spawned_first`, the
+auditor's seeds, on the first table of each shape it is given); the callers use numpy's own
 objects when they differ (another numpy), so the draws never depend on this module being right.
 This module imports only numpy.
 """
@@ -237,20 +238,34 @@ def spawned_integers(entropy, keys: Sequence[tuple], counts: Sequence[int]) -> l
     return out
 
 
+#: (entropy words, key words) -> whether :func:`spawned_first` gives numpy's numbers for tables of that shape
+_FIRST_AGREES: dict = {}
+
+
 def spawned_first(entropy, table: np.ndarray) -> np.ndarray:
     """The first value of ``default_rng(SeedSequence(entropy, spawn_key=key)).integers(0, 2**63 - 1)``
     for each row of ``table``, spawn keys of equal length whose values fit 32 bits (the auditor's
-    (phase, input, chunk)), as a uint64 array: :func:`spawned_integers` without a list per key."""
+    (phase, input, chunk)), as a uint64 array: :func:`spawned_integers` without a list per key.
+    The first table of each shape (entropy words, key words) is checked against numpy's own
+    objects on its first and last keys, once per process: where they differ (another numpy),
+    numpy's objects give every value."""
     run = uint32_words(entropy)
+    if not len(table):
+        return np.zeros(0, dtype=np.uint64)
     prefix = run + [0] * (_POOL - len(run)) if table.shape[1] else run
     full = np.empty((len(table), len(prefix) + table.shape[1]), dtype=np.uint32)
     full[:, :len(prefix)] = prefix
     full[:, len(prefix):] = table
     (high, low), inc = _pcg64_of(full)
     value = _xsl_rr(*_step(high, low, *inc))
-    if (value * np.uint64(_RANGE) < np.uint64(_THRESHOLD)).any():      # Lemire's rejection: p = 2^-62
-        keys = [tuple(row) for row in table.tolist()]
-        return np.array([v for v, in _spawned_integers_slowly(entropy, keys, [1] * len(keys))], dtype=np.uint64)
+    shape = (len(run), table.shape[1])
+    if shape not in _FIRST_AGREES:
+        ends = table[[0, -1]]
+        _FIRST_AGREES[shape] = _mul_high(value[[0, -1]], _RANGE).tolist() == [
+            v for v, in _spawned_integers_slowly(entropy, ends, [1, 1])]
+    if not _FIRST_AGREES[shape] or (value * np.uint64(_RANGE) < np.uint64(_THRESHOLD)).any():
+        # numpy's numbers differ here, or Lemire's rejection (p = 2^-62): numpy's objects
+        return np.array([v for v, in _spawned_integers_slowly(entropy, table, [1] * len(table))], dtype=np.uint64)
     return _mul_high(value, _RANGE)
 
 
