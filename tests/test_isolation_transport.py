@@ -370,3 +370,21 @@ def test_block_seeds_travel_as_uint64_bytes_and_draw_what_a_list_of_seeds_draws(
 def test_a_block_request_with_malformed_seeds_is_refused_as_such(chunk_seeds, match):
     header, _ = _worker_reply({"inputs": [0, 1], "counts": [5, 5], "seeds": chunk_seeds})
     assert header["kind"] == "request" and re.search(match, header["error"]), header
+
+
+def test_a_narrow_signed_chunk_spanning_its_dtype_is_counted_not_blamed():
+    """int8 outputs from -128 to 127 (x - lo wraps in int8): the histogram is exact, where it
+    used to fail in bincount and read as an exception of the randomizer."""
+    import collections
+
+    import numpy as np
+
+    from ldpaudit.audit.replies import _array_histogram
+    from ldpaudit.audit.wire import decode
+
+    for dtype in (np.int8, np.int16):
+        lo = int(np.iinfo(dtype).min)
+        values = np.arange(lo, lo + 256).astype(dtype).repeat(3)
+        reply = _array_histogram(values, lo, lo + 255)
+        got = dict(zip(decode(reply["values"]), (int(c) for c in decode(reply["counts"]))))
+        assert got == dict(collections.Counter(values.tolist())), dtype

@@ -101,7 +101,10 @@ def _array_histogram(arr: np.ndarray, lo: int, hi: int):
         return None
     ints = arr.view(np.uint8) if arr.dtype.kind == "b" else arr
     base = ints.dtype.type(lo)
-    counts = np.bincount((ints - base).astype(np.intp, copy=False))
+    # x - lo wraps in a narrow signed dtype (127 - (-128) in int8); read as the unsigned type of
+    # the same width it is the true offset, 0..hi-lo
+    offsets = (ints - base).view(ints.dtype.str.replace("i", "u"))
+    counts = np.bincount(offsets.astype(np.intp, copy=False))
     values = np.flatnonzero(counts)
     counts = counts[values]
     values = (values.astype(ints.dtype) + base).astype(arr.dtype, copy=False)
