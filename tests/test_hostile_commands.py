@@ -6,9 +6,7 @@ for minutes if a check regressed run in a child process capped at 4 GiB of addre
 
 from __future__ import annotations
 
-import contextlib
 import importlib
-import io
 import json
 import math
 import resource
@@ -19,18 +17,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from ldpaudit import cli
+import cli_inprocess
+
 from ldpaudit.schema import VERDICTS
 
 SPECS = Path(__file__).resolve().parents[1] / "specs"
 CAP_BYTES, CAP_CPU = 4 * 2**30, 60
 
 
-def run(argv) -> SimpleNamespace:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main([str(a) for a in argv])
-    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+def run(argv):
+    return cli_inprocess.run(*argv)     # in this process (tests/cli_inprocess.py)
 
 
 def _cap():

@@ -10,8 +10,6 @@ The mutations are seeded, so a failure names a case that replays: ``case(seed, i
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import random
@@ -20,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from ldpaudit.cli import build_parser, main
+import cli_inprocess
+
+from ldpaudit.cli import build_parser
 
 
 def cpu_seconds() -> float:
@@ -212,10 +212,8 @@ def case(seed: int, i: int, sentinel: Path) -> tuple[str, str]:
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
+    proc = cli_inprocess.run(*argv)     # in this process (tests/cli_inprocess.py)
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 def check_case(seed: int, i: int, tmp_path: Path, sentinel: Path, *, run_check: bool) -> int:

@@ -5,14 +5,14 @@ refused with one InvalidSpec line naming the field, the value and the limit, wit
 budget. The CLI turns every refusal into exit status 2."""
 
 import contextlib
-import io
 import math
 import os
 from pathlib import Path
 
 import pytest
 
-from ldpaudit.cli import main
+import cli_inprocess
+
 from ldpaudit.errors import InvalidParameter, InvalidSpec, LdpAuditError
 from ldpaudit.mechanism import loads_spec
 from ldpaudit.mechanism.expr import MAX_INT_BITS, exact_decimal, parse_expression
@@ -247,11 +247,9 @@ def _stage_modules_imported():
     build_parser()
 
 
-def run_cli(argv):
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
+def run_cli(argv: list[str]) -> tuple[int, str, str]:
+    proc = cli_inprocess.run(*argv)     # in this process (tests/cli_inprocess.py)
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+import cli_inprocess
+
 from ldpaudit.errors import InvalidParameter
 from ldpaudit.schema import SCHEMA_VERSION, VERDICTS
 
@@ -30,18 +32,8 @@ RUNS = {
 
 
 def _run(argv, tmp_path=None):
-    """Run ``ldpaudit ARGV`` in this process (the CLI's own main: exit code, stdout, stderr)."""
-    import contextlib
-    import io
-    from types import SimpleNamespace
-
-    from ldpaudit import cli
-
-    argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
-    return SimpleNamespace(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+    """Run ``ldpaudit ARGV`` in this process (tests/cli_inprocess.py: exit code, stdout, stderr)."""
+    return cli_inprocess.run(*(a.replace("{tmp}", str(tmp_path)) for a in argv))
 
 
 def _one_line_error(proc) -> str:
