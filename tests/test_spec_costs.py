@@ -16,6 +16,7 @@ sympy's generic ``simplify`` (which imports ``sympy.physics.units``).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import random
@@ -105,32 +106,38 @@ def test_a_condition_with_a_nonlinear_relation_is_simplified_by_sympy():
     assert simplify_cnf(cond) == simplify_logic(cond, form="cnf")
 
 
-def _densities():
-    """Every density in z of the bundled specs, of the family and of its example."""
-    for path in sorted(SPECS.glob("*.toml")):
-        family = load_spec(path)
-        for mech in [family] + ([family.bind_example()] if family.example else []):
-            for e in mech.channel.expressions():
-                e = sp.sympify(e)
-                if is_piecewise_in(e, Z):
-                    yield f"{path.stem}{'-example' if mech.bindings else ''}", e
+@functools.lru_cache(maxsize=None)
+def _densities(path):
+    """Every density in z of a bundled spec, of the family and of its example.
+
+    Computed when a test asks (not at collection, which every xdist worker repeats)."""
+    family = load_spec(path)
+    found = []
+    for mech in [family] + ([family.bind_example()] if family.example else []):
+        for e in mech.channel.expressions():
+            e = sp.sympify(e)
+            if is_piecewise_in(e, Z):
+                found.append((f"{path.stem}{'-example' if mech.bindings else ''}", e))
+    return tuple(found)
 
 
-DENSITIES = list(_densities())
+SPEC_PATHS = sorted(SPECS.glob("*.toml"))
 
 
 def test_the_bundled_piecewise_densities_are_found():
-    names = {name for name, _ in DENSITIES}
+    stems = ("square_wave", "piecewise", "hybrid")
+    names = {name for stem in stems for name, _ in _densities(SPECS / f"{stem}.toml")}
     assert {"square_wave", "square_wave-example", "piecewise", "hybrid-example"} <= names
 
 
-@pytest.mark.parametrize("name,density", DENSITIES, ids=[n for n, _ in DENSITIES])
-def test_flattening_gives_sympys_fold_exactly(name, density):
+@pytest.mark.parametrize("path", SPEC_PATHS, ids=[p.stem for p in SPEC_PATHS])
+def test_flattening_gives_sympys_fold_exactly(path):
     """The breakpoints' order and the branch conditions are printed in every certificate."""
-    pd = PiecewiseDensity.__new__(PiecewiseDensity)
-    pd.z, pd.where, pd.breakpoints, pd._atoms = Z, "channel.density", [], {}
-    unfolded = pd._unfold(sp.sympify(density))
-    assert piecewise_fold(unfolded, guarded=False) == sp.piecewise_fold(unfolded)
+    for name, density in _densities(path):
+        pd = PiecewiseDensity.__new__(PiecewiseDensity)
+        pd.z, pd.where, pd.breakpoints, pd._atoms = Z, "channel.density", [], {}
+        unfolded = pd._unfold(sp.sympify(density))
+        assert piecewise_fold(unfolded, guarded=False) == sp.piecewise_fold(unfolded), name
 
 
 def test_masses_are_decided_as_cancel_decides_them():
