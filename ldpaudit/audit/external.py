@@ -224,7 +224,12 @@ class ExternalRandomizer(SupervisedProgram):
             if not line.strip():
                 continue
             try:
-                reply = json.loads(line, parse_int=_json_int)
+                try:    # json's own integers (in C) unless one is past the int/str digit limit
+                    reply = json.loads(line)
+                except (json.JSONDecodeError, UnicodeDecodeError):
+                    raise
+                except ValueError:
+                    reply = json.loads(line, parse_int=_json_int)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 raise self._fail(x, f"replied with something that is not JSON: {line[:80].decode(errors='replace')!r}") from None
             if not isinstance(reply, dict):
