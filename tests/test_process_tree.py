@@ -182,8 +182,11 @@ def run(tmp_path):
         out = open(tmp_path / f"{marker}.out", "w+")
         err = open(tmp_path / f"{marker}.err", "w+")
         target = [f"{path}:{function}"] if function else []
+        # SIGINT at its default, as a terminal starts a command: a shell without job control
+        # starts a background job (this suite, say) with SIGINT ignored, and its children inherit that
         proc = subprocess.Popen([sys.executable, "-m", "ldpaudit.cli", "audit", *target, *AUDIT, *extra],
-                                stdout=out, stderr=err, env=env)
+                                stdout=out, stderr=err, env=env,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         proc.out, proc.err = out, err
         started.append((proc, marker.encode()))
         return proc, marker.encode()
@@ -210,7 +213,7 @@ def _finish(proc, marker: bytes, *, most: int = 0, timeout: float = 120) -> tupl
     many of the marked processes remain 2 s after the CLI exited)."""
     deadline = time.monotonic() + timeout
     while proc.poll() is None:
-        assert time.monotonic() < deadline, "the audit did not end"
+        assert time.monotonic() < deadline, f"the audit did not end: {_output(proc)[1][-2000:]}"
         most = max(most, _sleepers(marker))
         time.sleep(0.1)
     ended = time.monotonic()
