@@ -128,14 +128,33 @@ PYTHON = _blocks("python")
 @pytest.mark.parametrize("page,line,body", PYTHON, ids=[f"{p}:{n}" for p, n, _ in PYTHON])
 def test_python_example_runs(page, line, body, tmp_path, monkeypatch, capsys):
     """Run as a script (``__name__ == "__main__"``, from the repository's root) in this process,
-    so the examples share one import of sympy and z3 instead of paying for it each."""
+    so the examples share one import of sympy and z3 instead of paying for it each; an example's
+    ``subprocess.run`` of ldpaudit runs in this process too."""
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("LDPAUDIT_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.syspath_prepend(str(ROOT))
+    monkeypatch.setattr(subprocess, "run", _ldpaudit_in_process(subprocess.run))
     try:
         exec(compile(body, f"{page}:{line}", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
     except SystemExit as exc:
         assert exc.code in (None, 0), f"{page}:{line}: exit {exc.code}\n{capsys.readouterr().err[-3000:]}"
+
+
+def _ldpaudit_in_process(real_run):
+    """``subprocess.run`` for an example: ``[python, -m, ldpaudit or ldpaudit.cli, ...]`` with its
+    output captured as text runs through ``ldpaudit.cli.main`` here (tests/cli_inprocess.py), any
+    other command as it would."""
+    from cli_inprocess import run as run_in_process
+
+    def run(argv, *args, **kwargs):
+        if (not args and isinstance(argv, list) and argv[:2] == [sys.executable, "-m"]
+                and argv[2] in ("ldpaudit", "ldpaudit.cli") and set(kwargs) == {"capture_output", "text"}
+                and kwargs["capture_output"] and kwargs["text"]):
+            done = run_in_process(*argv[3:])
+            return subprocess.CompletedProcess(argv, done.returncode, done.stdout, done.stderr)
+        return real_run(argv, *args, **kwargs)
+
+    return run
 
 
 COMMANDS_RUN = [c if c[2] not in SLOW else pytest.param(*c, marks=pytest.mark.slow) for c in _commands()]
