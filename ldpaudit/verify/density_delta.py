@@ -187,6 +187,9 @@ def _abs_between(arg: sp.Basic, lo: sp.Basic, hi: sp.Basic) -> sp.Basic:
 def _tail(noise: sp.Basic, u: sp.Basic) -> sp.Basic:
     """P(W > u) for the noise density g, exactly."""
     if not noise.has(sp.Abs):
+        value = _gaussian_tail(noise, u)
+        if value is not None:
+            return sp.simplify(value).rewrite(sp.erfc)
         value = sp.integrate(noise, (_W, u, sp.oo))
         if value.has(sp.Integral):
             raise NotDerived(f"sympy could not integrate the noise density {sstr(noise)} from {sstr(u)}")
@@ -200,6 +203,30 @@ def _tail(noise: sp.Basic, u: sp.Basic) -> sp.Basic:
     if sp.simplify(u).is_nonnegative:
         return sp.simplify(sp.integrate(pos, (_V, u, sp.oo)))
     raise NotDerived(f"cannot tell the sign of {sstr(u)}; bind the parameters")
+
+
+def _gaussian_tail(noise: sp.Basic, u: sp.Basic) -> sp.Basic | None:
+    """∫_u^∞ k·exp(a w² + b w + c) dw for a noise density of that shape (k, a, b, c free of w and
+    real, a < 0), by completing the square: k·exp(c - b²/(4a))·sqrt(π/(-a))/2·erfc(sqrt(-a)(u +
+    b/(2a))), the value sympy's integrate finds through Meijer G-functions at about 30 times the
+    cost; None for any other shape (then sympy integrates)."""
+    k, exponent = sp.Integer(1), None
+    for factor in sp.Mul.make_args(noise):
+        if not factor.has(_W):
+            k *= factor
+        elif isinstance(factor, sp.exp) and exponent is None:
+            exponent = sp.expand(factor.args[0])
+        else:
+            return None
+    if exponent is None or not exponent.is_polynomial(_W):
+        return None
+    poly = sp.Poly(exponent, _W)
+    if poly.degree() != 2:
+        return None
+    a, b, c = poly.all_coeffs()
+    if a.is_negative is not True or b.is_real is not True or c.is_real is not True or k.is_real is not True:
+        return None
+    return k * sp.exp(c - b**2 / (4 * a)) * sp.sqrt(sp.pi / (-a)) / 2 * sp.erfc(sp.sqrt(-a) * (u + b / (2 * a)))
 
 
 def numeric(expr: sp.Basic) -> sp.Float:
