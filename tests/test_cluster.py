@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+import cli_inprocess
+
 distributed = pytest.importorskip("distributed", reason="the cluster extra (dask[distributed]) is not installed")
 
 import dask  # noqa: E402
@@ -36,8 +38,12 @@ TARGET = "tests/cluster_randomizers.py:slow_krr"
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                  silence_logs=40) as local:
+    # with the settings local:N gives its workers (cluster.SAMPLING_CONFIG): Dask's own housekeeping
+    # (a profiler every 10 ms, ticks every 20 ms) would spend a tenth of a core for the module's life
+    with dask.config.set(cluster_module.SAMPLING_CONFIG):     # read by the scheduler, copied to the workers
+        local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                         silence_logs=40)
+    with local:
         with distributed.Client(local) as client:
             yield client
 
@@ -90,8 +96,9 @@ def test_sequential_identical_on_cluster(cluster):
 def test_cli_isolated_identical_on_cluster(cluster):
     args = ["audit", TARGET, "--target-arg", "epsilon=1.5", "--domain", "0..3", "--epsilon", "1",
             "--samples", "12000", "--seed", "3", "--json"]
-    local = cli(*args)
-    remote = cli(*args, "--cluster", cluster.scheduler.address)
+    # in this process (tests/cli_inprocess.py): the isolation workers are processes all the same
+    local = cli_inprocess.run(*args, cwd=ROOT)
+    remote = cli_inprocess.run(*args, "--cluster", cluster.scheduler.address, cwd=ROOT)
     assert local.returncode == remote.returncode == 1, remote.stderr
     a, b = json.loads(local.stdout), json.loads(remote.stdout)
     _same(a, b)
@@ -391,11 +398,41 @@ def _supervisors(cluster) -> list[int]:
     return out
 
 
-def test_lost_sandbox_supervisor_is_retried_and_the_result_identical(cluster):
+#: cluster_randomizers.slow_krr (the same draws) spending its time asleep: 1 ms every 1000/micros draws
+SLEEPY_KRR = '''
+import math, random, time
+
+
+def slow_krr(*, d="4", epsilon="1", micros="0"):
+    d, epsilon = int(d), float(epsilon)
+    keep = math.exp(epsilon) / (math.exp(epsilon) + d - 1)
+    every = round(1000 / float(micros)) if float(micros) else 0
+    calls = 0
+
+    def sample(x):
+        nonlocal calls
+        calls += 1
+        if every and calls % every == 0:
+            time.sleep(0.001)
+        if random.random() < keep:
+            return x
+        y = random.randrange(d - 1)
+        return y + (y >= x)
+
+    return sample
+'''
+
+
+def test_lost_sandbox_supervisor_is_retried_and_the_result_identical(cluster, tmp_path):
     """kill -9 of one worker's sandbox supervisor under a healthy isolated randomizer (issue
     35.4): its chunk runs again on another worker, the result is the local run's, and the cluster
-    stats count the loss; the randomizer is not blamed (that takes a second loss of one chunk)."""
+    stats count the loss; the randomizer is not blamed (that takes a second loss of one chunk).
+    The randomizer sleeps 20 µs a draw on average, so that chunks are in flight when the
+    supervisor dies, without busy-waiting through them."""
     from ldpaudit.audit import external
+
+    (tmp_path / "sleepy_krr.py").write_text(SLEEPY_KRR)
+    target = f"{tmp_path / 'sleepy_krr.py'}:slow_krr"
 
     connection = cluster_module.Connection(cluster)
     killed = threading.Event()
@@ -409,10 +446,10 @@ def test_lost_sandbox_supervisor_is_retried_and_the_result_identical(cluster):
 
     kw = dict(domain=range(4), epsilon=1.0, samples=12_000, seed=4, batch=True)
     args = {"d": "4", "epsilon": "1.5", "micros": "20"}
-    with external.isolated(str(ROOT / TARGET), args) as randomizer:
+    with external.isolated(target, args) as randomizer:
         remote = audit(randomizer, cluster=connection, progress=progress, **kw).to_json()
     assert killed.is_set() and connection.stats["supervisors_lost"] == 1 and connection.stats["chunks_retried"] >= 1
-    # the local run without the busy-wait: it spends time, never draws (the same outputs)
-    with external.isolated(str(ROOT / TARGET), {**args, "micros": "0"}) as randomizer:
+    # the local run without the sleep: it spends time, never draws (the same outputs)
+    with external.isolated(target, {**args, "micros": "0"}) as randomizer:
         local = audit(randomizer, **kw).to_json()
     assert _same(local, remote)["verdict"] == "VIOLATION"
