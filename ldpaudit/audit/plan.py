@@ -306,13 +306,16 @@ class Plan:
         if self.kind == "finite":
             p, q = self.P[x], self.P[xp]
             with np.errstate(divide="ignore", invalid="ignore"):
-                ratio = np.where(q > 0, p / np.where(q > 0, q, 1), np.inf)
-            levels = sorted(set(np.round(ratio[p > 0], 12)), reverse=True)
+                ratio = np.round(np.where(q > 0, p / np.where(q > 0, q, 1), np.inf), 12)
+            support = p > 0
             out = []
-            for lv in levels:
-                in_set = (np.round(ratio, 12) >= lv) & (p > 0)
+            for lv in np.unique(ratio[support])[::-1]:     # the distinct levels, largest first
+                in_set = (ratio >= lv) & support
                 out.append((in_set, float(p[in_set].sum()), float(q[in_set].sum())))
-            return self._best([(CodeSetEvent(s, self._describe_codes(s)), a, b) for s, a, b in out], x, xp, n, z)
+            best = self._best(out, x, xp, n, z)
+            for c in best:      # only the chosen set is described (d² pairs at d = 100: 3 levels each)
+                c.event = CodeSetEvent(c.event, self._describe_codes(c.event))
+            return best
         if self.kind == "element":
             groups = self._element_groups(x, xp)
             groups.sort(key=lambda g: -(g[3] / g[4] if g[4] > 0 else math.inf))
@@ -434,8 +437,9 @@ class Plan:
         return [c]
 
     def _describe_codes(self, in_set) -> str:
-        labels = [self.labels[i] for i in np.flatnonzero(in_set)]
-        shown = ", ".join(map(repr, labels[:8])) + (f", ... ({len(labels) - 8} more)" if len(labels) > 8 else "")
+        codes = np.flatnonzero(in_set)
+        shown = ", ".join(repr(self.labels[i]) for i in codes[:8]) + \
+            (f", ... ({len(codes) - 8} more)" if len(codes) > 8 else "")
         return f"y in {{{shown}}}"
 
     def pooled_candidates(self, pairs: list, n: int, z: float) -> list[Candidate]:
