@@ -65,10 +65,12 @@ def test_a_flaw_of_one_input_is_found_by_the_subsample_search():
 
 @pytest.mark.parametrize("keep, verdict", [(0.5, "NO_EVIDENCE"), (0.8, "VIOLATION")])
 def test_bit_vectors_under_a_small_budget_pool_the_tight_relation(keep, verdict):
-    d, eps = 400, 1.0
-    r = audit(wr.oue(d, eps, keep), domain=range(d), epsilon=eps, samples=2000, batch=True, alpha=0.01,
-              seed=6, memory_mb=64)
-    assert "wide domain (400 inputs" in r.method and r.outputs["shape"] == "vector"
+    # d = 200 bits under 16 MiB: the per-pair search would not fit (ε_lb 0.97 and 2.36 here; 0.99
+    # and 2.37 at d = 400, 2000 draws and 64 MiB, with 8 times the draws of d-bit rows)
+    d, eps = 200, 1.0
+    r = audit(wr.oue(d, eps, keep), domain=range(d), epsilon=eps, samples=1000, batch=True, alpha=0.01,
+              seed=6, memory_mb=16)
+    assert "wide domain (200 inputs" in r.method and r.outputs["shape"] == "vector"
     assert r.verdict == verdict
     # OUE's tight event: P(y[x]=1, y[x']=0 | x) / P(same | x') = e^ε exactly
     assert r.witness["event"].startswith("S_x = {y[x] = 1 and y[x'] != 1}")
@@ -172,10 +174,10 @@ def test_spec_guided_local_hashing_over_a_wide_domain(target, verdict):
     import olh_hashing as H
     from ldpaudit.audit.projection import hash_support
 
-    d = 4000
+    d = 1000
     r = audit(getattr(H, target), domain=range(d), epsilon=1, samples=100, alpha=0.01, seed=2, batch=True,
               spec=_olh_family(g=4, epsilon=1), feature=hash_support(H.hash4, range(d)))
-    assert r.verdict == verdict and "wide domain (4000 inputs" in r.method
+    assert r.verdict == verdict and "wide domain (1000 inputs" in r.method
     assert r.witness["event"].startswith("S_x = {value == h(seed, x) and value != h(seed, x')}")
     e = math.e
     assert r.witness["p_spec"] == pytest.approx(0.75 * e / (e + 3)) and r.witness["q_spec"] == pytest.approx(0.75 / (e + 3))
@@ -241,17 +243,18 @@ def test_spec_guided_audits_pool_y_equals_x_with_the_specs_exact_probabilities()
 def test_spec_guided_unary_encoding_over_a_wide_domain_uses_the_specs_exact_pooled_event(keep, verdict):
     from ldpaudit.mechanism.loader import load_bound
 
-    d = 1000
+    d = 300     # more than wide.GUIDED_INPUTS (ε_lb 0.98 and 2.36, as at d = 1000 with 11 times the bits drawn)
+    assert d > wide.GUIDED_INPUTS
     spec = load_bound(ROOT / "specs" / "oue.toml", [f"d={d}", "epsilon=1"])
     r = audit(wr.oue(d, 1.0, keep), domain=range(d), epsilon=1.0, samples=300, batch=True, alpha=0.01, seed=1,
               spec=spec)
     e = math.e
-    assert r.verdict == verdict and r.method.startswith("spec-guided, wide domain (1000 inputs")
+    assert r.verdict == verdict and r.method.startswith("spec-guided, wide domain (300 inputs")
     assert r.witness["p_spec"] == pytest.approx(0.5 * e / (e + 1)) and r.witness["q_spec"] == pytest.approx(0.5 / (e + 1))
     assert r.conformance["passed"] is (verdict == "NO_EVIDENCE")
     if verdict == "NO_EVIDENCE":
         assert 0.9 < r.epsilon_lower_bound <= 1.0
-    with pytest.raises(Exception, match="give --domain 0..999"):
+    with pytest.raises(Exception, match="give --domain 0..299"):
         audit(wr.oue(d, 1.0), domain=range(1, d + 1), epsilon=1.0, samples=300, batch=True, spec=spec)
 
 
