@@ -372,6 +372,7 @@ def _as_piecewise(e: sp.Basic) -> sp.Basic:
     return out
 
 
+@functools.lru_cache(maxsize=64)
 def flattened(expr: sp.Basic, z: sp.Symbol, where: str = "channel.density") -> PiecewiseDensity:
     """``PiecewiseDensity(expr, z)``, built once per density in a process: a proof asks for it in
     every part (validity, the LDP queries, ε*, the witness) and on the instances it binds. A
