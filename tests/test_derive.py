@@ -207,7 +207,9 @@ def test_ksubset_optimal_k_continuous():
     assert_same(mi.point, (e * t - t + 1) * d / (t - 1) ** 2, S)
 
 
-@pytest.mark.parametrize("d, eps, k_star, k_sharp", [(16, 1, 5, 4), (32, 2, 7, 4), (64, 3, 7, 3), (256, 3, 29, 12)])
+@pytest.mark.parametrize("d, eps, k_star, k_sharp", [
+    (16, 1, 5, 4), (256, 3, 29, 12),
+    pytest.param(32, 2, 7, 4, marks=pytest.mark.slow), pytest.param(64, 3, 7, 3, marks=pytest.mark.slow)])
 def test_ksubset_optimal_integer_k_examples(d, eps, k_star, k_sharp):
     fam = k_subset(d=d, epsilon=eps)
     assert integer_optimum(stationary_point(fam, "k", "mi"), {}).value == k_star

@@ -164,18 +164,22 @@ def _cli(*args):
 
 def test_cli_exit_codes_and_json(tmp_path, capsys):
     """In process (the subprocess route is test_startup's): PROVED 0 with the JSON envelope,
-    REFUTED 1 with the exact check, an empty region 2 in one line."""
+    REFUTED 1 with the exact check, an empty region 2 in one line. (The refuted claim is a quick
+    one on the same region; the false Ye & Barg variant's refutation and its witness are checked
+    in test_two_fifths_variant_is_refuted_with_a_witness_recomputed_exactly.)"""
     from ldpaudit import cli
 
+    head = ('title = "quick"\nsource = "test"\n[specs]\nkrr = "krr"\n[region]\n'
+            'parameters = { d = "integer", epsilon = "real" }\n'
+            'where = ["d >= 2", "d <= 40", "epsilon >= 1", "epsilon <= 2"]\n')
     quick = tmp_path / "quick.toml"
-    quick.write_text('title = "quick"\nsource = "test"\n[specs]\nkrr = "krr"\n[region]\n'
-                     'parameters = { d = "integer", epsilon = "real" }\n'
-                     'where = ["d >= 2", "d <= 40", "epsilon >= 1", "epsilon <= 2"]\n'
-                     '[[claim]]\nname = "positive risk"\nstatement = "krr.l2_worst >= 0"\n')
+    quick.write_text(head + '[[claim]]\nname = "positive risk"\nstatement = "krr.l2_worst >= 0"\n')
     assert cli.main(["prove", str(quick), "--json"]) == 0
     body = json.loads(capsys.readouterr().out)
     assert body["command"] == "prove" and body["verdict"] == "PROVED"
-    assert cli.main(["prove", str(false_variant(tmp_path))]) == 1
+    false = tmp_path / "false.toml"   # krr's worst-case l2^2 risk is above 1 at d = 40, epsilon = 1
+    false.write_text(head + '[[claim]]\nname = "small risk"\nstatement = "krr.l2_worst <= 1"\n')
+    assert cli.main(["prove", str(false)]) == 1
     out = capsys.readouterr().out
     assert "REFUTED" in out and "checked exactly" in out
     empty = tmp_path / "empty.toml"
