@@ -77,6 +77,7 @@ class Evaluator:
         self._families: dict = {}
         self._symbolic: dict = {}
         self._optimal: dict = {}
+        self._derived: dict = {}
 
     def family(self, name: str):
         if name not in self._families:
@@ -201,9 +202,7 @@ class Evaluator:
             return None
         key = (name, parameter, target, model, "real")
         if key not in self._optimal:
-            from ldpaudit.derive import derive
-
-            entry = derive(mech, model=model).results.get("optimal", {}).get(f"{parameter}_{target}")
+            entry = self._derivation(name, model).results.get("optimal", {}).get(f"{parameter}_{target}")
             if not isinstance(entry, dict) or not isinstance(entry.get("value"), sp.Basic):
                 raise InvalidSpec(f"{field}: {name}.optimal_{parameter}_{target}: derive gives no optimal "
                                   f"{parameter} for the {target} target of {mech.name!r}")
@@ -222,10 +221,8 @@ class Evaluator:
                     raise Undecided(f"{field}: the tightest ε of {name} was not determined: {tight.reason}")
                 value = tight.value
             else:
-                from ldpaudit.derive import derive
-
                 try:
-                    results = derive(mech, model=model).results
+                    results = self._derivation(name, model).results
                 except NotDerivable as exc:
                     raise InvalidSpec(f"{field}: {name}.{q} cannot be derived: {exc}") from None
                 value = results.get(q)
@@ -234,6 +231,16 @@ class Evaluator:
                     raise InvalidSpec(f"{field}: {name}.{q} is not derived for {mech.name!r}: {why}")
             self._symbolic[key] = value
         return self._symbolic[key]
+
+    def _derivation(self, name: str, model: str):
+        """derive() of mechanism ``name`` under ``model``, once per evaluator: every quantity of a
+        mechanism (its variance, l2_worst, optimal weight, ...) reads the same derivation."""
+        key = (name, model)
+        if key not in self._derived:
+            from ldpaudit.derive import derive
+
+            self._derived[key] = derive(self.family(name), model=model)
+        return self._derived[key]
 
     def _optimum(self, name: str, parameter: str, target: str, row: dict, model: str, field: str,
                  free: frozenset = frozenset()) -> sp.Integer:
