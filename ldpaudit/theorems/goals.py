@@ -6,6 +6,7 @@ lower bounds of log terms, cancelled ratios).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import mpmath
@@ -88,8 +89,11 @@ def _square_form(g: sp.Basic) -> sp.Basic | None:
     return c**2 - r2
 
 
+@functools.lru_cache(maxsize=1024)
 def _log_expand(e: sp.Basic) -> sp.Basic:
-    """log(a*b/c) -> log a + log b - log c and log(exp(x)) -> x (positive arguments)."""
+    """log(a*b/c) -> log a + log b - log c and log(exp(x)) -> x (positive arguments); a pure
+    function of e, kept per process (the search asks again for the goals, their forms and
+    derivatives)."""
     def inner(node):
         if isinstance(node, sp.log):
             arg = sp.powsimp(sp.together(node.args[0]), force=True)
