@@ -102,7 +102,7 @@ def test_one_resolver_for_every_command():
 
 def test_audit_takes_an_exact_epsilon_and_a_catalog_spec():
     # the reference k-RR at ε = 1 claimed at ln 3 > 1: no evidence; at 1/2 < 1: a violation
-    common = [*KRR_TARGET, "--spec", "krr", "-p", "d=4", "-p", "epsilon=1", "--samples", "100000", "--json"]
+    common = [*KRR_TARGET, "--spec", "krr", "-p", "d=4", "-p", "epsilon=1", "--samples", "20000", "--json"]
     ok = _run(["audit", *common, "--epsilon", "log(3)"])
     payload = _payload(ok)
     assert ok.returncode == 0, ok.stderr
@@ -115,9 +115,20 @@ def test_audit_takes_an_exact_epsilon_and_a_catalog_spec():
     assert (_payload(bad)["verdict"], bad.returncode) == ("VIOLATION", 1)
 
 
-def test_audit_default_alpha_is_stated_in_the_verdict_line():
-    proc = _run(["audit", *KRR_TARGET, "--domain", "0..3", "--epsilon", "1", "--samples", "20000",
-                 "--spec", "krr", "-p", "d=4", "-p", "epsilon=1"])
+@pytest.fixture(scope="module")
+def audit_with_report(tmp_path_factory):
+    """One audit of the reference k-RR against its spec at the default α, with --report: its
+    output (what the same audit prints without --report, and the report's path) and the folder."""
+    out = tmp_path_factory.mktemp("report")
+    cache = tmp_path_factory.mktemp("ldpaudit-cache")  # made before the tests' own (conftest.py)
+    proc = cli_inprocess.run("audit", *KRR_TARGET, "--domain", "0..3", "--epsilon", "1", "--samples", "20000",
+                             "--spec", "krr", "-p", "d=4", "-p", "epsilon=1", "--report", str(out),
+                             env={"LDPAUDIT_CACHE_DIR": str(cache), "COLUMNS": "1000"})
+    return proc, out
+
+
+def test_audit_default_alpha_is_stated_in_the_verdict_line(audit_with_report):
+    proc, _ = audit_with_report
     assert proc.returncode == 0, proc.stderr
     first = proc.stdout.splitlines()[0]
     assert first.startswith("NO_EVIDENCE:") and "confidence 0.99" in first and "α = 0.01" in first
@@ -126,11 +137,10 @@ def test_audit_default_alpha_is_stated_in_the_verdict_line():
     assert '"passed"' not in proc.stdout
 
 
-def test_conformance_is_a_markdown_table_in_the_report(tmp_path):
-    proc = _run(["audit", *KRR_TARGET, "--domain", "0..3", "--epsilon", "1", "--samples", "20000",
-                 "--spec", "krr", "-p", "d=4", "-p", "epsilon=1", "--report", str(tmp_path)])
+def test_conformance_is_a_markdown_table_in_the_report(audit_with_report):
+    proc, out = audit_with_report
     assert proc.returncode == 0, proc.stderr
-    md = (tmp_path / "report.md").read_text()
+    md = (out / "report.md").read_text()
     section = md.split("## Conformance with the spec", 1)[1].split("##", 1)[0]
     assert "| result | passed |" in section and "| family-wise α | 0.01 |" in section
     assert "```json" not in section
