@@ -130,9 +130,9 @@ def _density_fn(mech):
 
 @pytest.mark.parametrize("spec, binding, epsilons", [
     ("laplace_mean", dict(M=1, epsilon=1), ["0", "1/4", "1/2", "9/10", "3/2"]),
-    ("laplace_mean", dict(M=2, epsilon=3), ["1/3", "2", "29/10"]),
+    pytest.param("laplace_mean", dict(M=2, epsilon=3), ["1/3", "2", "29/10"], marks=pytest.mark.slow),
     ("gaussian", dict(sigma=2, epsilon=1), ["0", "1/2", "1", "2"]),
-    ("gaussian", dict(sigma="1/2", epsilon=1), ["1/10", "1", "3"]),
+    pytest.param("gaussian", dict(sigma="1/2", epsilon=1), ["1/10", "1", "3"], marks=pytest.mark.slow),
 ])
 def test_density_delta_equals_quadrature(spec, binding, epsilons, capsys):
     mech = load_spec(f"specs/{spec}.toml").bind(**binding)

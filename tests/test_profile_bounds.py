@@ -58,7 +58,8 @@ def test_lattice_bounds_bracket_the_exact_sum_with_fractions(d, K, r):
     assert b.upper - b.lower <= LATTICE_GAP
 
 
-@pytest.mark.parametrize("K, eps", [(100, 10), (100, sp.Rational(1, 2)), (100, 40), (57, 3), (300, 30), (1000, 100)])
+@pytest.mark.parametrize("K, eps", [(100, 10), (100, sp.Rational(1, 2)), (100, 40), (57, 3),
+                                    pytest.param(300, 30, marks=pytest.mark.slow), (1000, 100)])
 def test_lattice_bounds_bracket_the_exact_sum_in_q_e(K, eps):
     """k-RR d = 8 at ε0 = 1 (entries in Q(e)) and d = 2 (binary RR: a binomial, K = 1000), at
     60 digits."""
@@ -111,7 +112,7 @@ def _ln3_ln5_exact(K: int, r: Fraction) -> Fraction:
     return total
 
 
-@pytest.mark.parametrize("K, r", [(12, Fraction(10 ** 4)), (30, Fraction(10 ** 12))])
+@pytest.mark.parametrize("K, r", [(12, Fraction(10 ** 4)), pytest.param(30, Fraction(10 ** 12), marks=pytest.mark.slow)])
 def test_non_commensurate_bounds_bracket_the_exact_double_sum(K, r):
     """Losses ±log 3 and ±log 5 together (no lattice): the default grid, both bounds around the
     exact δ, the gap under 2 % of δ."""
