@@ -164,14 +164,15 @@ def _compile(e: sp.Basic) -> Compiled:
         den = [_compile(1 / a) for a in e.args if a.is_Pow and a.exp.is_number and a.exp < 0]
 
         def mul(box, num=num, den=den):
-            acc = iv.mpf(1)
-            for p in num:
+            # the first factor itself, not 1 * it: a product with the exact 1 is that interval
+            acc = num[0](box) if num else iv.mpf(1)
+            for p in num[1:]:
                 acc = acc * p(box)
             if _nan(acc):
                 return whole()
             if den:
-                d = iv.mpf(1)
-                for p in den:
+                d = den[0](box)
+                for p in den[1:]:
                     d = d * p(box)
                 acc = _div(acc, d)
             return whole() if _nan(acc) else acc
