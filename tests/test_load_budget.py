@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -77,16 +76,8 @@ def run_cli(*argvs: list[str]) -> list[tuple[subprocess.CompletedProcess, float]
 
 
 def run_here(argv: list[str]) -> tuple[subprocess.CompletedProcess, float]:
-    """``ldpaudit ARGV`` in this process (tests/cli_inprocess.py) from the checkout: its result
-    and the CPU it used, this process's and that of the children it waited for (the load and
-    verify jobs run in forked children)."""
-    def cpu() -> float:
-        return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF,
-                                                                             resource.RUSAGE_CHILDREN)))
-
-    before = cpu()
-    proc = cli_inprocess.run(*argv, cwd=ROOT)
-    return proc, cpu() - before
+    """``ldpaudit ARGV`` in this process from the checkout: its result and the CPU it used."""
+    return cli_inprocess.run_with_cpu(*argv, cwd=ROOT)
 
 
 def one_line(proc: subprocess.CompletedProcess, code: int) -> str:

@@ -198,17 +198,9 @@ def test_cli_timeout_bounds_the_whole_command():
 
 def _cpu_of(argv):
     """``ldpaudit ARGV``'s result and the CPU seconds it used (not the wall time)."""
-    import resource
-
     import cli_inprocess
 
-    def cpu() -> float:
-        return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF,
-                                                                             resource.RUSAGE_CHILDREN)))
-
-    before = cpu()
-    proc = cli_inprocess.run(*argv, cwd=ROOT)
-    return proc, cpu() - before
+    return cli_inprocess.run_with_cpu(*argv, cwd=ROOT)
 
 
 def test_api_timeout_and_memory_budgets(monkeypatch):
