@@ -223,7 +223,7 @@ def test_the_audit_json_and_report_state_the_sandbox_and_the_timeout_policy(tmp_
 
 
 def test_a_slow_first_call_passes_within_the_warm_up_and_fails_beyond_it(monkeypatch):
-    monkeypatch.setenv("LDPAUDIT_TEST_FIRST_SLEEP", "3")
+    monkeypatch.setenv("LDPAUDIT_TEST_FIRST_SLEEP", "1.5")
     with isolated(f"{H}:slow_first_call", timeout=1, warmup=10) as randomizer:
         out = randomizer(0, 300, np.random.default_rng(0))
         assert len(out) == 300 and randomizer.describe()["timeouts"]["slowest_call_s"] > 0
