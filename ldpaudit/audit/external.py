@@ -69,12 +69,12 @@ from ldpaudit.audit.wire import (
     _THIRD,
     BadReply,
     _combine,
-    _json_int,
     block_layout,
     block_outputs,
     decode,
     first_seeds,
     jsonable,
+    loads,
     request_seeds,
 )
 from ldpaudit.errors import RandomizerError
@@ -224,12 +224,7 @@ class ExternalRandomizer(SupervisedProgram):
             if not line.strip():
                 continue
             try:
-                try:    # json's own integers (in C) unless one is past the int/str digit limit
-                    reply = json.loads(line)
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    raise
-                except ValueError:
-                    reply = json.loads(line, parse_int=_json_int)
+                reply = loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 raise self._fail(x, f"replied with something that is not JSON: {line[:80].decode(errors='replace')!r}") from None
             if not isinstance(reply, dict):

@@ -47,6 +47,18 @@ def _json_int(text: str) -> int:
         return _LongInt(Decimal(text))
 
 
+def loads(line: bytes):
+    """A reply line as JSON: json's own integers (parsed in C) unless one is past the int/str
+    digit limit, then that reply through :func:`_json_int`. Malformed JSON raises
+    ``json.JSONDecodeError`` (or ``UnicodeDecodeError``)."""
+    try:
+        return json.loads(line)
+    except ValueError as exc:
+        if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+            raise
+        return json.loads(line, parse_int=_json_int)
+
+
 def decode(value):
     """Inverse of :func:`ldpaudit.audit.replies.encode`; plain JSON arrays become tuples.
     Nothing is unpickled: values the encoding does not know arrive as opaque stand-ins."""
