@@ -26,6 +26,28 @@ def slow_krr(*, d="4", epsilon="1", micros="0"):
     return sample
 
 
+def sleepy_krr(*, d="4", epsilon="1", micros="0"):
+    """:func:`slow_krr` (the same draws) spending ``micros`` µs per draw on average asleep, not
+    busy: 1 ms of sleep every 1000/``micros`` draws. Chunks take as long, so a cluster worker can
+    be lost or join while they run, without burning a core meanwhile."""
+    d, epsilon = int(d), float(epsilon)
+    keep = math.exp(epsilon) / (math.exp(epsilon) + d - 1)
+    every = max(1, round(1000 / float(micros))) if float(micros) else 0
+    calls = 0
+
+    def sample(x):
+        nonlocal calls
+        calls += 1
+        if every and calls % every == 0:
+            time.sleep(0.001)
+        if random.random() < keep:
+            return x
+        y = random.randrange(d - 1)
+        return y + (y >= x)
+
+    return sample
+
+
 krr_eps15 = slow_krr(d="4", epsilon="1.5")      # audited at a claimed ε = 1: a violation
 
 

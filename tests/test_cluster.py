@@ -398,32 +398,7 @@ def _supervisors(cluster) -> list[int]:
     return out
 
 
-#: cluster_randomizers.slow_krr (the same draws) spending its time asleep: 1 ms every 1000/micros draws
-SLEEPY_KRR = '''
-import math, random, time
-
-
-def slow_krr(*, d="4", epsilon="1", micros="0"):
-    d, epsilon = int(d), float(epsilon)
-    keep = math.exp(epsilon) / (math.exp(epsilon) + d - 1)
-    every = round(1000 / float(micros)) if float(micros) else 0
-    calls = 0
-
-    def sample(x):
-        nonlocal calls
-        calls += 1
-        if every and calls % every == 0:
-            time.sleep(0.001)
-        if random.random() < keep:
-            return x
-        y = random.randrange(d - 1)
-        return y + (y >= x)
-
-    return sample
-'''
-
-
-def test_lost_sandbox_supervisor_is_retried_and_the_result_identical(cluster, tmp_path):
+def test_lost_sandbox_supervisor_is_retried_and_the_result_identical(cluster):
     """kill -9 of one worker's sandbox supervisor under a healthy isolated randomizer (issue
     35.4): its chunk runs again on another worker, the result is the local run's, and the cluster
     stats count the loss; the randomizer is not blamed (that takes a second loss of one chunk).
@@ -431,8 +406,7 @@ def test_lost_sandbox_supervisor_is_retried_and_the_result_identical(cluster, tm
     supervisor dies, without busy-waiting through them."""
     from ldpaudit.audit import external
 
-    (tmp_path / "sleepy_krr.py").write_text(SLEEPY_KRR)
-    target = f"{tmp_path / 'sleepy_krr.py'}:slow_krr"
+    target = str(ROOT / "tests/cluster_randomizers.py") + ":sleepy_krr"
 
     connection = cluster_module.Connection(cluster)
     killed = threading.Event()

@@ -9,9 +9,7 @@ process when the worker is spawned: worker processes inherit it (and so do the p
 sample the randomizer on them)."""
 from __future__ import annotations
 
-import math
 import os
-import random
 import subprocess
 import sys
 import time
@@ -24,50 +22,17 @@ distributed = pytest.importorskip("distributed", reason="the cluster extra (dask
 from ldpaudit.audit import audit  # noqa: E402
 from ldpaudit.audit.cluster import Connection  # noqa: E402
 
-from cluster_randomizers import krr_eps15  # noqa: E402
+from cluster_randomizers import krr_eps15, sleepy_krr  # noqa: E402
 from test_cluster import _same  # noqa: E402  (the JSON results without the wall-clock fields)
 
 ROOT = Path(__file__).resolve().parents[1]
-#: k-RR at ε = 1.5 on 0..3 that takes 150 µs a draw on average, asleep (3 ms every 20 draws): the
-#: audit runs long enough for a worker to join without burning a core meanwhile
+#: k-RR at ε = 1.5 on 0..3 that takes 150 µs a draw on average, asleep: the audit runs long
+#: enough for a worker to join without burning a core meanwhile
 MODULE = '''
-import math, random, time
+from cluster_randomizers import sleepy_krr
 
-KEEP = math.exp(1.5) / (math.exp(1.5) + 3)
-calls = 0
-
-
-def krr(x):
-    global calls
-    calls += 1
-    if calls % 20 == 0:
-        time.sleep(0.003)
-    if random.random() < KEEP:
-        return x
-    y = random.randrange(3)
-    return y + (y >= x)
+krr = sleepy_krr(d="4", epsilon="1.5", micros="150")
 '''
-
-
-def sleepy_krr(micros: float):
-    """cluster_randomizers.krr_eps15 (k-RR at ε = 1.5 on 0..3, the same draws) that takes
-    ``micros`` µs per draw on average asleep, not busy: 1 ms of sleep every 1000/``micros``
-    draws. The chunks take as long as the busy-waiting slow_krr's, so a worker can join while
-    they run, without the busy-wait's CPU."""
-    keep = math.exp(1.5) / (math.exp(1.5) + 3)
-    every = max(1, round(1000 / micros))
-    calls = [0]
-
-    def sample(x):
-        calls[0] += 1
-        if calls[0] % every == 0:
-            time.sleep(0.001)
-        if random.random() < keep:
-            return x
-        y = random.randrange(3)
-        return y + (y >= x)
-
-    return sample
 
 
 def _one_worker_cluster():
@@ -123,7 +88,7 @@ def test_late_worker_that_can_import_the_target_samples_its_share(monkeypatch):
 
         connection = Connection(client)
         with distributed.get_task_stream(client) as stream:
-            remote = audit(sleepy_krr(micros=20), cluster=connection, progress=progress,
+            remote = audit(sleepy_krr(d="4", epsilon="1.5", micros="20"), cluster=connection, progress=progress,
                            **kw).to_json()
         sampled_on = {t["worker"] for t in stream.data if str(t["key"]).startswith("ldpaudit-")
                       and "probe" not in str(t["key"])}
