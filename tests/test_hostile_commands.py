@@ -10,12 +10,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
-import os
-import pickle
-import resource
-import signal
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -31,41 +26,14 @@ def run(argv):
     return cli_inprocess.run(*argv)     # in this process (tests/cli_inprocess.py)
 
 
-def _mapped_bytes() -> int:
-    with open("/proc/self/status") as fh:
-        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+def run_capped(argv):
+    """``ldpaudit ARGV`` run as in :func:`run`, but in a forked child under the caps: the job
+    runner's own (ldpaudit.budget.call: CPU seconds of the child and its descendants, new address
+    space), so a regression raises BudgetExceeded and fails the test, never starves the machine;
+    a fork of this process, not a new interpreter, so the imports are shared."""
+    from ldpaudit import budget
 
-
-def run_capped(argv) -> SimpleNamespace:
-    """``ldpaudit ARGV`` run as in :func:`run`, but in a forked child under the caps (a regression
-    fails, never blows up): a fork of this process, not a new interpreter, so the imports are shared."""
-    limit = _mapped_bytes() + CAP_BYTES
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        status = 70  # unless it sends its result: a MemoryError, any exception
-        try:
-            os.close(read_fd)
-            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-            resource.setrlimit(resource.RLIMIT_CPU, (CAP_CPU, CAP_CPU))
-            signal.signal(signal.SIGXCPU, signal.SIG_DFL)
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            signal.alarm(20 * CAP_CPU)  # nor hang: a child stuck without spending CPU ends too
-            proc = run(argv)
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(pickle.dumps((proc.returncode, proc.stdout, proc.stderr)))
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_fd)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if not data:  # killed by a cap (SIGXCPU, SIGKILL) or failed: the test fails on the exit status
-        return SimpleNamespace(returncode=-os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status),
-                               stdout="", stderr=f"the capped child sent no result (wait status {status})")
-    code, out, err = pickle.loads(data)
-    return SimpleNamespace(returncode=code, stdout=out, stderr=err)
+    return budget.call(run, argv, seconds=CAP_CPU, memory_mb=CAP_BYTES >> 20, label="capped command")
 
 
 def refused(proc, command: str, *words: str, json_out: bool = True) -> str:
